@@ -1,0 +1,113 @@
+# perf-sql: one non-recursive Makefile.
+#   make setup     install Debian packages and build libperf from linux-source-6.1 (idempotent)
+#   make           build ./perf-sql
+#   make test      unit + live tests (root for the live ones); prints "N passed, N failed, N skipped"
+#   make bench     benchmarks side by side with perf / trace-cmd, printed as ratios
+#   make asan      the tests under ASan+UBSan        V=1 full commands, WERROR=1 -Werror
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+BUILD   ?= build
+CC      ?= gcc
+LIBPERF := $(BUILD)/libperf
+SETUP   := $(BUILD)/.setup-done
+PKGS    := sqlite3 libtraceevent libelf liblz4
+
+# lazy (=): pkg-config runs when a recipe needs it, i.e. after `setup` installed the packages
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null || echo -I/usr/include/traceevent)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -ltraceevent -lelf -llz4)
+
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+WFLAGS  := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+ifeq ($(WERROR),1)
+WFLAGS  += -Werror
+endif
+ifneq ($(SANITIZE),)
+CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=$(SANITIZE)
+BUILD   := $(BUILD)/san
+endif
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -MMD -MP $(CFLAGS) $(WFLAGS) -I. -I$(LIBPERF)/include $(PKG_CFLAGS)
+LIBS       = $(LIBPERF)/out/libperf.a $(LIBPERF)/out/libapi.a $(PKG_LIBS) -lreadline -lpthread -lm
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+SRCS     := $(wildcard core/*.c symbols/*.c vtab/*.c sqlite/*.c profilers/*.c repl/*.c)
+OBJS     := $(patsubst %.c,$(BUILD)/obj/%.o,$(SRCS))
+MAIN_OBJ := $(BUILD)/obj/repl/main.o
+LIB_OBJS := $(filter-out $(MAIN_OBJ),$(OBJS))
+QUERIES  := $(wildcard queries/*.sql)
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+WL_SRCS   := $(wildcard tests/workloads/*.c)
+WL_BINS   := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WL_SRCS))
+
+ifeq ($(SANITIZE),)
+PERF_SQL := perf-sql
+else
+PERF_SQL := $(BUILD)/perf-sql
+endif
+
+.PHONY: all setup test unit live bench asan clean
+all: $(PERF_SQL)
+
+setup: $(SETUP)
+$(SETUP): scripts/setup.sh
+	$(Q)bash scripts/setup.sh $(firstword $(subst /san, ,$(BUILD)))
+	$(Q)mkdir -p $(dir $@) && touch $@
+
+$(PERF_SQL): $(OBJS)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/obj/%.o: %.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# built-in profilers: queries/*.sql embedded as C strings
+$(BUILD)/gen/queries.h: $(QUERIES) scripts/embed-queries.sh
+	@mkdir -p $(dir $@)
+	$(Q)bash scripts/embed-queries.sh $(QUERIES) > $@
+$(BUILD)/obj/profilers/registry.o: $(BUILD)/gen/queries.h
+
+# syscall numbers -> names, from the installed UAPI header
+$(BUILD)/gen/syscalls.h: scripts/gen-syscalls.sh | $(SETUP)
+	@mkdir -p $(dir $@)
+	$(Q)bash scripts/gen-syscalls.sh > $@
+$(BUILD)/obj/sqlite/syscall_name.o: $(BUILD)/gen/syscalls.h
+$(BUILD)/obj/sqlite/syscall_name.o: PKG_CFLAGS += -I$(BUILD)/gen
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/t.h
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS)
+
+# workloads: tiny static programs with known event counts (frame pointers for stack tests)
+$(BUILD)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline -static -o $@ $<
+
+unit: $(UNIT_BINS)
+test: $(PERF_SQL) $(UNIT_BINS) $(WL_BINS)
+	$(Q)PERF_SQL=$(abspath $(PERF_SQL)) BUILD=$(abspath $(BUILD)) bash tests/run.sh
+
+asan:
+	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined OPT=-O1 test
+
+bench: $(PERF_SQL) $(WL_BINS)
+	$(Q)PERF_SQL=$(abspath $(PERF_SQL)) BUILD=$(abspath $(BUILD)) bash bench/run.sh
+
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/tests $(BUILD)/workloads $(BUILD)/gen perf-sql
+
+-include $(OBJS:.o=.d)
+
+# the one file that sees libperf's internal headers
+$(BUILD)/obj/core/perf_glue.o: PKG_CFLAGS += -I$(LIBPERF)/src/tools/lib/perf/include -I$(LIBPERF)/src/tools/include -I$(LIBPERF)/src/tools/arch/x86/include -I$(LIBPERF)/src/tools/include/uapi

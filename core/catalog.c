@@ -1,0 +1,327 @@
+/*
+ * core/catalog.c - the event catalog: every tracepoint under tracefs events/SYSTEM/EVENT.
+ *
+ * HOW IT WORKS
+ * (1) catalog__new() lists directories only (~2,300 events, a few ms); no format is read.
+ * (2) Names: "system:event" always; the bare "event" when no other system has that name.
+ * (3) catalog__parse() reads one event's format with libtraceevent (tep_parse_event) the first
+ *     time the event is used, and turns its fields into struct tp_field (offset, size, kind).
+ *     events/header_page is parsed once, before the first format.
+ * (4) Suggestions for unknown names rank by edit distance over short and full names.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <event-parse.h>
+#include "core/catalog.h"
+#include "core/tracefs.h"
+
+struct catalog {
+	char tracefs[256];
+	struct tp_event *events;   /* sorted by full name */
+	int nr_events, cap;
+	struct tep_handle *tep;
+	bool header_parsed;
+};
+
+static int cmp_full(const void *a, const void *b)
+{
+	return strcmp(((const struct tp_event *)a)->full, ((const struct tp_event *)b)->full);
+}
+
+static int cmp_name_ptr(const void *a, const void *b)
+{
+	return strcmp((*(struct tp_event *const *)a)->name, (*(struct tp_event *const *)b)->name);
+}
+
+static bool skip_entry(const struct dirent *d)
+{
+	return d->d_name[0] == '.' || d->d_type != DT_DIR;
+}
+
+static int add_event(struct catalog *c, const char *sys, const char *name)
+{
+	struct tp_event *ev;
+
+	if (c->nr_events == c->cap) {
+		int ncap = c->cap ? c->cap * 2 : 1024;
+		void *n = realloc(c->events, (size_t)ncap * sizeof(*c->events));
+
+		if (!n)
+			return -ENOMEM;
+		c->events = n;
+		c->cap = ncap;
+	}
+	ev = &c->events[c->nr_events];
+	memset(ev, 0, sizeof(*ev));
+	ev->system = strdup(sys);
+	ev->name = strdup(name);
+	if (asprintf(&ev->full, "%s:%s", sys, name) < 0)
+		ev->full = NULL;
+	if (!ev->system || !ev->name || !ev->full)
+		return -ENOMEM;
+	ev->id = -1;
+	c->nr_events++;
+	return 0;
+}
+
+static int list_system(struct catalog *c, const char *sys)
+{
+	char path[512];
+	struct dirent *d;
+	DIR *dir;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/events/%s", c->tracefs, sys);
+	dir = opendir(path);
+	if (!dir)
+		return 0;   /* a system that vanished (module unloaded) is not an error */
+	while (!ret && (d = readdir(dir)))
+		if (!skip_entry(d))
+			ret = add_event(c, sys, d->d_name);
+	closedir(dir);
+	return ret;
+}
+
+static void mark_unique(struct catalog *c)
+{
+	struct tp_event **by_name = malloc((size_t)c->nr_events * sizeof(*by_name));
+
+	if (!by_name)
+		return;
+	for (int i = 0; i < c->nr_events; i++)
+		by_name[i] = &c->events[i];
+	qsort(by_name, (size_t)c->nr_events, sizeof(*by_name), cmp_name_ptr);
+	for (int i = 0; i < c->nr_events; i++) {
+		bool dup = (i > 0 && !strcmp(by_name[i]->name, by_name[i - 1]->name)) ||
+			   (i + 1 < c->nr_events && !strcmp(by_name[i]->name, by_name[i + 1]->name));
+		by_name[i]->short_unique = !dup;
+	}
+	free(by_name);
+}
+
+struct catalog *catalog__new(const char *tracefs, struct err *e)
+{
+	struct catalog *c = calloc(1, sizeof(*c));
+	char path[512];
+	struct dirent *d;
+	DIR *dir = NULL;
+	int ret = 0;
+
+	if (!c) {
+		err_set(e, -ENOMEM, "catalog: out of memory");
+		return NULL;
+	}
+	snprintf(c->tracefs, sizeof(c->tracefs), "%s", tracefs);
+	snprintf(path, sizeof(path), "%s/events", tracefs);
+	dir = opendir(path);
+	if (!dir) {
+		err_set(e, -errno, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	while (!ret && (d = readdir(dir)))
+		if (!skip_entry(d))
+			ret = list_system(c, d->d_name);
+	closedir(dir);
+	if (ret) {
+		err_set(e, ret, "catalog: %s", strerror(-ret));
+		goto fail;
+	}
+	qsort(c->events, (size_t)c->nr_events, sizeof(*c->events), cmp_full);
+	mark_unique(c);
+	return c;
+fail:
+	catalog__free(c);
+	return NULL;
+}
+
+void catalog__free(struct catalog *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->nr_events; i++) {
+		free(c->events[i].system);
+		free(c->events[i].name);
+		free(c->events[i].full);
+		free(c->events[i].fields);
+	}
+	free(c->events);
+	if (c->tep)
+		tep_free(c->tep);
+	free(c);
+}
+
+const char *catalog__tracefs(const struct catalog *c) { return c->tracefs; }
+int catalog__nr_events(const struct catalog *c) { return c->nr_events; }
+struct tp_event *catalog__event(struct catalog *c, int idx) { return &c->events[idx]; }
+void *catalog__tep(struct catalog *c) { return c->tep; }
+
+struct tp_event *catalog__find(struct catalog *c, const char *name)
+{
+	struct tp_event key, *ev;
+	char full[256], *sep;
+
+	snprintf(full, sizeof(full), "%s", name);
+	sep = strpbrk(full, ":/");
+	if (sep) {
+		*sep = ':';
+		key.full = full;
+		return bsearch(&key, c->events, (size_t)c->nr_events, sizeof(*c->events), cmp_full);
+	}
+	for (int i = 0; i < c->nr_events; i++) {
+		ev = &c->events[i];
+		if (ev->short_unique && !strcmp(ev->name, name))
+			return ev;
+	}
+	return NULL;
+}
+
+static enum field_kind field_kind(const struct tep_format_field *f)
+{
+	bool chars = strstr(f->type, "char") != NULL;
+
+	if (f->flags & TEP_FIELD_IS_DYNAMIC)
+		return chars ? FIELD_DYN_STR : FIELD_DYN_BLOB;
+	if (f->flags & TEP_FIELD_IS_ARRAY)
+		return chars ? FIELD_STR : FIELD_BLOB;
+	if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)
+		return FIELD_INT;
+	return FIELD_BLOB;
+}
+
+static int convert_fields(struct tp_event *ev, struct tep_event *tev)
+{
+	struct tep_format_field *f;
+	int n = 0;
+
+	for (f = tev->format.fields; f; f = f->next)
+		n++;
+	ev->fields = calloc((size_t)n + 1, sizeof(*ev->fields));
+	if (!ev->fields)
+		return -ENOMEM;
+	for (f = tev->format.fields; f; f = f->next) {
+		struct tp_field *tf = &ev->fields[ev->nr_fields++];
+
+		tf->name = f->name;
+		tf->type = f->type;
+		tf->offset = f->offset;
+		tf->size = f->size;
+		tf->kind = field_kind(f);
+		tf->is_signed = (f->flags & TEP_FIELD_IS_SIGNED) != 0;
+		tf->is_relative = (f->flags & TEP_FIELD_IS_RELATIVE) != 0;
+	}
+	ev->print_fmt = tev->print_fmt.format;
+	return 0;
+}
+
+static int parse_header(struct catalog *c, struct err *e)
+{
+	char path[512], *buf;
+	size_t len;
+	int ret;
+
+	c->tep = tep_alloc();
+	if (!c->tep)
+		return err_set(e, -ENOMEM, "libtraceevent: out of memory");
+	tep_set_long_size(c->tep, sizeof(long));
+	tep_set_page_size(c->tep, 4096);
+	snprintf(path, sizeof(path), "%s/events/header_page", c->tracefs);
+	ret = read_file(path, &buf, &len);
+	if (ret)
+		return err_set(e, ret, "%s: %s", path, strerror(-ret));
+	ret = tep_parse_header_page(c->tep, buf, (unsigned long)len, sizeof(long));
+	free(buf);
+	c->header_parsed = true;
+	return ret ? err_set(e, -EINVAL, "%s: cannot parse", path) : 0;
+}
+
+int catalog__parse(struct catalog *c, struct tp_event *ev, struct err *e)
+{
+	char path[512], *buf = NULL;
+	struct tep_event *tev = NULL;
+	size_t len;
+	int ret;
+
+	if (ev->parsed)
+		return 0;
+	if (!c->header_parsed && (ret = parse_header(c, e)))
+		return ret;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", c->tracefs, ev->system, ev->name);
+	ret = read_file(path, &buf, &len);
+	if (ret)
+		return err_set(e, ret, "%s: cannot read its format (%s)", ev->full, strerror(-ret));
+	if (tep_parse_format(c->tep, &tev, buf, (unsigned long)len, ev->system) != TEP_ERRNO__SUCCESS ||
+	    !tev) {
+		free(buf);
+		return err_set(e, -EINVAL, "%s: cannot parse its format (%s)", ev->full, path);
+	}
+	free(buf);
+	ev->id = tev->id;
+	ret = convert_fields(ev, tev);
+	if (ret)
+		return err_set(e, ret, "%s: out of memory", ev->full);
+	ev->parsed = true;
+	return 0;
+}
+
+static int edit_distance(const char *a, const char *b)
+{
+	int la = (int)strlen(a), lb = (int)strlen(b), d[64 + 1];
+
+	if (la > 64 || lb > 64)
+		return 99;
+	for (int j = 0; j <= lb; j++)
+		d[j] = j;
+	for (int i = 1; i <= la; i++) {
+		int prev = d[0];
+
+		d[0] = i;
+		for (int j = 1; j <= lb; j++) {
+			int cur = d[j], sub = prev + (a[i - 1] != b[j - 1]);
+			int del = d[j] + 1, ins = d[j - 1] + 1;
+
+			d[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+			prev = cur;
+		}
+	}
+	return d[lb];
+}
+
+void catalog__suggest(struct catalog *c, const char *name, char *buf, size_t len)
+{
+	int best[3] = { 99, 99, 99 }, who[3] = { -1, -1, -1 };
+	bool full = strpbrk(name, ":/") != NULL;
+	size_t off = 0;
+
+	for (int i = 0; i < c->nr_events; i++) {
+		const struct tp_event *ev = &c->events[i];
+		int d = edit_distance(name, full ? ev->full : ev->name);
+
+		/* a name that contains the query, or that it contains, is close too */
+		if (d > 2 && (strstr(ev->name, name) || strstr(name, ev->name)))
+			d = 3;
+		for (int k = 0; k < 3; k++) {
+			if (d < best[k]) {
+				for (int m = 2; m > k; m--) {
+					best[m] = best[m - 1];
+					who[m] = who[m - 1];
+				}
+				best[k] = d;
+				who[k] = i;
+				break;
+			}
+		}
+	}
+	buf[0] = '\0';
+	for (int k = 0; k < 3 && who[k] >= 0; k++) {
+		const struct tp_event *ev = &c->events[who[k]];
+		int limit = (int)strlen(name) / 3 + 1;
+
+		if (best[k] > (limit > 3 ? limit : 3))
+			break;
+		off += (size_t)snprintf(buf + off, len > off ? len - off : 0, "%s%s", off ? ", " : "",
+					ev->short_unique && !full ? ev->name : ev->full);
+	}
+}

@@ -1,0 +1,52 @@
+/*
+ * core/catalog.h - every tracepoint on this machine, by name; formats parsed lazily.
+ */
+#ifndef PERF_SQL_CATALOG_H
+#define PERF_SQL_CATALOG_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "core/err.h"
+
+enum field_kind {
+	FIELD_INT,       /* signed or unsigned integer of 1, 2, 4 or 8 bytes */
+	FIELD_STR,       /* char name[N]: TEXT up to the first NUL */
+	FIELD_BLOB,      /* other fixed arrays */
+	FIELD_DYN_STR,   /* __data_loc / __rel_loc char[] */
+	FIELD_DYN_BLOB,  /* __data_loc / __rel_loc other arrays */
+};
+
+struct tp_field {
+	const char *name;   /* borrowed from libtraceevent */
+	const char *type;   /* "pid_t", "char[16]", "__data_loc char[]" */
+	int offset, size;
+	enum field_kind kind;
+	bool is_signed;
+	bool is_relative;   /* __rel_loc: offset counts from the end of the field */
+};
+
+struct tp_event {
+	char *system, *name, *full;   /* "sched", "sched_switch", "sched:sched_switch" */
+	bool short_unique;            /* no other system has an event of this name */
+	bool parsed;
+	int id;                       /* tracepoint id (PERF_TYPE_TRACEPOINT config), after parse */
+	int nr_fields;
+	struct tp_field *fields;      /* the event's own fields (common_* left out) */
+	const char *print_fmt;
+};
+
+struct catalog;
+
+struct catalog *catalog__new(const char *tracefs, struct err *e);
+void catalog__free(struct catalog *c);
+const char *catalog__tracefs(const struct catalog *c);
+int catalog__nr_events(const struct catalog *c);
+struct tp_event *catalog__event(struct catalog *c, int idx);
+/* "sched_switch", "sched:sched_switch" or "sched/sched_switch"; NULL when unknown */
+struct tp_event *catalog__find(struct catalog *c, const char *name);
+/* Reads id and format of ev (once); 0 or -errno with e set. */
+int catalog__parse(struct catalog *c, struct tp_event *ev, struct err *e);
+/* Up to 3 closest names to a misspelt one, ", "-separated, in buf ("" when none is close). */
+void catalog__suggest(struct catalog *c, const char *name, char *buf, size_t len);
+/* libtraceevent handle (struct tep_handle *), for pretty printing */
+void *catalog__tep(struct catalog *c);
+#endif

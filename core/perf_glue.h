@@ -1,0 +1,12 @@
+/*
+ * core/perf_glue.h - the few libperf internals perf-sql needs (file descriptors and filters),
+ * kept behind functions so only core/perf_glue.c sees libperf's internal headers.
+ */
+#ifndef PERF_SQL_PERF_GLUE_H
+#define PERF_SQL_PERF_GLUE_H
+struct perf_evsel;
+/* fd of the event on cpu index / thread index, or -1 */
+int evsel__fd(struct perf_evsel *evsel, int cpu_idx, int thread);
+/* PERF_EVENT_IOC_SET_FILTER on every fd of evsel; 0 or -errno */
+int evsel__set_filter(struct perf_evsel *evsel, const char *filter);
+#endif

@@ -1,0 +1,609 @@
+/*
+ * core/session.c - planning, opening, collecting and windowing (see core/session.h).
+ *
+ * HOW IT WORKS
+ * (1) Planning: the SQL layer asks for a source per table it names and says which columns it
+ *     reads; nothing is opened until session__start().
+ * (2) Opening: one tracepoint event per online CPU (pid -1), or per workload task with inherit
+ *     and enable_on_exec; sample_type IDENTIFIER|TID|TIME|CPU|PERIOD (+RAW only when a field is
+ *     read); read_format ID|LOST. All events of a CPU share one ring (libperf SET_OUTPUT),
+ *     so records arrive in time order per CPU and are told apart by their identifier.
+ * (3) A dummy sideband event (comm, task records) runs only when a query reads _comm.
+ * (4) Collecting: poll wakes on the ring watermark (a quarter of the ring), never per event;
+ *     each record is copied into its table's window store. At the end of a window the
+ *     kernel's lost counts (PERF_FORMAT_LOST) are read, the front end runs its statements,
+ *     and the window is cleared.
+ * (5) perf-sql leaves itself out of system-wide tracepoints with the filter common_pid != self.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <perf/core.h>
+#include <perf/cpumap.h>
+#include <perf/event.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/mmap.h>
+#include <perf/threadmap.h>
+#include "core/perf_glue.h"
+#include "core/session.h"
+#include "core/tracefs.h"
+
+volatile sig_atomic_t session_stop;
+
+
+uint64_t now_ns(int clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int libperf_quiet(enum libperf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+struct session *session__new(const struct session_opts *opts, struct err *e)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	char tracefs[256];
+
+	if (!s) {
+		err_set(e, -ENOMEM, "session: out of memory");
+		return NULL;
+	}
+	s->opts = *opts;
+	if (s->opts.mmap_pages <= 0)
+		s->opts.mmap_pages = 64;
+	if (s->opts.mmap_pages & (s->opts.mmap_pages - 1)) {
+		err_set(e, -EINVAL, "-m %d: ring size must be a power of two pages", opts->mmap_pages);
+		err_hint(e, "try -m 64 (256 KiB per CPU) or -m 1024");
+		goto fail;
+	}
+	s->budget = s->opts.max_memory ? s->opts.max_memory : (size_t)256 << 20;
+	libperf_init(libperf_quiet);
+	if (tracefs__find(tracefs, sizeof(tracefs), e))
+		goto fail;
+	s->cat = catalog__new(tracefs, e);
+	if (!s->cat)
+		goto fail;
+	s->cpus = perf_cpu_map__new(NULL);
+	if (!s->cpus) {
+		err_set(e, -ENOMEM, "cannot read the online CPUs");
+		goto fail;
+	}
+	s->nr_cpus = perf_cpu_map__nr(s->cpus);
+	for (int i = 0; i < s->nr_cpus && i < 64; i++) {
+		int cpu = perf_cpu_map__cpu(s->cpus, i).cpu;
+
+		s->cpu_num[i] = cpu;
+		if (cpu >= 0 && cpu < 1024)
+			s->cpu_idx[cpu] = i;
+	}
+	return s;
+fail:
+	session__close(s);
+	return NULL;
+}
+
+static void source__free(struct source *src)
+{
+	if (!src)
+		return;
+	window__free(src->win);
+	free(src->received);
+	free(src->lost);
+	free(src->dropped);
+	free(src->count_seen);
+	free(src->lost_records);
+	free(src->received_all);
+	free(src->lost_all);
+	free(src);
+}
+
+struct source *session__source(struct session *s, struct tp_event *ev, struct err *e)
+{
+	struct source *src, **nsrc;
+	size_t n = (size_t)s->nr_cpus;
+
+	for (int i = 0; i < s->nr_src; i++)
+		if (s->src[i]->ev == ev)
+			return s->src[i];
+	if (catalog__parse(s->cat, ev, e))
+		return NULL;
+	src = calloc(1, sizeof(*src));
+	nsrc = realloc(s->src, (size_t)(s->nr_src + 1) * sizeof(*nsrc));
+	if (!src || !nsrc)
+		goto nomem;
+	s->src = nsrc;
+	src->s = s;
+	src->ev = ev;
+	src->win = window__new(s->nr_cpus, &s->budget);
+	src->received = calloc(n, 8);
+	src->lost = calloc(n, 8);
+	src->dropped = calloc(n, 8);
+	src->count_seen = calloc(n, 8);
+	src->lost_records = calloc(n, 8);
+	src->received_all = calloc(n, 8);
+	src->lost_all = calloc(n, 8);
+	if (!src->win || !src->received || !src->lost || !src->dropped || !src->count_seen ||
+	    !src->lost_records || !src->received_all || !src->lost_all)
+		goto nomem;
+	s->src[s->nr_src++] = src;
+	return src;
+nomem:
+	source__free(src);
+	err_set(e, -ENOMEM, "%s: out of memory", ev->full);
+	return NULL;
+}
+
+void source__plan(struct source *src, bool raw, bool comm)
+{
+	src->need_raw |= raw;
+	src->need_comm |= comm;
+}
+
+pid_t session__workload_pid(const struct session *s)
+{
+	return s->wl.pid;
+}
+
+const char *session__comm(struct session *s, uint32_t tid, uint64_t time)
+{
+	if (!s->comms)
+		s->comms = comm_map__new();
+	return s->comms ? comm_map__get(s->comms, tid, time) : NULL;
+}
+
+/* perf_event_open errno -> what to do about it (perf's evsel__open_strerror, in one table) */
+static const struct {
+	int eno;
+	const char *what, *hint;
+} open_errors[] = {
+	{ EACCES, "permission denied",
+	  "run as root, or give CAP_PERFMON and set the sysctl kernel.perf_event_paranoid=-1; "
+	  "tracefs (/sys/kernel/tracing) must be readable too" },
+	{ EPERM, "operation not permitted",
+	  "run as root, or give CAP_PERFMON and set the sysctl kernel.perf_event_paranoid=-1" },
+	{ ENOENT, "not supported by this CPU/VM", "list what can be opened with: perf-sql --list-tables" },
+	{ EOPNOTSUPP, "this event cannot sample here", "try a software event such as cpu_clock" },
+	{ EMFILE, "too many open files", "raise the limit: ulimit -n 65536" },
+	{ ENOSPC, "no free slot for this event", "use fewer events of this kind at once" },
+	{ EBUSY, "the event is in use by another tool", "stop the other tool and try again" },
+	{ EINVAL, "the kernel rejected the event's settings", "run with -v to see the attributes" },
+};
+
+static int open_error(struct err *e, const char *what, int eno)
+{
+	for (size_t i = 0; i < sizeof(open_errors) / sizeof(open_errors[0]); i++)
+		if (open_errors[i].eno == eno) {
+			err_set(e, -eno, "%s: cannot open: %s (%s)", what, open_errors[i].what,
+				strerror(eno));
+			return err_hint(e, "%s", open_errors[i].hint);
+		}
+	return err_set(e, -eno, "%s: cannot open: %s", what, strerror(eno));
+}
+
+static void attr_common(struct session *s, struct perf_event_attr *a)
+{
+	a->size = sizeof(*a);
+	a->disabled = 1;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)s->opts.mmap_pages * 4096u / 4;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	if (s->wl.pid && !s->opts.all) {
+		a->inherit = 1;
+		a->enable_on_exec = 1;
+	}
+}
+
+static struct perf_evsel *new_source_evsel(struct session *s, struct source *src)
+{
+	struct perf_event_attr a = { 0 };
+
+	attr_common(s, &a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)src->ev->id;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	if (src->need_raw)
+		a.sample_type |= PERF_SAMPLE_RAW;
+	a.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+	src->sample_type = a.sample_type;
+	return perf_evsel__new(&a);
+}
+
+static struct perf_evsel *new_sideband(struct session *s)
+{
+	struct perf_event_attr a = { 0 };
+
+	attr_common(s, &a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a.read_format = PERF_FORMAT_ID;
+	a.comm = 1;
+	a.comm_exec = 1;
+	a.task = 1;
+	a.sample_id_all = 1;
+	return perf_evsel__new(&a);
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	uint64_t x = ((const struct id_map *)a)->id, y = ((const struct id_map *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+static int add_ids(struct session *s, struct perf_evsel *evsel, struct source *src)
+{
+	struct id_map *ids = s->ids;
+	int nr_ids = s->nr_ids;
+
+	int nthr = perf_thread_map__nr(s->threads);
+
+	for (int c = 0; c < s->nr_cpus; c++)
+		for (int t = 0; t < nthr; t++) {
+			int fd = evsel__fd(evsel, c, t);
+			uint64_t id;
+			void *n;
+
+			if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+				return -errno;
+			n = realloc(ids, (size_t)(nr_ids + 1) * sizeof(*ids));
+			if (!n)
+				return -ENOMEM;
+			ids = n;
+			ids[nr_ids].id = id;
+			ids[nr_ids++].src = src;
+			s->ids = ids;
+			s->nr_ids = nr_ids;
+		}
+	return 0;
+}
+
+static int open_events(struct session *s, struct err *e)
+{
+	bool need_comm = false;
+	int ret;
+
+	s->evlist = perf_evlist__new();
+	if (!s->evlist)
+		return err_set(e, -ENOMEM, "out of memory");
+	for (int i = 0; i < s->nr_src; i++) {
+		struct source *src = s->src[i];
+
+		src->evsel = new_source_evsel(s, src);
+		if (!src->evsel)
+			return err_set(e, -ENOMEM, "out of memory");
+		perf_evlist__add(s->evlist, src->evsel);
+		need_comm |= src->need_comm;
+	}
+	if (need_comm) {
+		s->sideband = new_sideband(s);
+		if (!s->sideband)
+			return err_set(e, -ENOMEM, "out of memory");
+		perf_evlist__add(s->evlist, s->sideband);
+		if (!s->comms)
+			s->comms = comm_map__new();
+		if (!s->comms || comm_map__snapshot(s->comms))
+			return err_set(e, -ENOMEM, "cannot read task names from /proc");
+	}
+	perf_evlist__set_maps(s->evlist, s->cpus, s->threads);
+	for (int i = 0; i < s->nr_src; i++) {
+		ret = perf_evsel__open(s->src[i]->evsel, s->cpus, s->threads);
+		if (ret)
+			return open_error(e, s->src[i]->ev->full, -ret);
+	}
+	if (s->sideband && (ret = perf_evsel__open(s->sideband, s->cpus, s->threads)))
+		return open_error(e, "task-name sideband (dummy event)", -ret);
+	ret = perf_evlist__mmap(s->evlist, s->opts.mmap_pages);
+	if (ret) {
+		err_set(e, -errno, "ring buffers of %d pages per CPU: %s", s->opts.mmap_pages,
+			strerror(errno));
+		return err_hint(e, "lower -m, or raise the sysctl kernel.perf_event_mlock_kb");
+	}
+	for (int i = 0; i < s->nr_src; i++)
+		if ((ret = add_ids(s, s->src[i]->evsel, s->src[i])))
+			return err_set(e, ret, "%s: cannot read event ids", s->src[i]->ev->full);
+	if (s->sideband && (ret = add_ids(s, s->sideband, NULL)))
+		return err_set(e, ret, "sideband: cannot read event ids");
+	qsort(s->ids, (size_t)s->nr_ids, sizeof(*s->ids), cmp_id);
+	return 0;
+}
+
+static void set_self_filter(struct session *s)
+{
+	char f[64];
+
+	if (s->wl.pid && !s->opts.all)
+		return;
+	snprintf(f, sizeof(f), "common_pid != %d", (int)getpid());
+	for (int i = 0; i < s->nr_src; i++)
+		if (!evsel__set_filter(s->src[i]->evsel, f))
+			snprintf(s->src[i]->filter, sizeof(s->src[i]->filter), "%s", f);
+}
+
+int session__start(struct session *s, struct err *e)
+{
+	int ret;
+
+	if (s->opts.workload && (ret = workload__prepare(&s->wl, s->opts.workload, e)))
+		return ret;
+	s->threads = perf_thread_map__new_dummy();
+	if (!s->threads)
+		return err_set(e, -ENOMEM, "out of memory");
+	if (s->wl.pid && !s->opts.all)
+		perf_thread_map__set_pid(s->threads, 0, s->wl.pid);
+	if (s->nr_src && (ret = open_events(s, e)))
+		return ret;
+	set_self_filter(s);
+	s->started = true;
+	s->window_start_ns = now_ns(CLOCK_REALTIME);
+	s->window_start_mono = now_ns(CLOCK_MONOTONIC);
+	if (s->evlist)
+		perf_evlist__enable(s->evlist);
+	if (s->wl.pid && s->comms) {
+		/* exec renames the task before enable_on_exec turns the sideband on: name it here,
+		 * from just before its release, as the kernel will (basename of the file) */
+		const char *base = strrchr(s->opts.workload[0], '/');
+
+		comm_map__set(s->comms, (uint32_t)s->wl.pid, now_ns(CLOCK_MONOTONIC),
+			      base ? base + 1 : s->opts.workload[0]);
+	}
+	if (s->wl.pid && (ret = workload__start(&s->wl, e)))
+		return ret;
+	s->collecting = true;
+	return 0;
+}
+
+static struct id_map *find_id(struct session *s, uint64_t id)
+{
+	struct id_map key = { .id = id };
+
+	return bsearch(&key, s->ids, (size_t)s->nr_ids, sizeof(*s->ids), cmp_id);
+}
+
+static int stream_of(struct session *s, uint32_t cpu)
+{
+	return cpu < 1024 ? s->cpu_idx[cpu] : 0;
+}
+
+static void handle_sample(struct session *s, const union perf_event *ev)
+{
+	const uint8_t *body = (const uint8_t *)ev + sizeof(ev->header);
+	size_t len = ev->header.size - sizeof(ev->header);
+	struct sample smp;
+	struct id_map *m;
+	uint64_t id;
+	int idx, ret;
+
+	if (len < 8)
+		return;
+	memcpy(&id, body, 8);
+	m = find_id(s, id);
+	if (!m || !m->src)
+		return;
+	if (sample__parse(body, len, m->src->sample_type, 0, &smp))
+		return;
+	idx = stream_of(s, smp.cpu);
+	ret = window__append(m->src->win, idx, &smp, 0);
+	if (ret == 0)
+		m->src->received[idx]++;
+	else
+		m->src->dropped[idx]++;
+}
+
+static void handle_side(struct session *s, const union perf_event *ev, int cpu_hint)
+{
+	const uint8_t *end = (const uint8_t *)ev + ev->header.size;
+	uint64_t time = 0;
+	struct id_map *m;
+
+	if (ev->header.size >= sizeof(ev->header) + 24)
+		memcpy(&time, end - 16, 8);   /* sample_id trailer: tid, time, identifier */
+	switch (ev->header.type) {
+	case PERF_RECORD_COMM:
+		if (s->comms)
+			comm_map__set(s->comms, ev->comm.tid, time, ev->comm.comm);
+		break;
+	case PERF_RECORD_FORK:
+		if (s->comms)
+			comm_map__fork(s->comms, ev->fork.ptid, ev->fork.tid, ev->fork.time);
+		break;
+	case PERF_RECORD_LOST:
+		m = find_id(s, ev->lost.id);
+		if (m && m->src)
+			m->src->lost_records[cpu_hint] += ev->lost.lost;
+		break;
+	default:
+		break;
+	}
+}
+
+static void drain(struct session *s)
+{
+	struct perf_mmap *map;
+	union perf_event *ev;
+	int n = 0;
+
+	perf_evlist__for_each_mmap(s->evlist, map, false) {
+		int idx = n++ % (s->nr_cpus ? s->nr_cpus : 1);
+
+		if (perf_mmap__read_init(map) < 0)
+			continue;
+		while ((ev = perf_mmap__read_event(map)) != NULL) {
+			if (ev->header.type == PERF_RECORD_SAMPLE)
+				handle_sample(s, ev);
+			else
+				handle_side(s, ev, idx);
+			perf_mmap__consume(map);
+		}
+		perf_mmap__read_done(map);
+	}
+}
+
+/*
+ * Counts from the kernel, read before the last drain of a window: val (events that happened,
+ * children of an inherited event included) and lost (PERF_FORMAT_LOST, this fd only).
+ */
+static void read_counts(struct session *s)
+{
+	int nthr = s->threads ? perf_thread_map__nr(s->threads) : 0;
+
+	for (int i = 0; i < s->nr_src; i++) {
+		struct source *src = s->src[i];
+
+		for (int c = 0; c < s->nr_cpus; c++) {
+			uint64_t val = 0;
+
+			for (int t = 0; t < nthr; t++) {
+				struct perf_counts_values v = { 0 };
+
+				if (src->evsel && !perf_evsel__read(src->evsel, c, t, &v))
+					val += v.val;
+			}
+			src->count_seen[c] = val;
+		}
+	}
+}
+
+/*
+ * Lost in this window = events the kernel counted - events received - losses already
+ * reported, all cumulative. Counts were read before the final drain, so every counted event
+ * is either received or lost by now; events after the read can only make this low for one
+ * window, never high, and the next window catches up. Inherited children's losses are
+ * included (PERF_FORMAT_LOST alone misses them; LOST records come late or never).
+ */
+static void account_lost(struct session *s)
+{
+	for (int i = 0; i < s->nr_src; i++) {
+		struct source *src = s->src[i];
+
+		for (int c = 0; c < s->nr_cpus; c++) {
+			uint64_t got = src->received_all[c] + src->received[c] + src->dropped[c];
+			uint64_t missing = src->count_seen[c] > got ? src->count_seen[c] - got : 0;
+
+			src->lost[c] = missing > src->lost_all[c] ? missing - src->lost_all[c] : 0;
+			src->lost[c] += src->dropped[c];
+			src->lost_all[c] += src->lost[c] - src->dropped[c];
+			src->received_all[c] += src->received[c] + src->dropped[c];
+			src->total_lost += src->lost[c];
+			src->total_received += src->received[c];
+		}
+	}
+}
+
+static void clear_window(struct session *s)
+{
+	size_t n = (size_t)s->nr_cpus * 8;
+
+	for (int i = 0; i < s->nr_src; i++) {
+		struct source *src = s->src[i];
+
+		window__clear(src->win);
+		memset(src->received, 0, n);
+		memset(src->lost, 0, n);
+		memset(src->dropped, 0, n);
+		memset(src->lost_records, 0, n);
+	}
+	s->window_start_ns = now_ns(CLOCK_REALTIME);
+	s->window_start_mono = now_ns(CLOCK_MONOTONIC);
+	s->nr_windows++;
+}
+
+static int end_window(struct session *s, window_fn fn, void *ctx)
+{
+	int ret;
+
+	read_counts(s);
+	if (s->evlist)
+		drain(s);
+	account_lost(s);
+	ret = fn(ctx, s);
+	clear_window(s);
+	return ret;
+}
+
+static long ms_until(uint64_t deadline, uint64_t now)
+{
+	if (deadline == UINT64_MAX)
+		return 100;
+	if (deadline <= now)
+		return 0;
+	return (long)((deadline - now) / 1000000 + 1);
+}
+
+int session__run(struct session *s, window_fn on_window, void *ctx, struct err *e)
+{
+	uint64_t start = now_ns(CLOCK_MONOTONIC), now;
+	uint64_t stop_at = s->opts.duration_ms ? start + (uint64_t)s->opts.duration_ms * 1000000 : UINT64_MAX;
+	uint64_t next = s->opts.interval_ms ? start + (uint64_t)s->opts.interval_ms * 1000000 : UINT64_MAX;
+	int ret = 0;
+
+	/* nothing to collect and nothing to wait for: answer at once */
+	if (!s->nr_src && !s->wl.pid && !s->opts.duration_ms)
+		return on_window(ctx, s);
+	while (!session_stop && !ret) {
+		long timeout;
+
+		now = now_ns(CLOCK_MONOTONIC);
+		if (now >= stop_at || workload__poll(&s->wl))
+			break;
+		timeout = ms_until(next < stop_at ? next : stop_at, now);
+		if (timeout > 100)
+			timeout = 100;   /* bounds the delay to notice a workload's exit */
+		if (s->evlist)
+			perf_evlist__poll(s->evlist, (int)timeout);
+		else
+			poll(NULL, 0, (int)timeout);
+		if (s->evlist)
+			drain(s);
+		now = now_ns(CLOCK_MONOTONIC);
+		if (now >= next && now < stop_at) {
+			ret = end_window(s, on_window, ctx);
+			next += (uint64_t)s->opts.interval_ms * 1000000;
+			if (next < now)
+				next = now + (uint64_t)s->opts.interval_ms * 1000000;
+		}
+	}
+	if (s->evlist)
+		perf_evlist__disable(s->evlist);
+	s->collecting = false;
+	if (!ret)
+		ret = end_window(s, on_window, ctx);
+	return ret ? err_set(e, ret < 0 ? ret : -EIO, "query failed") : 0;
+}
+
+void session__close(struct session *s)
+{
+	if (!s)
+		return;
+	workload__kill(&s->wl);
+	if (s->evlist) {
+		perf_evlist__disable(s->evlist);
+		perf_evlist__munmap(s->evlist);
+		perf_evlist__close(s->evlist);
+		perf_evlist__delete(s->evlist);   /* deletes the evsels too */
+	}
+	for (int i = 0; i < s->nr_src; i++)
+		source__free(s->src[i]);
+	free(s->src);
+	free(s->ids);
+	comm_map__free(s->comms);
+	perf_cpu_map__put(s->cpus);
+	perf_thread_map__put(s->threads);
+	catalog__free(s->cat);
+	free(s);
+}

@@ -1,0 +1,99 @@
+/*
+ * core/session.h - one collection session: the events a query needs, their rings, the window
+ * stores, task names, the workload, and the per-window statistics.
+ *
+ *   planning (prepare)   session__source() per table named, source__plan() per xBestIndex
+ *   collecting           session__start(), session__run(on_window) ... session__close()
+ */
+#ifndef PERF_SQL_SESSION_H
+#define PERF_SQL_SESSION_H
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "core/catalog.h"
+#include "core/comm.h"
+#include "core/err.h"
+#include "core/window.h"
+#include "core/workload.h"
+
+struct perf_evsel;
+
+struct session_opts {
+	int mmap_pages;          /* ring pages per CPU (power of 2), -m */
+	bool all;                /* -a: whole system even with a workload */
+	char *const *workload;   /* -- CMD ARGS, or NULL */
+	size_t max_memory;       /* bytes of window data, --max-memory */
+	long interval_ms;        /* -i: 0 = one window */
+	long duration_ms;        /* -d: 0 = until Ctrl-C / workload end */
+	int verbose;
+};
+
+/* The data of one table: one tracepoint opened on every CPU. */
+struct source {
+	struct session *s;
+	struct tp_event *ev;
+	struct perf_evsel *evsel;
+	uint64_t sample_type;
+	bool need_raw;           /* a field column is read */
+	bool need_comm;          /* _comm / comm is read */
+	struct window *win;
+	char filter[256];        /* the kernel filter set on it ("" for none) */
+	/* per CPU index: this window's rows and losses (dropped: refused past --max-memory) */
+	uint64_t *received, *lost, *dropped, *lost_records;
+	/* per CPU index, cumulative: the kernel's event count at the last read, and ours */
+	uint64_t *count_seen, *received_all, *lost_all;
+	uint64_t total_received, total_lost;
+};
+
+/* event identifier -> its source (NULL: the sideband event) */
+struct id_map {
+	uint64_t id;
+	struct source *src;
+};
+
+struct session {
+	struct session_opts opts;
+	struct catalog *cat;
+	struct source **src;
+	int nr_src;
+	int nr_cpus;
+	int cpu_idx[1024];        /* cpu number -> stream index */
+	int cpu_num[1024];        /* stream index -> cpu number */
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *threads;
+	struct perf_evlist *evlist;
+	struct perf_evsel *sideband;
+	struct comm_map *comms;
+	struct id_map *ids;          /* sorted by id */
+	int nr_ids;
+	struct workload wl;
+	size_t budget;
+	bool started, collecting;
+	uint64_t window_start_ns;    /* CLOCK_REALTIME of this window's start */
+	uint64_t window_start_mono;  /* CLOCK_MONOTONIC (perf clock) of the same */
+	int nr_windows;
+};
+
+/* Set by SIGINT/SIGTERM/SIGHUP handlers: the one process-wide flag. */
+extern volatile sig_atomic_t session_stop;
+
+struct session *session__new(const struct session_opts *opts, struct err *e);
+void session__close(struct session *s);
+/* The source of event ev, created (and its format parsed) on first use. */
+struct source *session__source(struct session *s, struct tp_event *ev, struct err *e);
+/* Plan: what columns a scan of src reads. Called from xBestIndex; only adds needs. */
+void source__plan(struct source *src, bool raw, bool comm);
+/* Forks the workload (if any), opens and maps every source, enables. */
+int session__start(struct session *s, struct err *e);
+/*
+ * Collects until stopped (signal, -d, workload exit), calling on_window at the end of each
+ * window (-i) and once at the end; the window is cleared after each call.
+ */
+typedef int (*window_fn)(void *ctx, struct session *s);
+int session__run(struct session *s, window_fn on_window, void *ctx, struct err *e);
+/* Name of tid at time (NULL if unknown). */
+const char *session__comm(struct session *s, uint32_t tid, uint64_t time);
+pid_t session__workload_pid(const struct session *s);
+uint64_t now_ns(int clock);
+#endif

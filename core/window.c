@@ -1,0 +1,179 @@
+/*
+ * core/window.c - the window store (see core/window.h).
+ *
+ * HOW IT WORKS
+ * (1) Rows are appended to per-stream chunks of 256 KiB (bigger for a bigger row); a row is
+ *     ~48 bytes plus the raw payload, so a 1,000,000-event sched_switch window is ~110 MB.
+ * (2) Within a stream rows arrive in ring order, which is time order on one CPU, so a scan
+ *     is a merge of nr_streams sorted lists (a linear pick: there are few CPUs).
+ * (3) The byte budget is shared by every store of a session (--max-memory): past it, rows are
+ *     refused and counted, never silently lost.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/window.h"
+
+#define CHUNK_SIZE (256u << 10)
+
+struct wchunk {
+	struct wchunk *next;
+	size_t used, cap;
+	uint8_t data[];
+};
+
+struct window *window__new(int nr_streams, size_t *budget)
+{
+	struct window *w = calloc(1, sizeof(*w));
+
+	if (!w || nr_streams > 64)
+		goto fail;
+	w->streams = calloc((size_t)nr_streams, sizeof(*w->streams));
+	if (!w->streams)
+		goto fail;
+	w->nr_streams = nr_streams;
+	w->budget = budget;
+	return w;
+fail:
+	free(w);
+	return NULL;
+}
+
+static void free_chunks(struct wchunk *c)
+{
+	while (c) {
+		struct wchunk *next = c->next;
+
+		free(c);
+		c = next;
+	}
+}
+
+void window__free(struct window *w)
+{
+	if (!w)
+		return;
+	window__clear(w);
+	for (int i = 0; i < w->nr_streams; i++)
+		free_chunks(w->streams[i].head);
+	free(w->streams);
+	free(w);
+}
+
+static struct wchunk *chunk_for(struct wstream *st, size_t need)
+{
+	struct wchunk *c = st->tail;
+	size_t cap = need > CHUNK_SIZE ? need : CHUNK_SIZE;
+
+	if (c && c->cap - c->used >= need)
+		return c;
+	/* a cleared store keeps its first chunk: reuse it before allocating */
+	if (c && c == st->head && c->used == 0 && c->cap >= need)
+		return c;
+	c = malloc(sizeof(*c) + cap);
+	if (!c)
+		return NULL;
+	c->next = NULL;
+	c->used = 0;
+	c->cap = cap;
+	if (st->tail)
+		st->tail->next = c;
+	else
+		st->head = c;
+	st->tail = c;
+	return c;
+}
+
+int window__append(struct window *w, int stream, const struct sample *s, int keep_stack)
+{
+	size_t raw = (s->raw_size + 7u) & ~7u;
+	size_t nr_stack = keep_stack ? s->nr_stack : 0;
+	size_t need = sizeof(struct wrow) + raw + nr_stack * 8;
+	struct wchunk *c;
+	struct wrow *r;
+
+	if (stream < 0 || stream >= w->nr_streams)
+		return -EINVAL;
+	if (w->budget) {
+		if (*w->budget < need) {
+			w->nr_dropped++;
+			return -ENOSPC;
+		}
+		*w->budget -= need;
+	}
+	c = chunk_for(&w->streams[stream], need);
+	if (!c)
+		return -ENOMEM;
+	r = (struct wrow *)(c->data + c->used);
+	r->time = s->time;
+	r->period = s->period;
+	r->ip = s->ip;
+	r->addr = s->addr;
+	r->pid = s->pid;
+	r->tid = s->tid;
+	r->cpu = s->cpu;
+	r->raw_size = s->raw_size;
+	r->nr_stack = (uint32_t)nr_stack;
+	r->size = (uint32_t)need;
+	if (s->raw_size)
+		memcpy(r->data, s->raw, s->raw_size);
+	if (nr_stack)
+		memcpy(r->data + raw, s->stack, nr_stack * 8);
+	c->used += need;
+	w->nr_rows++;
+	w->bytes += need;
+	return 0;
+}
+
+void window__clear(struct window *w)
+{
+	for (int i = 0; i < w->nr_streams; i++) {
+		struct wstream *st = &w->streams[i];
+
+		if (!st->head)
+			continue;
+		free_chunks(st->head->next);
+		st->head->next = NULL;
+		st->head->used = 0;
+		st->tail = st->head;
+	}
+	if (w->budget)
+		*w->budget += w->bytes;
+	w->nr_rows = 0;
+	w->bytes = 0;
+}
+
+void wscan__init(struct wscan *sc, struct window *w)
+{
+	sc->w = w;
+	for (int i = 0; i < w->nr_streams; i++) {
+		sc->pos[i].chunk = w->streams[i].head;
+		sc->pos[i].off = 0;
+	}
+}
+
+static const struct wrow *peek(struct wpos *p)
+{
+	while (p->chunk && p->off >= p->chunk->used) {
+		p->chunk = p->chunk->next;
+		p->off = 0;
+	}
+	return p->chunk ? (const struct wrow *)(p->chunk->data + p->off) : NULL;
+}
+
+const struct wrow *wscan__next(struct wscan *sc)
+{
+	const struct wrow *best = NULL, *r;
+	int who = -1;
+
+	for (int i = 0; i < sc->w->nr_streams; i++) {
+		r = peek(&sc->pos[i]);
+		if (r && (!best || r->time < best->time)) {
+			best = r;
+			who = i;
+		}
+	}
+	if (best)
+		sc->pos[who].off += best->size;
+	return best;
+}

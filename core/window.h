@@ -1,0 +1,56 @@
+/*
+ * core/window.h - the window store: the records of one table for the current window, kept as
+ * compact copies (no SQL insert), one time-ordered stream per CPU, scanned merged by time.
+ */
+#ifndef PERF_SQL_WINDOW_H
+#define PERF_SQL_WINDOW_H
+#include <stddef.h>
+#include <stdint.h>
+#include "core/sample.h"
+
+/* One stored record; the raw payload, then the call chain (u64-aligned), follow it. */
+struct wrow {
+	uint64_t time, period, ip, addr;
+	uint32_t pid, tid, cpu;
+	uint32_t raw_size;
+	uint32_t nr_stack;
+	uint32_t size;     /* of the whole row, header included, multiple of 8 */
+	uint8_t data[];
+};
+
+static inline const void *wrow_raw(const struct wrow *r) { return r->data; }
+static inline const uint64_t *wrow_stack(const struct wrow *r)
+{
+	return (const uint64_t *)(r->data + ((r->raw_size + 7u) & ~7u));
+}
+
+struct wchunk;
+struct window {
+	int nr_streams;
+	struct wstream {
+		struct wchunk *head, *tail;
+	} *streams;
+	uint64_t nr_rows;
+	size_t bytes;           /* payload bytes held */
+	size_t *budget;         /* shared cap on bytes across stores (NULL: none) */
+	uint64_t nr_dropped;    /* rows refused because the budget was spent */
+};
+
+struct window *window__new(int nr_streams, size_t *budget);
+void window__free(struct window *w);
+/* Copies s into stream (a CPU index); -ENOSPC past the budget (counted), -ENOMEM. */
+int window__append(struct window *w, int stream, const struct sample *s, int keep_stack);
+/* Drops all rows (keeps one chunk per stream for reuse) and gives their bytes back. */
+void window__clear(struct window *w);
+
+/* A scan: every row of every stream, merged in time order. */
+struct wscan {
+	struct window *w;
+	struct wpos {
+		struct wchunk *chunk;
+		size_t off;
+	} pos[64];
+};
+void wscan__init(struct wscan *sc, struct window *w);
+const struct wrow *wscan__next(struct wscan *sc);
+#endif

@@ -1,0 +1,295 @@
+/*
+ * repl/output.c - printing statement results (see repl/output.h).
+ *
+ * (1) table: rows are buffered to align columns; numbers right-aligned; NULL prints empty.
+ *     A histogram value (log2_hist, lin_hist) prints as bcc-style bars under its row.
+ * (2) csv: RFC 4180 quoting; one header per statement for the whole run; with -i a first
+ *     column window_start. Flushed after every window, so `tail -f` sees whole rows.
+ * (3) json: one object per row (JSON Lines), window_start included with -i; BLOBs as hex
+ *     strings, histograms as arrays of {low, high, count}.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "repl/output.h"
+#include "sqlite/hist.h"
+
+static const char *const mode_names[] = { "table", "csv", "json" };
+
+int output__mode(const char *name)
+{
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(name, mode_names[i]))
+			return i;
+	return -1;
+}
+
+static char *hex(const unsigned char *p, int n)
+{
+	char *s = malloc((size_t)n * 2 + 1);
+
+	if (!s)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		sprintf(s + 2 * i, "%02x", p[i]);
+	s[2 * n] = '\0';
+	return s;
+}
+
+/* The text of a cell (malloc'd); histograms as JSON unless as_bars. NULL for SQL NULL. */
+static char *cell_text(sqlite3_stmt *st, int col, bool as_bars)
+{
+	const void *blob;
+	int n;
+
+	switch (sqlite3_column_type(st, col)) {
+	case SQLITE_NULL:
+		return NULL;
+	case SQLITE_BLOB:
+		blob = sqlite3_column_blob(st, col);
+		n = sqlite3_column_bytes(st, col);
+		if (hist_is(blob, n))
+			return as_bars ? hist_to_text(blob, n) : hist_to_json(blob, n);
+		return hex(blob, n);
+	default:
+		return strdup((const char *)sqlite3_column_text(st, col));
+	}
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_row(struct output *o, sqlite3_stmt *st, const char *window)
+{
+	int nc = sqlite3_column_count(st);
+	bool first = true;
+
+	fputc('{', o->f);
+	if (window) {
+		fputs("\"window_start\":", o->f);
+		json_string(o->f, window);
+		first = false;
+	}
+	for (int i = 0; i < nc; i++) {
+		int type = sqlite3_column_type(st, i);
+		char *v;
+
+		fprintf(o->f, "%s", first ? "" : ",");
+		first = false;
+		json_string(o->f, sqlite3_column_name(st, i));
+		fputc(':', o->f);
+		if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
+			fputs((const char *)sqlite3_column_text(st, i), o->f);
+			continue;
+		}
+		v = cell_text(st, i, false);
+		if (!v)
+			fputs("null", o->f);
+		else if (type == SQLITE_BLOB && hist_is(sqlite3_column_blob(st, i), sqlite3_column_bytes(st, i)))
+			fputs(v, o->f);
+		else
+			json_string(o->f, v);
+		free(v);
+	}
+	fputs("}\n", o->f);
+}
+
+static void csv_row(struct output *o, sqlite3_stmt *st, const char *window)
+{
+	int nc = sqlite3_column_count(st);
+
+	if (window) {
+		csv_field(o->f, window);
+		fputc(',', o->f);
+	}
+	for (int i = 0; i < nc; i++) {
+		char *v = cell_text(st, i, false);
+
+		if (i)
+			fputc(',', o->f);
+		csv_field(o->f, v);
+		free(v);
+	}
+	fputs("\r\n", o->f);
+}
+
+static void csv_header(struct output *o, sqlite3_stmt *st, int nth)
+{
+	int nc = sqlite3_column_count(st);
+
+	if (nth < 31 && (o->headers_done >> nth) & 1)
+		return;
+	if (nth < 31)
+		o->headers_done |= 1 << nth;
+	if (o->windowed)
+		fputs("window_start,", o->f);
+	for (int i = 0; i < nc; i++) {
+		if (i)
+			fputc(',', o->f);
+		csv_field(o->f, sqlite3_column_name(st, i));
+	}
+	fputs("\r\n", o->f);
+}
+
+/* table mode: buffered rows */
+struct grid {
+	int nc, nr, cap;
+	char **cells;      /* nr * nc; NULL = SQL NULL */
+	bool *numeric;     /* per column: every non-NULL cell is a number */
+	int *width;
+};
+
+static int grid_add(struct grid *g, sqlite3_stmt *st)
+{
+	if (g->nr == g->cap) {
+		int ncap = g->cap ? g->cap * 2 : 64;
+		char **n = realloc(g->cells, (size_t)ncap * (size_t)g->nc * sizeof(*n));
+
+		if (!n)
+			return SQLITE_NOMEM;
+		g->cells = n;
+		g->cap = ncap;
+	}
+	for (int i = 0; i < g->nc; i++) {
+		int type = sqlite3_column_type(st, i);
+		char *v = cell_text(st, i, true);
+
+		g->cells[g->nr * g->nc + i] = v;
+		if (type != SQLITE_NULL && type != SQLITE_INTEGER && type != SQLITE_FLOAT)
+			g->numeric[i] = false;
+	}
+	g->nr++;
+	return SQLITE_OK;
+}
+
+static bool is_bars(const char *v)
+{
+	return v && strchr(v, '\n');
+}
+
+static void grid_print(struct output *o, struct grid *g, sqlite3_stmt *st, const char *window)
+{
+	bool any_bars = false;
+
+	for (int i = 0; i < g->nc; i++) {
+		g->width[i] = (int)strlen(sqlite3_column_name(st, i));
+		for (int r = 0; r < g->nr; r++) {
+			const char *v = g->cells[r * g->nc + i];
+
+			if (is_bars(v)) {
+				any_bars = true;
+				continue;
+			}
+			if (v && (int)strlen(v) > g->width[i])
+				g->width[i] = (int)strlen(v);
+		}
+	}
+	if (window)
+		fprintf(o->f, "-- window %s\n", window);
+	for (int i = 0; i < g->nc; i++)
+		fprintf(o->f, "%s%-*s", i ? "  " : "", i == g->nc - 1 && !g->numeric[i] ? 0 : g->width[i],
+			sqlite3_column_name(st, i));
+	fputc('\n', o->f);
+	for (int i = 0; i < g->nc; i++) {
+		fprintf(o->f, "%s", i ? "  " : "");
+		for (int k = 0; k < g->width[i]; k++)
+			fputc('-', o->f);
+	}
+	fputc('\n', o->f);
+	for (int r = 0; r < g->nr; r++) {
+		for (int i = 0; i < g->nc; i++) {
+			const char *v = g->cells[r * g->nc + i];
+			bool last = i == g->nc - 1;
+
+			if (is_bars(v))
+				v = "(histogram below)";
+			if (g->numeric[i])
+				fprintf(o->f, "%s%*s", i ? "  " : "", g->width[i], v ? v : "");
+			else
+				fprintf(o->f, "%s%-*s", i ? "  " : "", last ? 0 : g->width[i], v ? v : "");
+		}
+		fputc('\n', o->f);
+		for (int i = 0; any_bars && i < g->nc; i++)
+			if (is_bars(g->cells[r * g->nc + i]))
+				fprintf(o->f, "%s\n", g->cells[r * g->nc + i]);
+	}
+}
+
+static void grid_free(struct grid *g)
+{
+	for (int i = 0; i < g->nr * g->nc; i++)
+		free(g->cells[i]);
+	free(g->cells);
+	free(g->numeric);
+	free(g->width);
+}
+
+int output__statement(struct output *o, sqlite3_stmt *st, int nth, const char *window_start)
+{
+	const char *window = o->windowed ? window_start : NULL;
+	struct grid g = { .nc = sqlite3_column_count(st) };
+	int rc;
+
+	if (o->mode == OUT_TABLE) {
+		g.numeric = malloc((size_t)(g.nc + 1) * sizeof(bool));
+		g.width = malloc((size_t)(g.nc + 1) * sizeof(int));
+		if (!g.numeric || !g.width) {
+			grid_free(&g);
+			return SQLITE_NOMEM;
+		}
+		for (int i = 0; i < g.nc; i++)
+			g.numeric[i] = true;
+	}
+	if (o->mode == OUT_CSV && g.nc)
+		csv_header(o, st, nth);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (o->mode == OUT_TABLE)
+			rc = grid_add(&g, st);
+		else if (o->mode == OUT_CSV)
+			csv_row(o, st, window);
+		else
+			json_row(o, st, window);
+		if (rc != SQLITE_ROW && rc != SQLITE_OK)
+			break;
+	}
+	if (o->mode == OUT_TABLE && g.nc && (rc == SQLITE_DONE))
+		grid_print(o, &g, st, window);
+	grid_free(&g);
+	if (fflush(o->f) == EOF && errno == EPIPE)
+		o->broken_pipe = true;
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}

@@ -1,0 +1,28 @@
+/*
+ * repl/output.h - result formats: aligned table, CSV (RFC 4180) and JSON Lines.
+ */
+#ifndef PERF_SQL_OUTPUT_H
+#define PERF_SQL_OUTPUT_H
+#include <stdbool.h>
+#include <stdio.h>
+#include <sqlite3.h>
+
+enum out_mode { OUT_TABLE, OUT_CSV, OUT_JSON };
+
+struct output {
+	enum out_mode mode;
+	FILE *f;
+	bool windowed;          /* -i: a window_start column (csv/json) or a window line (table) */
+	int headers_done;       /* CSV: statements whose header was printed (bit per statement) */
+	bool broken_pipe;       /* the reader went away: stop quietly */
+};
+
+/* "table", "csv", "json" -> mode; -1 if unknown */
+int output__mode(const char *name);
+/*
+ * Steps stmt to the end and prints its rows. nth is the statement's index (CSV prints one
+ * header per statement for the whole run). Returns SQLITE_OK/SQLITE_DONE, or the error code
+ * (the message is in sqlite3_errmsg).
+ */
+int output__statement(struct output *o, sqlite3_stmt *stmt, int nth, const char *window_start);
+#endif

@@ -1,0 +1,65 @@
+/*
+ * sqlite/functions.c - the registry of SQL functions: one row per function, with its usage
+ * and summary, so --help, docs/functions.md and REPL completion come from the same table.
+ */
+#include <stddef.h>
+#include "sqlite/functions.h"
+
+#define SCALAR(n, a, f, u, s) { n, a, f, NULL, NULL, u, s }
+#define AGG(n, a, st, fi, u, s) { n, a, NULL, st, fi, u, s }
+
+static const struct sql_func sql_funcs[] = {
+	SCALAR("workload_pid", 0, workload_pid_func, "workload_pid()",
+	       "pid of the workload started with -- CMD (NULL without one)"),
+	AGG("log2_hist", -1, log2_hist_step, log2_hist_final, "log2_hist(V [, UNIT])",
+	    "power-of-2 histogram, bcc-style star bars"),
+	AGG("lin_hist", -1, lin_hist_step, lin_hist_final, "lin_hist(V, MIN, MAX, STEP [, UNIT])",
+	    "linear histogram with under- and overflow buckets"),
+	AGG("percentile", 2, percentile_step, percentile_final, "percentile(V, P)",
+	    "P-th percentile, exact up to 1M values, then a 1 % sketch"),
+	AGG("p50", 1, p50_step, percentile_final, "p50(V)", "median: percentile(V, 50)"),
+	AGG("p90", 1, p90_step, percentile_final, "p90(V)", "percentile(V, 90)"),
+	AGG("p95", 1, p95_step, percentile_final, "p95(V)", "percentile(V, 95)"),
+	AGG("p99", 1, p99_step, percentile_final, "p99(V)", "percentile(V, 99)"),
+	AGG("p999", 1, p999_step, percentile_final, "p999(V)", "percentile(V, 99.9)"),
+	AGG("stats", 1, stats_step, stats_final, "stats(V)",
+	    "count, min, avg, max, population stddev as text"),
+	AGG("heatmap", -1, heatmap_step, heatmap_final, "heatmap(TIME_NS, VALUE [, SLOT_NS])",
+	    "log2 latency histogram per time slot (default 1 s)"),
+	SCALAR("syscall_name", 1, syscall_name_func, "syscall_name(NR)",
+	       "x86_64 system call number -> name"),
+	SCALAR("errno_name", 1, errno_name_func, "errno_name(RET)",
+	       "-errno or errno -> 'ENOENT' (NULL if none)"),
+	SCALAR("ipv4", 1, ipv4_func, "ipv4(ADDR)", "4-byte blob or integer -> '127.0.0.1'"),
+	SCALAR("ipv6", 1, ipv6_func, "ipv6(ADDR)", "16-byte blob -> '2001:db8::1'"),
+	SCALAR("mac", 1, mac_func, "mac(ADDR)", "6-byte blob -> '02:42:ac:11:00:02'"),
+	SCALAR("task_state", 1, task_state_func, "task_state(PREV_STATE)",
+	       "sched_switch prev_state -> 'R', 'S', 'D', 'R+', ..."),
+	SCALAR("dur", 1, dur_func, "dur(NS)", "nanoseconds -> '512ns', '2.50us', '1.23ms', '4.00s'"),
+	SCALAR("ts", 1, ts_func, "ts(NS)",
+	       "CLOCK_MONOTONIC ns -> local RFC 3339 time with microseconds"),
+};
+
+const struct sql_func *sql_functions__table(int *nr_out)
+{
+	*nr_out = (int)(sizeof(sql_funcs) / sizeof(sql_funcs[0]));
+	return sql_funcs;
+}
+
+int sql_functions__register(sqlite3 *db, struct session *s)
+{
+	for (size_t i = 0; i < sizeof(sql_funcs) / sizeof(sql_funcs[0]); i++) {
+		const struct sql_func *f = &sql_funcs[i];
+		int flags = SQLITE_UTF8 | (f->step ? 0 : SQLITE_DETERMINISTIC);
+		int rc;
+
+		/* workload_pid() and friends depend on the session: not deterministic */
+		if (f->func == workload_pid_func)
+			flags = SQLITE_UTF8;
+		rc = sqlite3_create_function_v2(db, f->name, f->nr_args, flags, s, f->func,
+						f->step, f->final, NULL);
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}

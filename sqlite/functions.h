@@ -1,0 +1,72 @@
+/*
+ * sqlite/functions.h - SQL functions and aggregates, registered from one static table
+ * (sqlite/functions.c). Each function lives in the file of its SQL name.
+ */
+#ifndef PERF_SQL_FUNCTIONS_H
+#define PERF_SQL_FUNCTIONS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+struct session;
+
+/* One registry row: what --help, docs and the REPL's completion list. */
+struct sql_func {
+	const char *name;
+	int nr_args; /* -1: variadic */
+	void (*func)(sqlite3_context *, int, sqlite3_value **);   /* scalar */
+	void (*step)(sqlite3_context *, int, sqlite3_value **);   /* aggregate */
+	void (*final)(sqlite3_context *);                         /* aggregate */
+	const char *usage;
+	const char *summary;
+};
+
+/* Registers every row; user data of each function is the session (may be NULL in tests). */
+int sql_functions__register(sqlite3 *db, struct session *s);
+const struct sql_func *sql_functions__table(int *nr_out);
+
+/* scalar functions implemented outside sqlite/ helpers */
+void workload_pid_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+
+/* aggregates: sqlite/NAME.c */
+void log2_hist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void log2_hist_final(sqlite3_context *ctx);
+void lin_hist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void lin_hist_final(sqlite3_context *ctx);
+void percentile_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void p50_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void p90_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void p95_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void p99_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void p999_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void percentile_final(sqlite3_context *ctx);
+void stats_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void stats_final(sqlite3_context *ctx);
+void heatmap_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void heatmap_final(sqlite3_context *ctx);
+
+/* scalars: sqlite/NAME.c */
+void syscall_name_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void errno_name_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void ipv4_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void ipv6_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void mac_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void task_state_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void dur_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void ts_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+
+/* exact values kept per percentile() group before switching to the sketch (default 1000000;
+ * a negative n restores the default, 0 sketches from the first value) */
+void percentile_set_exact_cap(long n);
+
+/* C helpers behind the SQL functions, for the front end and other aggregates */
+const char *syscall_name_of(sqlite3_int64 nr);   /* NULL: no name */
+const char *errno_name_of(sqlite3_int64 ret);    /* NULL: no name */
+void dur_format(char *buf, size_t size, double ns);              /* "1.23ms" */
+int ts_format(char *buf, size_t size, int64_t mono_ns);          /* 0 or -EINVAL */
+/* a non-negative number as an integer; false with the SQL error set ("FNAME: value ...") */
+bool log2_value(sqlite3_context *ctx, sqlite3_value *val, const char *fname, uint64_t *out);
+/* a histogram UNIT argument into unit_out[32]; false with the SQL error set */
+bool hist_unit(sqlite3_context *ctx, sqlite3_value *val, const char *fname, char *unit_out);
+#endif

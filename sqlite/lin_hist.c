@@ -1,0 +1,157 @@
+/*
+ * lin_hist(V, MIN, MAX, STEP [, UNIT]) - aggregate: linear histogram, bpftrace's lhist().
+ *
+ *   SELECT lin_hist(ret, 0, 4096, 512, 'bytes') FROM syscalls_read;
+ *
+ * (1) Regular bucket k holds [MIN + k*STEP, MIN + (k+1)*STEP - 1] (the last one ends at MAX-1);
+ *     V < MIN goes to an underflow bucket ("< MIN"), V >= MAX to an overflow bucket (">= MAX").
+ * (2) MIN, MAX, STEP are integers taken from the first row; STEP > 0, MAX > MIN, and at most
+ *     100000 buckets, else an error naming the argument.
+ * (3) NULL is skipped; a non-numeric V is an error quoting the value; a REAL V counts as its
+ *     floor. Negative V is allowed (compare against MIN).
+ * (4) UNIT as for log2_hist(); the result is a HIST_MAGIC blob with the under- and overflow
+ *     buckets always stored; over no rows the result is NULL.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "sqlite/functions.h"
+#include "sqlite/hist_blob.h"
+
+struct lin_hist_state {
+	uint64_t *counts; /* nr: underflow, regular buckets, overflow */
+	uint32_t nr;
+	int64_t min, max, step;
+	char unit[HIST_UNIT_MAX + 1];
+	bool any;
+	bool failed;
+};
+
+static bool int_arg(sqlite3_context *ctx, sqlite3_value *val, const char *name, int64_t *out)
+{
+	char *msg;
+
+	if (sqlite3_value_numeric_type(val) == SQLITE_INTEGER) {
+		*out = sqlite3_value_int64(val);
+		return true;
+	}
+	msg = sqlite3_mprintf("lin_hist: %s '%.40s' is not an integer", name,
+			      (const char *)sqlite3_value_text(val));
+	sqlite3_result_error(ctx, msg ? msg : "lin_hist: out of memory", -1);
+	sqlite3_free(msg);
+	return false;
+}
+
+static bool lin_hist_setup(sqlite3_context *ctx, struct lin_hist_state *st, int argc,
+			   sqlite3_value **argv)
+{
+	uint64_t range, nr_regular;
+
+	if (!int_arg(ctx, argv[1], "min", &st->min) || !int_arg(ctx, argv[2], "max", &st->max) ||
+	    !int_arg(ctx, argv[3], "step", &st->step))
+		return false;
+	if (st->step <= 0 || st->max <= st->min) {
+		sqlite3_result_error(ctx, "lin_hist: need step > 0 and max > min", -1);
+		return false;
+	}
+	range = (uint64_t)st->max - (uint64_t)st->min; /* fits: max > min */
+	nr_regular = range / (uint64_t)st->step + (range % (uint64_t)st->step != 0);
+	if (nr_regular > HIST_LIN_NR_MAX) {
+		sqlite3_result_error(ctx, "lin_hist: more than 100000 buckets; raise step", -1);
+		return false;
+	}
+	if (argc == 5 && !hist_unit(ctx, argv[4], "lin_hist", st->unit))
+		return false;
+	st->nr = (uint32_t)nr_regular + 2;
+	st->counts = calloc(st->nr, sizeof(*st->counts));
+	if (!st->counts) {
+		sqlite3_result_error_nomem(ctx);
+		return false;
+	}
+	return true;
+}
+
+/* bucket of V, or -1 with the error set */
+static int64_t lin_bucket(sqlite3_context *ctx, const struct lin_hist_state *st,
+			  sqlite3_value *val)
+{
+	int type = sqlite3_value_numeric_type(val);
+	double d;
+	int64_t v;
+
+	if (type == SQLITE_INTEGER) {
+		v = sqlite3_value_int64(val);
+	} else if (type == SQLITE_FLOAT) {
+		d = floor(sqlite3_value_double(val));
+		if (d < (double)st->min)
+			return 0;
+		if (d >= (double)st->max)
+			return st->nr - 1;
+		v = (int64_t)d;
+	} else {
+		char *msg = sqlite3_mprintf("lin_hist: value '%.40s' is not a number",
+					    (const char *)sqlite3_value_text(val));
+
+		sqlite3_result_error(ctx, msg ? msg : "lin_hist: out of memory", -1);
+		sqlite3_free(msg);
+		return -1;
+	}
+	if (v < st->min)
+		return 0;
+	if (v >= st->max)
+		return st->nr - 1;
+	return 1 + (int64_t)(((uint64_t)v - (uint64_t)st->min) / (uint64_t)st->step);
+}
+
+void lin_hist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct lin_hist_state *st;
+	int64_t b;
+
+	if (argc < 4 || argc > 5) {
+		sqlite3_result_error(ctx, "lin_hist: usage: lin_hist(V, MIN, MAX, STEP [, UNIT])", -1);
+		return;
+	}
+	st = sqlite3_aggregate_context(ctx, sizeof(*st));
+	if (!st) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	if (st->failed)
+		return;
+	if (!st->counts && !lin_hist_setup(ctx, st, argc, argv)) {
+		st->failed = true;
+		return;
+	}
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	b = lin_bucket(ctx, st, argv[0]);
+	if (b < 0)
+		return;
+	st->counts[b]++;
+	st->any = true;
+}
+
+void lin_hist_final(sqlite3_context *ctx)
+{
+	struct lin_hist_state *st = sqlite3_aggregate_context(ctx, 0);
+	void *blob;
+	int len;
+
+	if (!st)
+		return;
+	if (st->any) {
+		blob = hist_blob__encode(HIST_LIN, st->unit, st->min, st->max, st->step, st->counts,
+					 st->nr, &len);
+		if (blob)
+			sqlite3_result_blob(ctx, blob, len, free);
+		else
+			sqlite3_result_error_nomem(ctx);
+	}
+	free(st->counts);
+	st->counts = NULL;
+}

@@ -1,0 +1,137 @@
+/*
+ * log2_hist(V [, UNIT]) - aggregate: power-of-two histogram of non-negative numbers, the
+ * histogram of bcc's runqlat/biolatency and bpftrace's hist().
+ *
+ *   SELECT comm, log2_hist(latency, 'ns') FROM rundelay_pairs GROUP BY comm;
+ *   SELECT * FROM hist_rows((SELECT log2_hist(x) FROM t));
+ *
+ * (1) Bucket 0 holds 0 and 1 and prints as "0 -> 1" (bcc); bucket i >= 1 holds [2^i, 2^(i+1)-1].
+ * (2) NULL is skipped; a negative, non-numeric or too large (>= 2^63) V is an error quoting the
+ *     value; numeric text converts as with SQLite affinity. A REAL V counts as its integer part.
+ * (3) UNIT (TEXT, at most 31 bytes, taken from the first row) names the values in the header
+ *     line; without it the header says "value".
+ * (4) The result is a HIST_MAGIC blob (sqlite/hist_blob.h) holding buckets 0..last non-empty;
+ *     over no rows (or only NULLs) the result is NULL. Render it with hist_to_text() or read
+ *     it with hist_rows().
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "sqlite/functions.h"
+#include "sqlite/hist_blob.h"
+
+struct log2_hist_state {
+	uint64_t counts[HIST_LOG2_NR];
+	char unit[HIST_UNIT_MAX + 1];
+	bool any;
+	bool unit_set;
+};
+
+/*
+ * Reads a non-negative integer; on failure sets the SQL error and returns false. Shared by
+ * the log2 aggregates (log2_hist, heatmap) through functions.h.
+ */
+bool log2_value(sqlite3_context *ctx, sqlite3_value *val, const char *fname, uint64_t *out)
+{
+	int type = sqlite3_value_numeric_type(val);
+	char *msg;
+
+	if (type == SQLITE_INTEGER) {
+		sqlite3_int64 i = sqlite3_value_int64(val);
+
+		if (i >= 0) {
+			*out = (uint64_t)i;
+			return true;
+		}
+		msg = sqlite3_mprintf("%s: value %lld is negative", fname, i);
+	} else if (type == SQLITE_FLOAT) {
+		double d = sqlite3_value_double(val);
+
+		if (d >= 0 && d < 9223372036854775808.0) {
+			*out = (uint64_t)d;
+			return true;
+		}
+		msg = sqlite3_mprintf("%s: value %!g is %s", fname, d,
+				      d < 0 ? "negative" : "out of range");
+	} else {
+		msg = sqlite3_mprintf("%s: value '%.40s' is not a number", fname,
+				      (const char *)sqlite3_value_text(val));
+	}
+	if (!msg) {
+		sqlite3_result_error_nomem(ctx);
+		return false;
+	}
+	sqlite3_result_error(ctx, msg, -1);
+	sqlite3_free(msg);
+	return false;
+}
+
+/* Takes UNIT from the first row; false (error set) when it is not a short text. */
+bool hist_unit(sqlite3_context *ctx, sqlite3_value *val, const char *fname, char *unit_out)
+{
+	const char *u;
+
+	if (sqlite3_value_type(val) == SQLITE_NULL)
+		return true;
+	u = (const char *)sqlite3_value_text(val);
+	if (sqlite3_value_type(val) != SQLITE_TEXT || !u || strlen(u) > HIST_UNIT_MAX) {
+		char *msg = sqlite3_mprintf("%s: unit must be a text of at most 31 bytes", fname);
+
+		sqlite3_result_error(ctx, msg ? msg : "unit must be a text of at most 31 bytes", -1);
+		sqlite3_free(msg);
+		return false;
+	}
+	strcpy(unit_out, u);
+	return true;
+}
+
+void log2_hist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct log2_hist_state *st;
+	uint64_t v;
+
+	if (argc < 1 || argc > 2) {
+		sqlite3_result_error(ctx, "log2_hist: usage: log2_hist(V [, UNIT])", -1);
+		return;
+	}
+	st = sqlite3_aggregate_context(ctx, sizeof(*st));
+	if (!st) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	if (!st->unit_set && argc == 2) {
+		if (!hist_unit(ctx, argv[1], "log2_hist", st->unit))
+			return;
+		st->unit_set = true;
+	}
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	if (!log2_value(ctx, argv[0], "log2_hist", &v))
+		return;
+	st->counts[hist_log2_bucket(v)]++;
+	st->any = true;
+}
+
+void log2_hist_final(sqlite3_context *ctx)
+{
+	struct log2_hist_state *st = sqlite3_aggregate_context(ctx, 0);
+	uint32_t nr = 0;
+	void *blob;
+	int len;
+
+	if (!st || !st->any)
+		return; /* NULL */
+	for (uint32_t i = 0; i < HIST_LOG2_NR; i++)
+		if (st->counts[i])
+			nr = i + 1;
+	blob = hist_blob__encode(HIST_LOG2, st->unit, 0, 0, 0, st->counts, nr, &len);
+	if (!blob) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	sqlite3_result_blob(ctx, blob, len, free);
+}

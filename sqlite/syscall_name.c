@@ -1,0 +1,45 @@
+/*
+ * syscall_name(NR) - scalar: the x86_64 system call name of NR, as raw_syscalls:sys_enter's
+ * id field carries it.
+ *
+ *   SELECT syscall_name(id) AS syscall, count(*) FROM syscall_pairs GROUP BY id;
+ *   -- syscall_name(0) = 'read', syscall_name(231) = 'exit_group'
+ *
+ * (1) The table is generated at build time from the kernel UAPI header
+ *     (scripts/gen-syscalls.sh -> build/gen/syscalls.h), so it follows the installed headers.
+ * (2) NULL gives NULL; an integer with no name (negative, a gap, past the table) gives NULL,
+ *     so GROUP BY still works and coalesce(syscall_name(id), id) keeps the number.
+ * (3) A non-integer NR is an error quoting the value.
+ */
+#include <sqlite3.h>
+
+#include "sqlite/functions.h"
+#include "syscalls.h" /* build/gen: static const char *const syscall_names[] */
+
+#define NR_SYSCALL_NAMES ((sqlite3_int64)(sizeof(syscall_names) / sizeof(syscall_names[0])))
+
+const char *syscall_name_of(sqlite3_int64 nr)
+{
+	if (nr < 0 || nr >= NR_SYSCALL_NAMES)
+		return NULL;
+	return syscall_names[nr];
+}
+
+void syscall_name_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *name;
+
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	if (sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER) {
+		char *msg = sqlite3_mprintf("syscall_name: '%.40s' is not an integer",
+					    (const char *)sqlite3_value_text(argv[0]));
+
+		sqlite3_result_error(ctx, msg ? msg : "syscall_name: out of memory", -1);
+		sqlite3_free(msg);
+		return;
+	}
+	name = syscall_name_of(sqlite3_value_int64(argv[0]));
+	if (name)
+		sqlite3_result_text(ctx, name, -1, SQLITE_STATIC);
+}

@@ -1,0 +1,17 @@
+# perf_sql_events lists every tracepoint; --schema shows a table's columns with types.
+. "$(dirname "$0")/lib.sh"; need_root
+n=$(ls -d /sys/kernel/tracing/events/*/*/ | wc -l)
+eq "$(q "select count(*) from perf_sql_events")" "$n" "catalog rows = tracefs event directories"
+eq "$(q "select name, kind from perf_sql_events where system = 'sched' and event = 'sched_switch'")" \
+	"sched_switch,tracepoint" "sched_switch row"
+f=$(q "select fields from perf_sql_events where name = 'sched_switch'")
+[[ "$f" == *"prev_comm char[16]"*"next_pid pid_t"* ]] || fail "fields: $f"
+echo "ok: fields $f"
+s=$(q --schema sched_switch | tr '\n' ' ')
+[[ "$s" == "_time,INTEGER _cpu,INTEGER _pid,INTEGER _tid,INTEGER _comm,TEXT _period,INTEGER time,INTEGER cpu,INTEGER pid,INTEGER tid,INTEGER comm,TEXT prev_comm,TEXT prev_pid,INTEGER"* ]] ||
+	fail "schema: $s"
+echo "ok: schema"
+# on sched_wakeup, comm and pid are the event's own fields (the woken task), not aliases
+s=$(q --schema sched_wakeup | tr '\n' ' ')
+[[ "$s" == *"time,INTEGER cpu,INTEGER tid,INTEGER comm,TEXT pid,INTEGER prio"* ]] || fail "wakeup schema: $s"
+echo "ok: sched_wakeup keeps its own comm/pid"

@@ -1,0 +1,25 @@
+# Bad input: one line naming what is wrong and how to fix it, a non-zero exit, no crash.
+. "$(dirname "$0")/lib.sh"; need_root
+check() { # EXPECTED_STATUS PATTERN ARGS...
+	local want=$1 pat=$2; shift 2
+	err=$("$PERF_SQL" "$@" 2>&1 >/dev/null); rc=$?
+	[ "$rc" = "$want" ] || fail "perf-sql $*: exit $rc, expected $want ($err)"
+	[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "perf-sql $*: more than one line: $err"
+	printf '%s\n' "$err" | grep -q -- "$pat" || fail "perf-sql $*: '$err' lacks '$pat'"
+	echo "ok: $err"
+}
+check 1 "did you mean: sched_switch" "select count(*) from sched_swich"
+check 1 "did you mean: sys_enter_write" "select * from sys_enter_wrte"
+check 1 "no such column: bogus; list a table's columns" "select bogus from sched_switch"
+check 1 'near "selec": syntax error' "selec 1"
+check 2 "unknown option '--bogus'" --bogus "select 1"
+check 2 "no such output format 'boxx'; choices: table csv json" -f boxx "select 1"
+check 2 "-d 'soon': expected a duration" -d soon "select 1"
+check 2 "no SQL given"
+check 2 "ring size must be a power of two" -m 3 "select count(*) from sched_switch"
+check 1 "cannot run 'no-such-cmd-xyz': No such file or directory" "select count(*) from sched_switch" -- no-such-cmd-xyz
+check 1 "no such table: nosuch" --schema nosuch
+# nothing left behind: no perf-sql filters in tracefs, no stray children
+! grep -l . /sys/kernel/tracing/events/sched/sched_switch/filter 2>/dev/null | xargs -r grep -q common_pid ||
+	fail "a filter was left in tracefs"
+echo "ok: no tracefs filter left"

@@ -1,0 +1,12 @@
+# tests/live/lib.sh - helpers for live tests (sourced). PERF_SQL, WL (workloads dir) are set
+# by tests/run.sh. A test exits 0 (pass), 77 (skip, last line = reason) or 1 (fail).
+set -u
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "$*"; exit 77; }
+need_root() { [ "$(id -u)" = 0 ] || skip "needs root (perf_event_open of tracepoints)"; }
+# eq ACTUAL EXPECTED WHAT
+eq() { [ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"; echo "ok: $3 = $2"; }
+# between VALUE LOW HIGH WHAT
+between() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ] || fail "$4: got $1, expected $2..$3"; echo "ok: $4 = $1 (in $2..$3)"; }
+# q ARGS...: run perf-sql with CSV output, print the rows without the header
+q() { "$PERF_SQL" --csv "$@" | tail -n +2 | tr -d '\r'; }

@@ -1,0 +1,13 @@
+# N pipe round trips between two tasks pinned to one CPU: only one of them runs at a time and
+# both run in every round trip, so each round trip is at least 2 switches out of the pair;
+# other tasks on that CPU (perf-sql's own wakeups) add a few, never many.
+. "$(dirname "$0")/lib.sh"; need_root
+n=2000
+out=$(q "select count(*) from sched_switch where prev_comm = 'pingpong'" \
+      -- "$WL/pingpong" -c 0 $n) || fail "perf-sql failed"
+between "$out" $((2 * n)) $((2 * n + 20)) "switches out of the pair (per-task events)"
+out=$(q -a "select count(*) from sched_switch where prev_comm = 'pingpong'" \
+      -- "$WL/pingpong" -c 0 $n) || fail "perf-sql -a failed"
+between "$out" $((2 * n)) $((2 * n + 20)) "switches out of the pair (-a, system-wide)"
+out=$(q "select comm, count(*) from sched_switch group by comm" -- "$WL/pingpong" -c 0 $n) || fail "perf-sql failed"
+eq "${out%,*}" "pingpong" "the only comm of a workload's tree"

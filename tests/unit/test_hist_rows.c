@@ -1,0 +1,103 @@
+/*
+ * tests/unit/test_hist_rows.c - hist_rows() as a table-valued function: columns, NULL and bad
+ * arguments, the missing argument, use in a join (numbers refer to vtab/hist_rows.c).
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "sqlite/functions.h"
+#include "vtab/hist_rows.h"
+#include "tests/unit/t.h"
+
+static sqlite3 *db;
+static char out[8192];
+
+/* the first column of the first row as text: "NULL", "NO ROWS" or "ERROR: <message>" */
+static const char *q(const char *sql)
+{
+	sqlite3_stmt *stmt;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
+
+	if (rc != SQLITE_OK) {
+		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+		return out;
+	}
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_type(stmt, 0) == SQLITE_NULL)
+		snprintf(out, sizeof(out), "NULL");
+	else if (rc == SQLITE_ROW)
+		snprintf(out, sizeof(out), "%s", (const char *)sqlite3_column_text(stmt, 0));
+	else if (rc == SQLITE_DONE)
+		snprintf(out, sizeof(out), "NO ROWS");
+	else
+		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(stmt);
+	return out;
+}
+
+#define Q(sql, want)                                                                   \
+	do {                                                                           \
+		const char *got_ = q(sql);                                             \
+		T(!strcmp(got_, want), "%s\n  got:  %s\n  want: %s", sql, got_, want); \
+	} while (0)
+
+static void open_db(void)
+{
+	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
+	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
+}
+
+#define SEQ(n) "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < " #n ") "
+
+static void test_rows(void)
+{
+	/* (1) low/high inclusive, empty buckets between included; rowid is the bucket */
+	Q("SELECT group_concat(rowid || ':' || low || '-' || high || '=' || count, ' ') "
+	  "FROM hist_rows((SELECT log2_hist(column1) FROM (VALUES (2), (17))))",
+	  "1:2-3=1 2:4-7=0 3:8-15=0 4:16-31=1");
+	/* (2) bucket 0 is 0..1 */
+	Q("SELECT low || '-' || high || '=' || count FROM hist_rows((SELECT log2_hist(0)))", "0-1=1");
+	/* the hidden column is named h and may be given as a constraint */
+	Q("SELECT count(*) FROM hist_rows WHERE h = (SELECT log2_hist(7))", "1");
+	Q("SELECT typeof(low) || typeof(high) || typeof(count) FROM hist_rows("
+	  "(SELECT lin_hist(-1, 0, 10, 5)))", "nullintegerinteger");
+}
+
+static void test_arguments(void)
+{
+	/* (3) */
+	Q("SELECT count(*) FROM hist_rows(NULL)", "0");
+	Q("SELECT count(*) FROM hist_rows(x'00')",
+	  "ERROR: hist_rows: argument is not a histogram (log2_hist or lin_hist)");
+	Q("SELECT count(*) FROM hist_rows('PSQLHIST')",
+	  "ERROR: hist_rows: argument is not a histogram (log2_hist or lin_hist)");
+	/* a truncated blob is rejected by its length check */
+	Q("SELECT count(*) FROM hist_rows((SELECT substr(log2_hist(100), 1, 50)))",
+	  "ERROR: hist_rows: argument is not a histogram (log2_hist or lin_hist)");
+	Q("SELECT count(*) FROM hist_rows", "ERROR: hist_rows: missing argument H");
+}
+
+/* one histogram per group, unnested with a join */
+static void test_join(void)
+{
+	Q(SEQ(20) ", g AS (SELECT x % 3 AS k, log2_hist(x) AS h FROM s GROUP BY 1) "
+		  "SELECT group_concat(k || ':' || low || '=' || count, ' ') FROM g, hist_rows(g.h) "
+		  "WHERE count > 0",
+	  "0:2=1 0:4=1 0:8=3 0:16=1 1:0=1 1:4=2 1:8=2 1:16=2 2:2=1 2:4=1 2:8=3 2:16=2");
+}
+
+int main(void)
+{
+	open_db();
+	T(hist_rows__register(db) == SQLITE_OK, "register hist_rows");
+	RUN(test_rows);
+	RUN(test_arguments);
+	RUN(test_join);
+	sqlite3_close(db);
+	return t_done("hist_rows");
+}

@@ -1,0 +1,145 @@
+/*
+ * tests/unit/test_lin_hist.c - lin_hist() through SQL: bucket bounds, under- and overflow,
+ * text and JSON rendering, argument errors (numbers refer to sqlite/lin_hist.c).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "sqlite/functions.h"
+#include "sqlite/hist.h"
+#include "vtab/hist_rows.h"
+#include "tests/unit/t.h"
+
+static sqlite3 *db;
+static char out[8192];
+
+/* the first column of the first row as text: "NULL", "NO ROWS" or "ERROR: <message>" */
+static const char *q(const char *sql)
+{
+	sqlite3_stmt *stmt;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
+
+	if (rc != SQLITE_OK) {
+		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+		return out;
+	}
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_type(stmt, 0) == SQLITE_NULL)
+		snprintf(out, sizeof(out), "NULL");
+	else if (rc == SQLITE_ROW)
+		snprintf(out, sizeof(out), "%s", (const char *)sqlite3_column_text(stmt, 0));
+	else if (rc == SQLITE_DONE)
+		snprintf(out, sizeof(out), "NO ROWS");
+	else
+		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(stmt);
+	return out;
+}
+
+#define Q(sql, want)                                                                   \
+	do {                                                                           \
+		const char *got_ = q(sql);                                             \
+		T(!strcmp(got_, want), "%s\n  got:  %s\n  want: %s", sql, got_, want); \
+	} while (0)
+
+static void open_db(void)
+{
+	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
+	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
+}
+
+static const char *qhist(const char *sql, bool json)
+{
+	sqlite3_stmt *stmt;
+	const void *blob;
+	char *s;
+	int len;
+
+	snprintf(out, sizeof(out), "ERROR");
+	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
+		return out;
+	if (sqlite3_step(stmt) == SQLITE_ROW) {
+		blob = sqlite3_column_blob(stmt, 0);
+		len = sqlite3_column_bytes(stmt, 0);
+		T(hist_is(blob, len), "%s: hist_is", sql);
+		s = json ? hist_to_json(blob, len) : hist_to_text(blob, len);
+		snprintf(out, sizeof(out), "%s", s ? s : "NULL");
+		free(s);
+	}
+	sqlite3_finalize(stmt);
+	return out;
+}
+
+#define SEQ(n) "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < " #n ") "
+
+/* (1) regular buckets of width STEP, under- and overflow buckets */
+static void test_buckets(void)
+{
+	Q(SEQ(100) "SELECT group_concat(ifnull(low, '-') || '..' || ifnull(high, '+') || '=' || count, ' ') "
+		   "FROM hist_rows((SELECT lin_hist(x - 11, 0, 50, 10) FROM s))",
+	  "-..-1=10 0..9=10 10..19=10 20..29=10 30..39=10 40..49=10 50..+=40");
+	/* the last regular bucket ends at MAX-1 when STEP does not divide MAX-MIN */
+	Q("SELECT group_concat(low || '..' || high || '=' || count, ' ') FROM hist_rows("
+	  "(SELECT lin_hist(column1, 0, 25, 10) FROM (VALUES (0), (24), (21))))",
+	  "0..9=1 10..19=0 20..24=2");
+	/* negative values and REAL floors */
+	Q("SELECT group_concat(low || '=' || count, ' ') FROM hist_rows("
+	  "(SELECT lin_hist(column1, -20, 20, 10) FROM (VALUES (-20), (-0.5), (0), (9.99))))",
+	  "-20=1 -10=1 0=2");
+}
+
+static void test_text_json(void)
+{
+	const char *want =
+		"     bytes         : count    distribution\n"
+		"        < 0        : 10       |**********                              |\n"
+		"        0          : 10       |**********                              |\n"
+		"        10         : 10       |**********                              |\n"
+		"        20         : 10       |**********                              |\n"
+		"        30         : 10       |**********                              |\n"
+		"        40         : 10       |**********                              |\n"
+		"        >= 50      : 40       |****************************************|\n";
+	const char *got = qhist(SEQ(100) "SELECT lin_hist(x - 11, 0, 50, 10, 'bytes') FROM s", false);
+
+	T(!strcmp(got, want), "text:\n%s\nwant:\n%s", got, want);
+	got = qhist("SELECT lin_hist(column1, 0, 100, 10) FROM (VALUES (15), (-1), (35))", true);
+	T(!strcmp(got, "[{\"low\":null,\"high\":-1,\"count\":1},{\"low\":0,\"high\":9,\"count\":0},"
+		       "{\"low\":10,\"high\":19,\"count\":1},{\"low\":20,\"high\":29,\"count\":0},"
+		       "{\"low\":30,\"high\":39,\"count\":1}]"),
+	  "json: %s", got);
+	/* wide labels shrink the bars, lines stay within 80 columns */
+	got = qhist("SELECT lin_hist(column1, -9000000000000000000, 9000000000000000000, "
+		    "1000000000000000000) FROM (VALUES (-9000000000000000000), (0))", false);
+	T(strstr(got, "        -9000000000000000000 : 1        |**************************************|\n") ==
+		  strchr(got, '\n') + 1,
+	  "wide text (38 stars, 80 columns): %s", got);
+}
+
+/* (2), (3) argument and value errors */
+static void test_errors(void)
+{
+	Q("SELECT lin_hist(1, 0, 10, 0)", "ERROR: lin_hist: need step > 0 and max > min");
+	Q("SELECT lin_hist(1, 10, 10, 1)", "ERROR: lin_hist: need step > 0 and max > min");
+	Q("SELECT lin_hist(1, 0, 1000000, 1)", "ERROR: lin_hist: more than 100000 buckets; raise step");
+	Q("SELECT lin_hist(1, 'a', 10, 1)", "ERROR: lin_hist: min 'a' is not an integer");
+	Q("SELECT lin_hist(1, 0, 10.5, 1)", "ERROR: lin_hist: max '10.5' is not an integer");
+	Q("SELECT lin_hist('x', 0, 10, 1)", "ERROR: lin_hist: value 'x' is not a number");
+	Q("SELECT lin_hist(1, 0, 10)", "ERROR: lin_hist: usage: lin_hist(V, MIN, MAX, STEP [, UNIT])");
+	Q("SELECT lin_hist(NULL, 0, 10, 1)", "NULL");
+	Q("SELECT lin_hist(1, 0, 10, 1, 'a-unit-name-that-is-far-too-long')",
+	  "ERROR: lin_hist: unit must be a text of at most 31 bytes");
+}
+
+int main(void)
+{
+	open_db();
+	T(hist_rows__register(db) == SQLITE_OK, "register hist_rows");
+	RUN(test_buckets);
+	RUN(test_text_json);
+	RUN(test_errors);
+	sqlite3_close(db);
+	return t_done("lin_hist");
+}

@@ -1,0 +1,175 @@
+/*
+ * tests/unit/test_log2_hist.c - log2_hist() through SQL: the required buckets of 1..1000, the
+ * bcc text layout, JSON, NULL and error handling (numbers refer to sqlite/log2_hist.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "sqlite/functions.h"
+#include "sqlite/hist.h"
+#include "vtab/hist_rows.h"
+#include "tests/unit/t.h"
+
+static sqlite3 *db;
+static char out[8192];
+
+/* the first column of the first row as text: "NULL", "NO ROWS" or "ERROR: <message>" */
+static const char *q(const char *sql)
+{
+	sqlite3_stmt *stmt;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
+
+	if (rc != SQLITE_OK) {
+		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+		return out;
+	}
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_type(stmt, 0) == SQLITE_NULL)
+		snprintf(out, sizeof(out), "NULL");
+	else if (rc == SQLITE_ROW)
+		snprintf(out, sizeof(out), "%s", (const char *)sqlite3_column_text(stmt, 0));
+	else if (rc == SQLITE_DONE)
+		snprintf(out, sizeof(out), "NO ROWS");
+	else
+		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(stmt);
+	return out;
+}
+
+#define Q(sql, want)                                                                   \
+	do {                                                                           \
+		const char *got_ = q(sql);                                             \
+		T(!strcmp(got_, want), "%s\n  got:  %s\n  want: %s", sql, got_, want); \
+	} while (0)
+
+static void open_db(void)
+{
+	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
+	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
+}
+
+/* renders the blob of the first row with hist_to_text (json false) or hist_to_json */
+static const char *qhist(const char *sql, bool json)
+{
+	sqlite3_stmt *stmt;
+	const void *blob;
+	char *s;
+	int len;
+
+	snprintf(out, sizeof(out), "ERROR");
+	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
+		return out;
+	if (sqlite3_step(stmt) == SQLITE_ROW) {
+		blob = sqlite3_column_blob(stmt, 0);
+		len = sqlite3_column_bytes(stmt, 0);
+		T(hist_is(blob, len), "%s: hist_is", sql);
+		s = json ? hist_to_json(blob, len) : hist_to_text(blob, len);
+		snprintf(out, sizeof(out), "%s", s ? s : "NULL");
+		free(s);
+	}
+	sqlite3_finalize(stmt);
+	return out;
+}
+
+static bool lines_fit(const char *s, size_t cols)
+{
+	for (const char *nl; *s; s = nl + 1) {
+		nl = strchr(s, '\n');
+		if (!nl || (size_t)(nl - s) > cols)
+			return false;
+	}
+	return true;
+}
+
+#define SEQ(n) "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < " #n ") "
+
+/* the required buckets of 1..1000: [1]=1 (bucket 0, "0 -> 1"), [2,3]=2, ..., [512,1023]=489 */
+static void test_buckets_1_to_1000(void)
+{
+	Q(SEQ(1000) "SELECT group_concat(low || '-' || high || '=' || count, ' ') "
+		    "FROM hist_rows((SELECT log2_hist(x) FROM s))",
+	  "0-1=1 2-3=2 4-7=4 8-15=8 16-31=16 32-63=32 64-127=64 128-255=128 256-511=256 "
+	  "512-1023=489");
+	Q(SEQ(1000) "SELECT sum(count) FROM hist_rows((SELECT log2_hist(x) FROM s))", "1000");
+}
+
+/* (3) bcc's print_log2_hist layout, 40 stars for the largest bucket, <= 80 columns */
+static void test_text(void)
+{
+	const char *want =
+		"     ns                  : count    distribution\n"
+		"         0 -> 1          : 1        |                                        |\n"
+		"         2 -> 3          : 2        |                                        |\n"
+		"         4 -> 7          : 4        |                                        |\n"
+		"         8 -> 15         : 8        |                                        |\n"
+		"        16 -> 31         : 16       |*                                       |\n"
+		"        32 -> 63         : 32       |**                                      |\n"
+		"        64 -> 127        : 64       |*****                                   |\n"
+		"       128 -> 255        : 128      |**********                              |\n"
+		"       256 -> 511        : 256      |********************                    |\n"
+		"       512 -> 1023       : 489      |****************************************|\n";
+	const char *got = qhist(SEQ(1000) "SELECT log2_hist(x, 'ns') FROM s", false);
+
+	T(!strcmp(got, want), "text of 1..1000:\n%s\nwant:\n%s", got, want);
+	T(lines_fit(got, 80), "lines fit 80 columns");
+	/* no unit: "value"; 2^62 needs the wide layout (bucket 62 > 32), still <= 80 columns */
+	got = qhist("SELECT log2_hist(column1) FROM (VALUES (0), (4611686018427387904))", false);
+	T(!strncmp(got, "               value                         : count    distribution\n", 69),
+	  "wide header: %s", got);
+	T(strstr(got, "                   0 -> 1                    : 1        |********************|\n") != NULL,
+	  "wide bucket 0: %s", got);
+	T(strstr(got, " 4611686018427387904 -> 9223372036854775807  : 1        |") != NULL,
+	  "bucket 62 ends at INT64_MAX: %s", got);
+	T(lines_fit(got, 80), "wide lines fit 80 columns");
+}
+
+/* hist_to_json: first..last non-empty bucket, empty ones between included */
+static void test_json(void)
+{
+	T(!strcmp(qhist("SELECT log2_hist(column1) FROM (VALUES (5), (6), (40))", true),
+		  "[{\"low\":4,\"high\":7,\"count\":2},{\"low\":8,\"high\":15,\"count\":0},"
+		  "{\"low\":16,\"high\":31,\"count\":0},{\"low\":32,\"high\":63,\"count\":1}]"),
+	  "json: %s", out);
+}
+
+/* (2) NULL skipped, errors quote the value; REAL counts as its integer part */
+static void test_values(void)
+{
+	Q("SELECT log2_hist(NULL)", "NULL");
+	Q("SELECT log2_hist(x) IS NULL FROM (SELECT 1 AS x WHERE 0)", "1");
+	Q("SELECT group_concat(low || '=' || count) FROM hist_rows("
+	  "(SELECT log2_hist(column1) FROM (VALUES (NULL), (0), (1), (3.9), (NULL))))",
+	  "0=2,2=1");
+	Q("SELECT log2_hist(column1) FROM (VALUES (1), (-5))", "ERROR: log2_hist: value -5 is negative");
+	Q("SELECT log2_hist('abc')", "ERROR: log2_hist: value 'abc' is not a number");
+	Q("SELECT log2_hist(-0.5)", "ERROR: log2_hist: value -0.5 is negative");
+	Q("SELECT log2_hist(1e300)", "ERROR: log2_hist: value 1.0e+300 is out of range");
+	/* text that looks like a number converts, as with SQLite's numeric affinity */
+	Q("SELECT low FROM hist_rows((SELECT log2_hist('12')))", "8");
+	Q("SELECT log2_hist(1, 2)", "ERROR: log2_hist: unit must be a text of at most 31 bytes");
+	Q("SELECT log2_hist(1, 2, 3)", "ERROR: log2_hist: usage: log2_hist(V [, UNIT])");
+}
+
+/* GROUP BY gives one histogram per group */
+static void test_group_by(void)
+{
+	Q(SEQ(100) ", h AS (SELECT x % 2 AS odd, log2_hist(x) AS h FROM s GROUP BY 1) "
+		   "SELECT group_concat(odd || ':' || low || '=' || count, ' ') "
+		   "FROM h, hist_rows(h.h) WHERE low >= 32",
+	  "0:32=16 0:64=19 1:32=16 1:64=18");
+}
+
+int main(void)
+{
+	open_db();
+	T(hist_rows__register(db) == SQLITE_OK, "register hist_rows");
+	RUN(test_buckets_1_to_1000);
+	RUN(test_text);
+	RUN(test_json);
+	RUN(test_values);
+	RUN(test_group_by);
+	sqlite3_close(db);
+	return t_done("log2_hist");
+}

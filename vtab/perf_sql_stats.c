@@ -1,0 +1,155 @@
+/*
+ * vtab/perf_sql_stats.c - what the current window received and lost, per table and CPU.
+ *
+ *   SELECT "table", sum(received), sum(lost) FROM perf_sql_stats GROUP BY 1;
+ *
+ * Schema: table, cpu, received (rows stored), lost (PERF_FORMAT_LOST deltas, or the sum of
+ * PERF_RECORD_LOST if higher, plus rows refused past --max-memory), window_start (RFC 3339).
+ * The numbers are those of the window the statement runs on.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "core/session.h"
+#include "vtab/tp_table.h"
+
+enum { ST_COL_TABLE, ST_COL_CPU, ST_COL_RECEIVED, ST_COL_LOST, ST_COL_WINDOW };
+
+struct st_vtab {
+	sqlite3_vtab base;
+	struct session *s;
+};
+
+struct st_cursor {
+	sqlite3_vtab_cursor base;
+	int idx;   /* source * nr_cpus + cpu */
+};
+
+void format_rfc3339(unsigned long long ns, char *buf, unsigned long len)
+{
+	time_t secs = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+	char zone[8];
+	size_t n;
+
+	localtime_r(&secs, &tm);
+	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	strftime(zone, sizeof(zone), "%z", &tm);   /* +0000 -> +00:00 */
+	snprintf(buf + n, len - n, ".%03llu%.3s:%.2s", ns / 1000000ull % 1000, zone, zone + 3);
+}
+
+static int stats_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+			 sqlite3_vtab **out, char **pzErr)
+{
+	struct st_vtab *vt;
+	int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(\"table\" TEXT, cpu INTEGER, "
+					  "received INTEGER, lost INTEGER, window_start TEXT)");
+
+	if (rc != SQLITE_OK)
+		return rc;
+	vt = sqlite3_malloc64(sizeof(*vt));
+	if (!vt)
+		return SQLITE_NOMEM;
+	memset(vt, 0, sizeof(*vt));
+	vt->s = aux;
+	*out = &vt->base;
+	return SQLITE_OK;
+}
+
+static int stats_disconnect(sqlite3_vtab *vt)
+{
+	sqlite3_free(vt);
+	return SQLITE_OK;
+}
+
+static int stats_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
+{
+	info->estimatedCost = 10;
+	return SQLITE_OK;
+}
+
+static int stats_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+{
+	struct st_cursor *c = sqlite3_malloc64(sizeof(*c));
+
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int stats_close(sqlite3_vtab_cursor *c)
+{
+	sqlite3_free(c);
+	return SQLITE_OK;
+}
+
+static int stats_filter(sqlite3_vtab_cursor *c, int n, const char *s, int argc, sqlite3_value **v)
+{
+	((struct st_cursor *)c)->idx = 0;
+	return SQLITE_OK;
+}
+
+static int stats_next(sqlite3_vtab_cursor *c)
+{
+	((struct st_cursor *)c)->idx++;
+	return SQLITE_OK;
+}
+
+static int stats_eof(sqlite3_vtab_cursor *c)
+{
+	struct session *s = ((struct st_vtab *)c->pVtab)->s;
+
+	/* before collection starts (while planning) there is nothing to report */
+	return !s->started || ((struct st_cursor *)c)->idx >= s->nr_src * s->nr_cpus;
+}
+
+static int stats_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
+{
+	struct session *s = ((struct st_vtab *)c->pVtab)->s;
+	int idx = ((struct st_cursor *)c)->idx, cpu = idx % s->nr_cpus;
+	struct source *src = s->src[idx / s->nr_cpus];
+	char when[64];
+
+	switch (col) {
+	case ST_COL_TABLE:
+		sqlite3_result_text(ctx, src->ev->short_unique ? src->ev->name : src->ev->full, -1,
+				    SQLITE_STATIC);
+		break;
+	case ST_COL_CPU: sqlite3_result_int(ctx, s->cpu_num[cpu]); break;
+	case ST_COL_RECEIVED: sqlite3_result_int64(ctx, (sqlite3_int64)src->received[cpu]); break;
+	case ST_COL_LOST: sqlite3_result_int64(ctx, (sqlite3_int64)src->lost[cpu]); break;
+	case ST_COL_WINDOW:
+		format_rfc3339(s->window_start_ns, when, sizeof(when));
+		sqlite3_result_text(ctx, when, -1, SQLITE_TRANSIENT);
+		break;
+	}
+	return SQLITE_OK;
+}
+
+static int stats_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *rowid)
+{
+	*rowid = ((struct st_cursor *)c)->idx + 1;
+	return SQLITE_OK;
+}
+
+static const sqlite3_module stats_module = {
+	.xCreate = NULL,   /* eponymous-only */
+	.xConnect = stats_connect,
+	.xBestIndex = stats_best_index,
+	.xDisconnect = stats_disconnect,
+	.xDestroy = stats_disconnect,
+	.xOpen = stats_open,
+	.xClose = stats_close,
+	.xFilter = stats_filter,
+	.xNext = stats_next,
+	.xEof = stats_eof,
+	.xColumn = stats_column,
+	.xRowid = stats_rowid,
+};
+
+int perf_sql_stats__register(sqlite3 *db, struct session *s)
+{
+	return sqlite3_create_module_v2(db, "perf_sql_stats", &stats_module, s, NULL);
+}
