@@ -34,3 +34,8 @@ int evsel__set_filter(struct perf_evsel *evsel, const char *filter)
 		}
 	return 0;
 }
+
+void evsel__set_system_wide(struct perf_evsel *evsel)
+{
+	evsel->system_wide = true;
+}

@@ -9,4 +9,6 @@ struct perf_evsel;
 int evsel__fd(struct perf_evsel *evsel, int cpu_idx, int thread);
 /* PERF_EVENT_IOC_SET_FILTER on every fd of evsel; 0 or -errno */
 int evsel__set_filter(struct perf_evsel *evsel, const char *filter);
+/* marks evsel as opened on every CPU whatever the evlist's threads (before set_maps) */
+void evsel__set_system_wide(struct perf_evsel *evsel);
 #endif

@@ -15,8 +15,10 @@
  *     and the window is cleared.
  * (5) perf-sql leaves itself out of system-wide tracepoints with the filter common_pid != self.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,7 @@
 #include <perf/evsel.h>
 #include <perf/mmap.h>
 #include <perf/threadmap.h>
+#include "core/kfilter.h"
 #include "core/perf_glue.h"
 #include "core/session.h"
 #include "core/tracefs.h"
@@ -48,6 +51,80 @@ uint64_t now_ns(int clock)
 
 static int libperf_quiet(enum libperf_print_level level, const char *fmt, va_list ap)
 {
+	return 0;
+}
+
+/* -C: the listed CPUs, each of which must be online */
+static int open_cpus(struct session *s, struct err *e)
+{
+	struct perf_cpu_map *online = perf_cpu_map__new(NULL);
+	char list[64] = "?";
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+
+	if (f) {
+		if (!fgets(list, sizeof(list), f))
+			list[0] = '\0';
+		list[strcspn(list, "\n")] = '\0';
+		fclose(f);
+	}
+	s->cpus = s->opts.cpu_list ? perf_cpu_map__new(s->opts.cpu_list) : perf_cpu_map__get(online);
+	if (!online || !s->cpus || perf_cpu_map__empty(s->cpus))
+		goto bad;
+	for (int i = 0; i < perf_cpu_map__nr(s->cpus); i++)
+		if (!perf_cpu_map__has(online, perf_cpu_map__cpu(s->cpus, i)))
+			goto bad;
+	perf_cpu_map__put(online);
+	return 0;
+bad:
+	perf_cpu_map__put(online);
+	err_set(e, -EINVAL, "-C %s: not a list of online CPUs", s->opts.cpu_list ? s->opts.cpu_list : "");
+	return err_hint(e, "online CPUs: %s (e.g. -C 0 or -C 0-1)", list);
+}
+
+static int add_tid(struct session *s, pid_t tid)
+{
+	pid_t *n = realloc(s->tids, (size_t)(s->nr_tids + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	s->tids = n;
+	s->tids[s->nr_tids++] = tid;
+	return 0;
+}
+
+/* -p PIDS (every thread of each) and -t TIDS -> s->tids; each must exist now */
+static int read_targets(struct session *s, struct err *e)
+{
+	const char *lists[2] = { s->opts.pid_list, s->opts.tid_list };
+
+	for (int k = 0; k < 2; k++) {
+		const char *p = lists[k];
+		char *end, path[64];
+
+		while (p && *p) {
+			long id = strtol(p, &end, 10);
+			struct dirent *d;
+			DIR *dir;
+
+			if (end == p || id <= 0 || (*end && *end != ','))
+				return err_set(e, -EINVAL, "%s %s: expected a comma-separated list of ids",
+					       k ? "-t" : "-p", lists[k]);
+			snprintf(path, sizeof(path), k ? "/proc/%ld/task/%ld" : "/proc/%ld/task", id, id);
+			if (access(path, F_OK)) {
+				err_set(e, -ESRCH, "%s %ld: no such %s", k ? "-t" : "-p", id,
+					k ? "thread" : "process");
+				return err_hint(e, "check it with: ps -p %ld", id);
+			}
+			if (k && add_tid(s, (pid_t)id))
+				return err_set(e, -ENOMEM, "out of memory");
+			for (dir = k ? NULL : opendir(path); dir && (d = readdir(dir));)
+				if (atoi(d->d_name) > 0 && add_tid(s, atoi(d->d_name)))
+					return err_set(e, -ENOMEM, "out of memory");
+			if (dir)
+				closedir(dir);
+			p = *end ? end + 1 : end;
+		}
+	}
 	return 0;
 }
 
@@ -75,11 +152,8 @@ struct session *session__new(const struct session_opts *opts, struct err *e)
 	s->cat = catalog__new(tracefs, e);
 	if (!s->cat)
 		goto fail;
-	s->cpus = perf_cpu_map__new(NULL);
-	if (!s->cpus) {
-		err_set(e, -ENOMEM, "cannot read the online CPUs");
+	if (open_cpus(s, e) || read_targets(s, e))
 		goto fail;
-	}
 	s->nr_cpus = perf_cpu_map__nr(s->cpus);
 	for (int i = 0; i < s->nr_cpus && i < 64; i++) {
 		int cpu = perf_cpu_map__cpu(s->cpus, i).cpu;
@@ -107,6 +181,17 @@ static void source__free(struct source *src)
 	free(src->received_all);
 	free(src->lost_all);
 	free(src);
+}
+
+static void set_task_fields(struct source *src)
+{
+	static const char *const names[] = { "pid", "prev_pid", "next_pid" };
+	int n = 0;
+
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < src->ev->nr_fields && n < 2; i++)
+			if (!strcmp(src->ev->fields[i].name, names[k]))
+				src->task_fields[n++] = names[k];
 }
 
 struct source *session__source(struct session *s, struct tp_event *ev, struct err *e)
@@ -137,6 +222,8 @@ struct source *session__source(struct session *s, struct tp_event *ev, struct er
 	if (!src->win || !src->received || !src->lost || !src->dropped || !src->count_seen ||
 	    !src->lost_records || !src->received_all || !src->lost_all)
 		goto nomem;
+	if (s->nr_tids && !strcmp(ev->system, "sched"))
+		set_task_fields(src);
 	s->src[s->nr_src++] = src;
 	return src;
 nomem:
@@ -149,6 +236,15 @@ void source__plan(struct source *src, bool raw, bool comm)
 {
 	src->need_raw |= raw;
 	src->need_comm |= comm;
+}
+
+void source__dry_scan(struct source *src, const char *filter)
+{
+	src->nr_scans++;
+	if (!filter || src->s->no_pushdown)
+		src->want_all = true;
+	else if (!kfilter__or(src->want_filter, sizeof(src->want_filter), filter))
+		src->want_all = true;   /* too long for one filter */
 }
 
 pid_t session__workload_pid(const struct session *s)
@@ -204,6 +300,16 @@ static void attr_common(struct session *s, struct perf_event_attr *a)
 		a->inherit = 1;
 		a->enable_on_exec = 1;
 	}
+	if (s->nr_tids)
+		a->inherit = 1;   /* follow threads the targets create from now on */
+}
+
+uint64_t source__sample_type(const struct source *src)
+{
+	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+		      PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+
+	return src->need_raw ? st | PERF_SAMPLE_RAW : st;
 }
 
 static struct perf_evsel *new_source_evsel(struct session *s, struct source *src)
@@ -214,10 +320,9 @@ static struct perf_evsel *new_source_evsel(struct session *s, struct source *src
 	a.type = PERF_TYPE_TRACEPOINT;
 	a.config = (uint64_t)src->ev->id;
 	a.sample_period = 1;
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-	if (src->need_raw)
-		a.sample_type |= PERF_SAMPLE_RAW;
+	a.sample_type = source__sample_type(src);
+	if (src->task_fields[0])
+		a.inherit = 0;
 	a.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	src->sample_type = a.sample_type;
 	return perf_evsel__new(&a);
@@ -248,10 +353,9 @@ static int cmp_id(const void *a, const void *b)
 
 static int add_ids(struct session *s, struct perf_evsel *evsel, struct source *src)
 {
+	int nthr = src && src->task_fields[0] ? 1 : perf_thread_map__nr(s->threads);
 	struct id_map *ids = s->ids;
 	int nr_ids = s->nr_ids;
-
-	int nthr = perf_thread_map__nr(s->threads);
 
 	for (int c = 0; c < s->nr_cpus; c++)
 		for (int t = 0; t < nthr; t++) {
@@ -287,6 +391,8 @@ static int open_events(struct session *s, struct err *e)
 		src->evsel = new_source_evsel(s, src);
 		if (!src->evsel)
 			return err_set(e, -ENOMEM, "out of memory");
+		if (src->task_fields[0])
+			evsel__set_system_wide(src->evsel);
 		perf_evlist__add(s->evlist, src->evsel);
 		need_comm |= src->need_comm;
 	}
@@ -302,7 +408,8 @@ static int open_events(struct session *s, struct err *e)
 	}
 	perf_evlist__set_maps(s->evlist, s->cpus, s->threads);
 	for (int i = 0; i < s->nr_src; i++) {
-		ret = perf_evsel__open(s->src[i]->evsel, s->cpus, s->threads);
+		ret = perf_evsel__open(s->src[i]->evsel, s->cpus,
+				       s->src[i]->task_fields[0] ? s->any_thread : s->threads);
 		if (ret)
 			return open_error(e, s->src[i]->ev->full, -ret);
 	}
@@ -323,32 +430,106 @@ static int open_events(struct session *s, struct err *e)
 	return 0;
 }
 
-static void set_self_filter(struct session *s)
+static void self_filter(struct session *s, char *buf, size_t len)
 {
-	char f[64];
+	buf[0] = '\0';
+	if ((!s->wl.pid || s->opts.all) && !s->nr_tids)
+		snprintf(buf, len, "common_pid != %d", (int)getpid());
+}
 
-	if (s->wl.pid && !s->opts.all)
-		return;
-	snprintf(f, sizeof(f), "common_pid != %d", (int)getpid());
-	for (int i = 0; i < s->nr_src; i++)
-		if (!evsel__set_filter(s->src[i]->evsel, f))
-			snprintf(s->src[i]->filter, sizeof(s->src[i]->filter), "%s", f);
+/* -p/-t on a scheduler event: "(prev_pid == T || next_pid == T ...)" [&& the query's filter] */
+static void task_filter(struct session *s, struct source *src, bool want)
+{
+	struct kfilter kf = { .len = 0 };
+	struct kf_value v[64];
+	int nr = s->nr_tids < 64 ? s->nr_tids : 64;
+	char one[sizeof(src->filter)];
+
+	src->filter[0] = '\0';
+	for (int i = 0; i < nr; i++)
+		v[i] = (struct kf_value){ .i = s->tids[i] };
+	for (int k = 0; k < 2 && src->task_fields[k]; k++) {
+		kf.len = 0;
+		kfilter__and(&kf, src->task_fields[k], KF_EQ, v, nr);
+		if (kfilter__str(&kf))
+			kfilter__or(src->filter, sizeof(src->filter), kfilter__str(&kf));
+	}
+	if (want && src->filter[0]) {
+		snprintf(one, sizeof(one), "%s", src->filter);
+		if ((size_t)snprintf(src->filter, sizeof(src->filter), "(%.1070s) && (%.1023s)", one,
+				     src->want_filter) >= sizeof(src->filter))
+			snprintf(src->filter, sizeof(src->filter), "%s", one);
+	}
+}
+
+/*
+ * Kernel filters: what the dry run asked for (when every scan asked for something), AND
+ * "common_pid != self" for system-wide events.
+ */
+void session__plan_filters(struct session *s)
+{
+	char self_f[64];
+
+	self_filter(s, self_f, sizeof(self_f));
+	for (int i = 0; i < s->nr_src; i++) {
+		struct source *src = s->src[i];
+		bool want = src->nr_scans && !src->want_all && src->want_filter[0];
+
+		if (src->task_fields[0]) {
+			task_filter(s, src, want);
+			continue;
+		}
+		if (want && self_f[0])
+			snprintf(src->filter, sizeof(src->filter), "(%s) && %s", src->want_filter, self_f);
+		else
+			snprintf(src->filter, sizeof(src->filter), "%s", want ? src->want_filter : self_f);
+	}
+}
+
+/* A filter the kernel rejects falls back to the self filter: SQLite checks every term anyway. */
+static void set_filters(struct session *s)
+{
+	char self_f[64];
+
+	session__plan_filters(s);
+	self_filter(s, self_f, sizeof(self_f));
+	for (int i = 0; i < s->nr_src; i++) {
+		struct source *src = s->src[i];
+
+		if (!src->filter[0] || !evsel__set_filter(src->evsel, src->filter))
+			continue;
+		src->filter_rejected = true;
+		snprintf(src->filter, sizeof(src->filter), "%s", self_f);
+		if (self_f[0] && evsel__set_filter(src->evsel, self_f))
+			src->filter[0] = '\0';
+	}
+}
+
+int session__fork(struct session *s, struct err *e)
+{
+	if (s->opts.workload && !s->wl.pid)
+		return workload__prepare(&s->wl, s->opts.workload, e);
+	return 0;
 }
 
 int session__start(struct session *s, struct err *e)
 {
 	int ret;
 
-	if (s->opts.workload && (ret = workload__prepare(&s->wl, s->opts.workload, e)))
+	if ((ret = session__fork(s, e)))
 		return ret;
-	s->threads = perf_thread_map__new_dummy();
-	if (!s->threads)
+	if (s->nr_tids)
+		s->threads = perf_thread_map__new_array(s->nr_tids, s->tids);
+	else
+		s->threads = perf_thread_map__new_dummy();
+	s->any_thread = perf_thread_map__new_dummy();
+	if (!s->threads || !s->any_thread)
 		return err_set(e, -ENOMEM, "out of memory");
 	if (s->wl.pid && !s->opts.all)
 		perf_thread_map__set_pid(s->threads, 0, s->wl.pid);
 	if (s->nr_src && (ret = open_events(s, e)))
 		return ret;
-	set_self_filter(s);
+	set_filters(s);
 	s->started = true;
 	s->window_start_ns = now_ns(CLOCK_REALTIME);
 	s->window_start_mono = now_ns(CLOCK_MONOTONIC);
@@ -536,6 +717,15 @@ static int end_window(struct session *s, window_fn fn, void *ctx)
 	return ret;
 }
 
+/* -p/-t: every target has exited (threads they created are followed while one lives) */
+static bool targets_gone(struct session *s)
+{
+	for (int i = 0; i < s->nr_tids; i++)
+		if (kill(s->tids[i], 0) == 0 || errno != ESRCH)
+			return false;
+	return s->nr_tids > 0;
+}
+
 static long ms_until(uint64_t deadline, uint64_t now)
 {
 	if (deadline == UINT64_MAX)
@@ -559,7 +749,7 @@ int session__run(struct session *s, window_fn on_window, void *ctx, struct err *
 		long timeout;
 
 		now = now_ns(CLOCK_MONOTONIC);
-		if (now >= stop_at || workload__poll(&s->wl))
+		if (now >= stop_at || workload__poll(&s->wl) || targets_gone(s))
 			break;
 		timeout = ms_until(next < stop_at ? next : stop_at, now);
 		if (timeout > 100)
@@ -604,6 +794,8 @@ void session__close(struct session *s)
 	comm_map__free(s->comms);
 	perf_cpu_map__put(s->cpus);
 	perf_thread_map__put(s->threads);
+	perf_thread_map__put(s->any_thread);
+	free(s->tids);
 	catalog__free(s->cat);
 	free(s);
 }

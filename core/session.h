@@ -24,6 +24,9 @@ struct session_opts {
 	bool all;                /* -a: whole system even with a workload */
 	char *const *workload;   /* -- CMD ARGS, or NULL */
 	size_t max_memory;       /* bytes of window data, --max-memory */
+	const char *cpu_list;    /* -C: "0,2-3" (NULL: every online CPU) */
+	const char *pid_list;    /* -p: processes (all their threads) */
+	const char *tid_list;    /* -t: threads */
 	long interval_ms;        /* -i: 0 = one window */
 	long duration_ms;        /* -d: 0 = until Ctrl-C / workload end */
 	int verbose;
@@ -37,8 +40,16 @@ struct source {
 	uint64_t sample_type;
 	bool need_raw;           /* a field column is read */
 	bool need_comm;          /* _comm / comm is read */
+	/* with -p/-t: scheduler events are opened on every CPU and filtered on the field that
+	 * names the task, because a per-task event misses the wakeup of a sleeping task */
+	const char *task_fields[2];
 	struct window *win;
-	char filter[256];        /* the kernel filter set on it ("" for none) */
+	/* kernel filter: the OR of what the dry run's scans asked for, unless one asked nothing */
+	char want_filter[1024];
+	bool want_all;           /* some scan needs every row: no filter from the query */
+	int nr_scans;            /* scans seen in the dry run */
+	char filter[2200];       /* the filter actually set ("" for none) */
+	bool filter_rejected;    /* the kernel refused want_filter: filtered in user space only */
 	/* per CPU index: this window's rows and losses (dropped: refused past --max-memory) */
 	uint64_t *received, *lost, *dropped, *lost_records;
 	/* per CPU index, cumulative: the kernel's event count at the last read, and ours */
@@ -62,6 +73,9 @@ struct session {
 	int cpu_num[1024];        /* stream index -> cpu number */
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
+	struct perf_thread_map *any_thread;   /* pid -1: system-wide events under -p/-t */
+	pid_t *tids;                 /* -p/-t targets, expanded to threads */
+	int nr_tids;
 	struct perf_evlist *evlist;
 	struct perf_evsel *sideband;
 	struct comm_map *comms;
@@ -70,6 +84,8 @@ struct session {
 	struct workload wl;
 	size_t budget;
 	bool started, collecting;
+	bool dry_run;                /* planning: statements run once over empty windows */
+	bool no_pushdown;            /* --no-pushdown (benchmarks): no query filter in the kernel */
 	uint64_t window_start_ns;    /* CLOCK_REALTIME of this window's start */
 	uint64_t window_start_mono;  /* CLOCK_MONOTONIC (perf clock) of the same */
 	int nr_windows;
@@ -84,7 +100,14 @@ void session__close(struct session *s);
 struct source *session__source(struct session *s, struct tp_event *ev, struct err *e);
 /* Plan: what columns a scan of src reads. Called from xBestIndex; only adds needs. */
 void source__plan(struct source *src, bool raw, bool comm);
-/* Forks the workload (if any), opens and maps every source, enables. */
+/* A dry-run scan of src asked for the kernel filter `filter` (NULL: it needs every row). */
+void source__dry_scan(struct source *src, const char *filter);
+/* The filter each source will get (src->filter), from the dry run; nothing is set yet. */
+void session__plan_filters(struct session *s);
+uint64_t source__sample_type(const struct source *src);
+/* Forks the workload (held before exec), so workload_pid() is known to the dry run. */
+int session__fork(struct session *s, struct err *e);
+/* Opens and maps every source, sets filters, enables, releases the workload. */
 int session__start(struct session *s, struct err *e);
 /*
  * Collects until stopped (signal, -d, workload exit), calling on_window at the end of each

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include "core/session.h"
 #include "repl/output.h"
 #include "sqlite/functions.h"
@@ -31,6 +32,8 @@ struct cli {
 	const char *sql;
 	const char *schema;     /* --schema TABLE */
 	const char *out_path;
+	bool explain;           /* --explain: print the plan, collect nothing */
+	bool no_pushdown;       /* --no-pushdown: benchmarks only */
 	char **workload;
 	sqlite3 *db;
 	sqlite3_stmt *stmts[32];
@@ -51,9 +54,16 @@ static const char usage_text[] =
 "      --csv, --json      shorthands for -f csv, -f json\n"
 "  -o, --output FILE      write results to FILE\n"
 "  -a, --all-cpus         with -- CMD: trace the whole system while CMD runs\n"
+"  -C, --cpu LIST         only these CPUs (0,2-3)\n"
+"  -p, --pid PIDS         only these processes (all their threads, and threads they create);\n"
+"                         scheduler events are taken on every CPU and filtered on the task\n"
+"                         fields (pid, prev_pid, next_pid), so wakeups are not missed\n"
+"  -t, --tid TIDS         only these threads\n"
 "  -m, --mmap-pages N     ring buffer pages per CPU, a power of two (default 64)\n"
 "      --max-memory SIZE  cap on one window's event data (default 256M)\n"
 "      --schema TABLE     print TABLE's columns and types, then exit\n"
+"      --explain          print the plan (events, sample_type, kernel filters), collect nothing\n"
+"      --no-pushdown      keep WHERE out of the kernel (for benchmarks)\n"
 "  -v, --verbose          say what is opened\n"
 "  -h, --help             this help\n"
 "      --version          print the version\n"
@@ -156,9 +166,14 @@ static void parse_args(struct cli *c, int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' + 256 },
 		{ "output", required_argument, NULL, 'o' },
 		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "max-memory", required_argument, NULL, 'M' + 256 },
 		{ "schema", required_argument, NULL, 'S' + 256 },
+		{ "explain", no_argument, NULL, 'E' + 256 },
+		{ "no-pushdown", no_argument, NULL, 'N' + 256 },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' + 256 },
@@ -176,7 +191,7 @@ static void parse_args(struct cli *c, int argc, char **argv)
 			break;
 		}
 	opterr = 0;
-	while ((opt = getopt_long(nargs, argv, ":d:i:f:o:am:vh", longs, NULL)) != -1) {
+	while ((opt = getopt_long(nargs, argv, ":d:i:f:o:aC:p:t:m:vh", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			c->so.duration_ms = parse_duration(optarg);
@@ -197,6 +212,9 @@ static void parse_args(struct cli *c, int argc, char **argv)
 		case 'J' + 256: c->out.mode = OUT_JSON; break;
 		case 'o': c->out_path = optarg; break;
 		case 'a': c->so.all = true; break;
+		case 'C': c->so.cpu_list = optarg; break;
+		case 'p': c->so.pid_list = optarg; break;
+		case 't': c->so.tid_list = optarg; break;
 		case 'm':
 			c->so.mmap_pages = (int)parse_long("-m", optarg, 1);
 			if (c->so.mmap_pages & (c->so.mmap_pages - 1)) {
@@ -212,6 +230,8 @@ static void parse_args(struct cli *c, int argc, char **argv)
 			}
 			break;
 		case 'S' + 256: c->schema = optarg; break;
+		case 'E' + 256: c->explain = true; break;
+		case 'N' + 256: c->no_pushdown = true; break;
 		case 'v': c->so.verbose++; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V' + 256: printf("perf-sql %s (SQLite %s)\n", PERF_SQL_VERSION, sqlite3_libversion()); exit(0);
@@ -233,6 +253,8 @@ static void parse_args(struct cli *c, int argc, char **argv)
 	}
 	if (!c->sql && !c->schema)
 		usage_error("no SQL given");
+	if (c->workload && (c->so.pid_list || c->so.tid_list))
+		usage_error("-p/-t and -- CMD cannot be combined: pick one target");
 	c->so.workload = c->workload;
 }
 
@@ -342,6 +364,85 @@ static int print_schema(struct cli *c, struct session *s)
 	return output__statement(&c->out, c->stmts[0], 0, NULL) == SQLITE_OK ? 0 : EXIT_ERR;
 }
 
+/*
+ * Planning dry run: every statement runs once over empty windows, so each table scan sees its
+ * constraints' actual values (parameters, workload_pid()) and turns them into kernel filters.
+ */
+static int dry_run(struct cli *c, struct session *s)
+{
+	s->dry_run = true;
+	for (int i = 0; i < c->nr_stmts; i++) {
+		int rc;
+
+		while ((rc = sqlite3_step(c->stmts[i])) == SQLITE_ROW)
+			;
+		sqlite3_reset(c->stmts[i]);
+		if (rc != SQLITE_DONE) {
+			s->dry_run = false;
+			return sql_error(c, s, sqlite3_errmsg(c->db));
+		}
+	}
+	s->dry_run = false;
+	return 0;
+}
+
+static void sample_type_names(uint64_t st, char *buf, size_t len)
+{
+	static const struct { uint64_t bit; const char *name; } bits[] = {
+		{ PERF_SAMPLE_IDENTIFIER, "IDENTIFIER" }, { PERF_SAMPLE_IP, "IP" },
+		{ PERF_SAMPLE_TID, "TID" }, { PERF_SAMPLE_TIME, "TIME" }, { PERF_SAMPLE_ADDR, "ADDR" },
+		{ PERF_SAMPLE_CPU, "CPU" }, { PERF_SAMPLE_PERIOD, "PERIOD" },
+		{ PERF_SAMPLE_CALLCHAIN, "CALLCHAIN" }, { PERF_SAMPLE_RAW, "RAW" },
+		{ PERF_SAMPLE_REGS_USER, "REGS_USER" },
+	};
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (st & bits[i].bit)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "|" : "", bits[i].name);
+}
+
+/* --explain / -v: per table, what is opened, sampled and filtered where. */
+static void explain(struct cli *c, struct session *s, FILE *f)
+{
+	char st[256];
+
+	if (!s->started)
+		session__plan_filters(s);
+	for (int i = 0; i < s->nr_src; i++) {
+		struct source *src = s->src[i];
+
+		sample_type_names(source__sample_type(src), st, sizeof(st));
+		fprintf(f, "table %s\n", src->ev->full);
+		fprintf(f, "  event        type=tracepoint config=%d (%s) sample_period=1\n",
+			src->ev->id, src->ev->full);
+		fprintf(f, "  sample_type  %s\n", st);
+		if (src->task_fields[0])
+			fprintf(f, "  target       every CPU, filtered on %s%s%s (a per-task event would "
+				"miss wakeups)\n", src->task_fields[0], src->task_fields[1] ? "/" : "",
+				src->task_fields[1] ? src->task_fields[1] : "");
+		else if (s->nr_tids)
+			fprintf(f, "  target       %d threads (inherit: new threads followed), %d CPUs\n",
+				s->nr_tids, s->nr_cpus);
+		else if (s->wl.pid && !s->opts.all)
+			fprintf(f, "  target       workload pid %d and its children (inherit, "
+				"enable_on_exec), %d CPUs\n", (int)s->wl.pid, s->nr_cpus);
+		else
+			fprintf(f, "  target       every task on %d CPUs (perf-sql itself left out)\n",
+				s->nr_cpus);
+		fprintf(f, "  ring         %d pages per CPU, wakeup at a quarter full\n",
+			s->opts.mmap_pages);
+		fprintf(f, "  kernel filter %s%s\n", src->filter[0] ? src->filter : "(none)",
+			src->filter_rejected ? "  [rejected by the kernel: user space only]" : "");
+		fprintf(f, "  from WHERE   %s\n", !src->want_all && src->want_filter[0] ?
+			src->want_filter : "nothing the kernel can test (or a scan needs every row)");
+		fprintf(f, "  user space   SQLite checks every WHERE term again\n");
+	}
+	if (!s->nr_src)
+		fprintf(f, "no event tables: nothing is opened\n");
+}
+
 static void on_signal(int sig)
 {
 	session_stop = 1;
@@ -373,6 +474,7 @@ static int run(struct cli *c, struct session *s)
 	struct err e = { 0 };
 	int rc;
 
+	s->no_pushdown = c->no_pushdown;
 	if (sqlite3_open_v2(":memory:", &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) ||
 	    (rc = vtabs__register(c->db, s)) || (rc = sql_functions__register(c->db, s))) {
 		say("sqlite: %s", c->db ? sqlite3_errmsg(c->db) : "out of memory");
@@ -382,8 +484,18 @@ static int run(struct cli *c, struct session *s)
 		return print_schema(c, s);
 	if ((rc = prepare_all(c, s)))
 		return rc;
+	if (session__fork(s, &e))
+		return report(&e);
+	if ((rc = dry_run(c, s)))
+		return rc;
+	if (c->explain) {
+		explain(c, s, stdout);
+		return 0;
+	}
 	if (session__start(s, &e))
 		return report(&e);
+	if (c->so.verbose)
+		explain(c, s, stderr);
 	c->out.windowed = c->so.interval_ms > 0;
 	if (session__run(s, on_window, c, &e) && !c->status)
 		return report(&e);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "repl/output.h"
+#include "sqlite/heatmap.h"
 #include "sqlite/hist.h"
 
 static const char *const mode_names[] = { "table", "csv", "json" };
@@ -50,6 +51,8 @@ static char *cell_text(sqlite3_stmt *st, int col, bool as_bars)
 		n = sqlite3_column_bytes(st, col);
 		if (hist_is(blob, n))
 			return as_bars ? hist_to_text(blob, n) : hist_to_json(blob, n);
+		if (heatmap_is(blob, n) && as_bars)
+			return heatmap_to_text(blob, n);
 		return hex(blob, n);
 	default:
 		return strdup((const char *)sqlite3_column_text(st, col));
@@ -220,6 +223,11 @@ static void grid_print(struct output *o, struct grid *g, sqlite3_stmt *st, const
 	}
 	if (window)
 		fprintf(o->f, "-- window %s\n", window);
+	if (any_bars && g->nc == 1) {   /* a lone histogram: just the bars, as bcc prints them */
+		for (int r = 0; r < g->nr; r++)
+			fprintf(o->f, "%s", g->cells[r] ? g->cells[r] : "");
+		return;
+	}
 	for (int i = 0; i < g->nc; i++)
 		fprintf(o->f, "%s%-*s", i ? "  " : "", i == g->nc - 1 && !g->numeric[i] ? 0 : g->width[i],
 			sqlite3_column_name(st, i));

@@ -48,7 +48,8 @@ int ts_format(char *buf, size_t size, int64_t mono_ns)
 	time_t t;
 
 	pthread_once(&ts_once, ts_measure);
-	wall = mono_ns + ts_offset_ns;
+	if (__builtin_add_overflow(mono_ns, ts_offset_ns, &wall))
+		return -EINVAL;
 	sec = wall / 1000000000;
 	if (wall % 1000000000 < 0)
 		sec--;

@@ -14,11 +14,20 @@
  *
  * best_index: colUsed tells the session whether raw data (any field) and task names (_comm)
  * must be collected; ORDER BY _time is consumed because scans are merged in time order.
- * filter/next: a scan over the window store of the table's source; xColumn decodes on demand.
+ * Constraints an ftrace filter can express (=, !=, <, <=, >, >= on numeric fields, _cpu as
+ * CPU and _tid as common_pid; =, !=, GLOB on string fields and _comm as COMM; IN lists) get
+ * an argvIndex and are described in idxStr as "COL:OP[:in]," items; SQLite still checks them
+ * (omit stays 0), so a partial or rejected kernel filter never changes a result.
+ * filter: in the planning dry run (empty windows), the bound values turn idxStr into a filter
+ * string for the source; later, a scan over the window store; xColumn decodes on demand.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/kfilter.h"
 #include "core/session.h"
+#include "vtab/heatmap_rows.h"
+#include "vtab/hist_rows.h"
 #include "vtab/tp_table.h"
 
 enum tp_col_kind { TP_COL_TIME, TP_COL_CPU, TP_COL_PID, TP_COL_TID, TP_COL_COMM, TP_COL_PERIOD,
@@ -49,6 +58,7 @@ struct tp_vtab {
 
 struct tp_cursor {
 	sqlite3_vtab_cursor base;
+	bool filtered;   /* dry run: xFilter reached */
 	struct wscan scan;
 	const struct wrow *row;
 	sqlite3_int64 rowid;
@@ -135,11 +145,50 @@ static int tp_table_disconnect(sqlite3_vtab *vt)
 	return SQLITE_OK;
 }
 
-/* xBestIndex: record what the scan reads; constraints stay with SQLite. */
+/* The ftrace name of a column a kernel filter can test, or NULL. */
+static const char *filter_name(const struct tp_col *col, int op, bool *is_str)
+{
+	bool num_op = op == SQLITE_INDEX_CONSTRAINT_EQ || op == SQLITE_INDEX_CONSTRAINT_NE ||
+		      op == SQLITE_INDEX_CONSTRAINT_LT || op == SQLITE_INDEX_CONSTRAINT_LE ||
+		      op == SQLITE_INDEX_CONSTRAINT_GT || op == SQLITE_INDEX_CONSTRAINT_GE;
+	bool str_op = op == SQLITE_INDEX_CONSTRAINT_EQ || op == SQLITE_INDEX_CONSTRAINT_NE ||
+		      op == SQLITE_INDEX_CONSTRAINT_GLOB;
+
+	*is_str = false;
+	switch (col->kind) {
+	case TP_COL_CPU: return num_op ? "CPU" : NULL;
+	case TP_COL_TID: return num_op ? "common_pid" : NULL;   /* _pid is the tgid: not pushed */
+	case TP_COL_COMM: *is_str = true; return str_op ? "COMM" : NULL;
+	case TP_COL_FIELD:
+		if (col->f->kind == FIELD_INT)
+			return num_op ? col->f->name : NULL;
+		*is_str = true;
+		return (col->f->kind == FIELD_STR || col->f->kind == FIELD_DYN_STR) && str_op ?
+			       col->f->name : NULL;
+	default: return NULL;
+	}
+}
+
+static enum kf_op kf_op_of(int op)
+{
+	switch (op) {
+	case SQLITE_INDEX_CONSTRAINT_NE: return KF_NE;
+	case SQLITE_INDEX_CONSTRAINT_LT: return KF_LT;
+	case SQLITE_INDEX_CONSTRAINT_LE: return KF_LE;
+	case SQLITE_INDEX_CONSTRAINT_GT: return KF_GT;
+	case SQLITE_INDEX_CONSTRAINT_GE: return KF_GE;
+	case SQLITE_INDEX_CONSTRAINT_GLOB: return KF_GLOB;
+	default: return KF_EQ;
+	}
+}
+
+/* xBestIndex: record what the scan reads; offer pushable constraints to the dry run. */
 static int tp_table_best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 {
 	struct tp_vtab *vt = (struct tp_vtab *)vt_;
-	bool raw = false, comm = false;
+	sqlite3_str *plan = sqlite3_str_new(NULL);
+	bool raw = false, comm = false, is_str;
+	int argv_idx = 0;
 
 	for (int i = 0; i < vt->nr_cols; i++) {
 		bool used = i < 63 ? (info->colUsed >> i) & 1 : (info->colUsed >> 63) & 1;
@@ -150,12 +199,98 @@ static int tp_table_best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 		comm |= vt->cols[i].kind == TP_COL_COMM;
 	}
 	source__plan(vt->src, raw, comm);
+	for (int i = 0; i < info->nConstraint; i++) {
+		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+		bool in;
+
+		if (!c->usable || c->iColumn < 0 || !filter_name(&vt->cols[c->iColumn], c->op, &is_str))
+			continue;
+		in = c->op == SQLITE_INDEX_CONSTRAINT_EQ && sqlite3_vtab_in(info, i, -1);
+		if (in)
+			sqlite3_vtab_in(info, i, 1);
+		info->aConstraintUsage[i].argvIndex = ++argv_idx;
+		sqlite3_str_appendf(plan, "%d:%d%s,", c->iColumn, c->op, in ? ":in" : "");
+	}
+	info->idxStr = sqlite3_str_finish(plan);
+	info->needToFreeIdxStr = 1;
 	if (info->nOrderBy == 1 && !info->aOrderBy[0].desc &&
 	    info->aOrderBy[0].iColumn >= 0 && vt->cols[info->aOrderBy[0].iColumn].kind == TP_COL_TIME)
 		info->orderByConsumed = 1;
-	info->estimatedRows = 1000000;
-	info->estimatedCost = 1000000.0;
+	info->estimatedRows = 1000000 / (argv_idx + 1);
+	info->estimatedCost = 1000000.0 / (argv_idx + 1);
 	return SQLITE_OK;
+}
+
+/* One value of a constraint as ftrace takes it; false if it cannot be pushed. */
+static bool kf_value_of(sqlite3_value *v, bool is_str, struct kf_value *out)
+{
+	double d;
+
+	out->is_str = is_str;
+	if (is_str) {
+		/* IN values are re-used by SQLite: keep a copy (freed by dry_scan) */
+		out->s = sqlite3_value_type(v) == SQLITE_TEXT ?
+				 sqlite3_mprintf("%s", (const char *)sqlite3_value_text(v)) : NULL;
+		return out->s != NULL;
+	}
+	switch (sqlite3_value_type(v)) {
+	case SQLITE_INTEGER: out->i = sqlite3_value_int64(v); return true;
+	case SQLITE_FLOAT:
+		d = sqlite3_value_double(v);
+		out->i = (long long)d;
+		return (double)out->i == d;
+	default: return false;
+	}
+}
+
+/* ftrace compares in the field's own type: push only values that type can hold exactly */
+static bool value_fits(const struct tp_col *col, const struct kf_value *v)
+{
+	int bits = col->kind == TP_COL_FIELD ? col->f->size * 8 : 32;
+	bool is_signed = col->kind == TP_COL_FIELD ? col->f->is_signed : true;
+
+	if (v->is_str)
+		return true;
+	if (bits >= 64)
+		return is_signed || v->i >= 0;
+	if (is_signed)
+		return v->i >= -(1ll << (bits - 1)) && v->i < (1ll << (bits - 1));
+	return v->i >= 0 && v->i < (1ll << bits);
+}
+
+/* Dry run: the plan in idxStr with the bound values -> a filter string for the source. */
+static void dry_scan(struct tp_vtab *vt, const char *idx_str, int argc, sqlite3_value **argv)
+{
+	struct kfilter kf = { .len = 0 };
+	const char *p = idx_str ? idx_str : "";
+	int arg = 0, col, op, n;
+
+	while (arg < argc && sscanf(p, "%d:%d%n", &col, &op, &n) == 2) {
+		bool in = !strncmp(p + n, ":in", 3), is_str, ok = true;
+		const char *name = filter_name(&vt->cols[col], op, &is_str);
+		struct kf_value vals[16] = { { 0 } };
+		sqlite3_value *v;
+		int nr = 0, rc;
+
+		p = strchr(p, ',') + 1;
+		if (!in) {
+			ok = kf_value_of(argv[arg], is_str, &vals[nr++]);
+		} else {
+			for (rc = sqlite3_vtab_in_first(argv[arg], &v); rc == SQLITE_OK && ok;
+			     rc = sqlite3_vtab_in_next(argv[arg], &v))
+				ok = nr < 16 && kf_value_of(v, is_str, &vals[nr++]);
+			ok = ok && rc == SQLITE_DONE && nr > 0;
+		}
+		for (int k = 0; ok && k < nr; k++)
+			ok = value_fits(&vt->cols[col], &vals[k]);
+		if (ok)
+			kfilter__and(&kf, name, kf_op_of(op), vals, nr);
+		for (int k = 0; k < nr; k++)
+			if (vals[k].is_str)
+				sqlite3_free((char *)vals[k].s);
+		arg++;
+	}
+	source__dry_scan(vt->src, kfilter__str(&kf));
 }
 
 static int tp_table_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
@@ -169,8 +304,14 @@ static int tp_table_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 	return SQLITE_OK;
 }
 
-static int tp_table_close(sqlite3_vtab_cursor *c)
+static int tp_table_close(sqlite3_vtab_cursor *c_)
 {
+	struct tp_cursor *c = (struct tp_cursor *)c_;
+	struct tp_vtab *vt = (struct tp_vtab *)c_->pVtab;
+
+	/* a scan the dry run never reached may need every row */
+	if (vt->s->dry_run && !c->filtered)
+		source__dry_scan(vt->src, NULL);
 	sqlite3_free(c);
 	return SQLITE_OK;
 }
@@ -181,6 +322,10 @@ static int tp_table_filter(sqlite3_vtab_cursor *c_, int idx_num, const char *idx
 	struct tp_cursor *c = (struct tp_cursor *)c_;
 	struct tp_vtab *vt = (struct tp_vtab *)c_->pVtab;
 
+	if (vt->s->dry_run) {   /* every call: an inner loop's values OR together */
+		c->filtered = true;
+		dry_scan(vt, idx_str, argc, argv);
+	}
 	wscan__init(&c->scan, vt->src->win);
 	c->row = wscan__next(&c->scan);
 	c->rowid = 1;
@@ -303,7 +448,8 @@ int vtabs__register(sqlite3 *db, struct session *s)
 	}
 	if (n == 0)
 		sqlite3_free(aux);
-	if ((rc = perf_sql_events__register(db, s)) || (rc = perf_sql_stats__register(db, s)))
+	if ((rc = perf_sql_events__register(db, s)) || (rc = perf_sql_stats__register(db, s)) ||
+	    (rc = hist_rows__register(db)) || (rc = heatmap_rows__register(db)))
 		return rc;
 	return SQLITE_OK;
 }

@@ -78,7 +78,8 @@ static const char *qhist(const char *sql, bool json)
 /* (1) regular buckets of width STEP, under- and overflow buckets */
 static void test_buckets(void)
 {
-	Q(SEQ(100) "SELECT group_concat(ifnull(low, '-') || '..' || ifnull(high, '+') || '=' || count, ' ') "
+	Q(SEQ(100) "SELECT group_concat(ifnull(low, '-') || '..' || ifnull(high, '+') || '=' "
+		   "|| count, ' ') "
 		   "FROM hist_rows((SELECT lin_hist(x - 11, 0, 50, 10) FROM s))",
 	  "-..-1=10 0..9=10 10..19=10 20..29=10 30..39=10 40..49=10 50..+=40");
 	/* the last regular bucket ends at MAX-1 when STEP does not divide MAX-MIN */
@@ -113,7 +114,8 @@ static void test_text_json(void)
 	/* wide labels shrink the bars, lines stay within 80 columns */
 	got = qhist("SELECT lin_hist(column1, -9000000000000000000, 9000000000000000000, "
 		    "1000000000000000000) FROM (VALUES (-9000000000000000000), (0))", false);
-	T(strstr(got, "        -9000000000000000000 : 1        |**************************************|\n") ==
+	T(strstr(got, "        -9000000000000000000 : 1        "
+		      "|**************************************|\n") ==
 		  strchr(got, '\n') + 1,
 	  "wide text (38 stars, 80 columns): %s", got);
 }

@@ -118,7 +118,8 @@ static void test_text(void)
 	got = qhist("SELECT log2_hist(column1) FROM (VALUES (0), (4611686018427387904))", false);
 	T(!strncmp(got, "               value                         : count    distribution\n", 69),
 	  "wide header: %s", got);
-	T(strstr(got, "                   0 -> 1                    : 1        |********************|\n") != NULL,
+	T(strstr(got, "                   0 -> 1                    : 1        "
+		      "|********************|\n") != NULL,
 	  "wide bucket 0: %s", got);
 	T(strstr(got, " 4611686018427387904 -> 9223372036854775807  : 1        |") != NULL,
 	  "bucket 62 ends at INT64_MAX: %s", got);

@@ -119,7 +119,7 @@ static void test_sketch_error(void)
 	static const double ps[] = { 1, 10, 50, 90, 99, 99.9, 99.99 };
 	static const char *const dists[] = {
 		"x",                                    /* uniform 1..1e7 */
-		"exp((x * 7919 % 10000000) * 2.0e-6)",  /* log-uniform over 1 .. e^20 */
+		"exp((x * 7919 % 10000000) * 2.0123e-6)", /* log-uniform over 1 .. e^20.1 */
 	};
 	enum { NR_PS = sizeof(ps) / sizeof(ps[0]) };
 	const long n = 10000000;
@@ -142,7 +142,7 @@ static void test_sketch_error(void)
 		snprintf(sql + len, sizeof(sql) - len, " FROM t");
 		p = (char *)q(sql);
 		for (long x = 1; x <= n; x++)
-			v[x - 1] = d == 0 ? (double)x : exp((double)(x * 7919 % 10000000) * 2.0e-6);
+			v[x - 1] = d == 0 ? (double)x : exp((double)(x * 7919 % 10000000) * 2.0123e-6);
 		qsort(v, n, sizeof(*v), cmp_double);
 		for (int i = 0; i < NR_PS; i++) {
 			double rank = ps[i] * (double)(n - 1) / 100, frac = rank - floor(rank);

@@ -1,0 +1,147 @@
+/*
+ * tests/unit/test_heatmap.c - heatmap(), heatmap_rows() and heatmap_to_text() through SQL:
+ * slots and buckets, out-of-order times, the text rendering, errors (numbers refer to
+ * sqlite/heatmap.c and vtab/heatmap_rows.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "sqlite/functions.h"
+#include "sqlite/heatmap.h"
+#include "vtab/heatmap_rows.h"
+#include "tests/unit/t.h"
+
+static sqlite3 *db;
+static char out[8192];
+
+/* the first column of the first row as text: "NULL", "NO ROWS" or "ERROR: <message>" */
+static const char *q(const char *sql)
+{
+	sqlite3_stmt *stmt;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
+
+	if (rc != SQLITE_OK) {
+		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+		return out;
+	}
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_type(stmt, 0) == SQLITE_NULL)
+		snprintf(out, sizeof(out), "NULL");
+	else if (rc == SQLITE_ROW)
+		snprintf(out, sizeof(out), "%s", (const char *)sqlite3_column_text(stmt, 0));
+	else if (rc == SQLITE_DONE)
+		snprintf(out, sizeof(out), "NO ROWS");
+	else
+		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(stmt);
+	return out;
+}
+
+#define Q(sql, want)                                                                   \
+	do {                                                                           \
+		const char *got_ = q(sql);                                             \
+		T(!strcmp(got_, want), "%s\n  got:  %s\n  want: %s", sql, got_, want); \
+	} while (0)
+
+static void open_db(void)
+{
+	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
+	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
+}
+
+#define SEQ(n) "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < " #n ") "
+
+static const char *qtext(const char *sql)
+{
+	sqlite3_stmt *stmt;
+	const void *blob;
+	char *s;
+	int len;
+
+	snprintf(out, sizeof(out), "ERROR");
+	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
+		return out;
+	if (sqlite3_step(stmt) == SQLITE_ROW) {
+		blob = sqlite3_column_blob(stmt, 0);
+		len = sqlite3_column_bytes(stmt, 0);
+		T(heatmap_is(blob, len), "%s: heatmap_is", sql);
+		s = heatmap_to_text(blob, len);
+		snprintf(out, sizeof(out), "%s", s ? s : "NULL");
+		free(s);
+	}
+	sqlite3_finalize(stmt);
+	return out;
+}
+
+#define CELLS(h)                                                                    \
+	"SELECT group_concat(slot_start || '/' || low || '-' || high || '=' || count, ' ') " \
+		 "FROM heatmap_rows((" h "))"
+
+/* (1) slot = floor(time / slot_ns), bucket as log2_hist; rows slot-major, empty cells omitted */
+static void test_cells(void)
+{
+	Q(CELLS("SELECT heatmap(column1, column2, 100) FROM (VALUES "
+		"(250, 5), (210, 6), (120, 1000), (199, 0), (420, 5))"),
+	  "100/0-1=1 100/512-1023=1 200/4-7=2 400/4-7=1");
+	/* out of order and negative times, default slot of 1 s */
+	Q(CELLS("SELECT heatmap(column1, column2) FROM (VALUES "
+		"(5000000000, 3), (-1, 3), (1500000000, 3), (1000000000, 2))"),
+	  "-1000000000/2-3=1 1000000000/2-3=2 5000000000/2-3=1");
+	/* (2) NULLs skipped, nothing left: NULL */
+	Q("SELECT heatmap(NULL, 1) IS NULL AND heatmap(1, NULL) IS NULL", "1");
+	Q(SEQ(1000) "SELECT sum(count) FROM heatmap_rows((SELECT heatmap(x * 1000000, x) FROM s))",
+	  "1000");
+	Q("SELECT count(*) FROM heatmap_rows(NULL)", "0");
+	Q("SELECT count(*) FROM heatmap_rows((SELECT log2_hist(1)))",
+	  "ERROR: heatmap_rows: argument is not a heatmap");
+	Q("SELECT count(*) FROM heatmap_rows", "ERROR: heatmap_rows: missing argument H");
+}
+
+static void test_errors(void)
+{
+	Q("SELECT heatmap(1, -1)", "ERROR: heatmap: value -1 is negative");
+	Q("SELECT heatmap('now', 1)", "ERROR: heatmap: time 'now' is not an integer");
+	Q("SELECT heatmap(1, 1, 0)", "ERROR: heatmap: slot_ns must be a positive integer");
+	Q("SELECT heatmap(column1, 1, 10) FROM (VALUES (0), (100000))",
+	  "ERROR: heatmap: more than 10000 time slots; raise slot_ns");
+	Q("SELECT heatmap(1)", "ERROR: heatmap: usage: heatmap(TIME_NS, VALUE [, SLOT_NS])");
+}
+
+/* one row per bucket, highest first; ceil(9 * count / max) picks the shade */
+static void test_text(void)
+{
+	const char *want =
+		"        16 -> 31         |     @|\n"
+		"         8 -> 15         |      |\n"
+		"         4 -> 7          |  .:  |\n"
+		"         2 -> 3          |@     |\n"
+		"time: 6 columns of 1.00us from 0 ns; '@' = 9 per cell\n";
+	const char *got;
+
+	got = qtext("WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 9) "
+		    "SELECT heatmap(t, v, 1000) FROM ("
+		    "SELECT 0 AS t, 2 AS v FROM r UNION ALL SELECT 5500, 20 FROM r "
+		    "UNION ALL SELECT 2000, 4 UNION ALL SELECT 3000, 4 UNION ALL SELECT 3000, 5)");
+	T(!strcmp(got, want), "text:\n%s\nwant:\n%s", got, want);
+	/* 200 slots fold into 50 columns of 4 slots; every line within 80 columns */
+	got = qtext(SEQ(200) "SELECT heatmap(x * 1000000000, x) FROM s");
+	T(strstr(got, "time: 50 columns of 4.00s from 1000000000 ns; '@' = 4 per cell\n") != NULL,
+	  "folded footer: %s", got);
+	for (const char *p = got, *nl; (nl = strchr(p, '\n')); p = nl + 1)
+		T(nl - p <= 80, "line within 80 columns: %.*s", (int)(nl - p), p);
+	T(!heatmap_is("PSQLHEAT", 8), "short blob is not a heatmap");
+	T(heatmap_to_text("PSQLHIST", 8) == NULL, "no text for a non-heatmap");
+}
+
+int main(void)
+{
+	open_db();
+	T(heatmap_rows__register(db) == SQLITE_OK, "register heatmap_rows");
+	RUN(test_cells);
+	RUN(test_errors);
+	RUN(test_text);
+	sqlite3_close(db);
+	return t_done("heatmap");
+}

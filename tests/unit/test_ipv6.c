@@ -1,0 +1,70 @@
+/*
+ * tests/unit/test_ipv6.c - ipv6() through SQL (numbers refer to sqlite/ipv6.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "sqlite/functions.h"
+#include "tests/unit/t.h"
+
+static sqlite3 *db;
+static char out[8192];
+
+/* the first column of the first row as text: "NULL", "NO ROWS" or "ERROR: <message>" */
+static const char *q(const char *sql)
+{
+	sqlite3_stmt *stmt;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
+
+	if (rc != SQLITE_OK) {
+		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+		return out;
+	}
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_type(stmt, 0) == SQLITE_NULL)
+		snprintf(out, sizeof(out), "NULL");
+	else if (rc == SQLITE_ROW)
+		snprintf(out, sizeof(out), "%s", (const char *)sqlite3_column_text(stmt, 0));
+	else if (rc == SQLITE_DONE)
+		snprintf(out, sizeof(out), "NO ROWS");
+	else
+		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(stmt);
+	return out;
+}
+
+#define Q(sql, want)                                                                   \
+	do {                                                                           \
+		const char *got_ = q(sql);                                             \
+		T(!strcmp(got_, want), "%s\n  got:  %s\n  want: %s", sql, got_, want); \
+	} while (0)
+
+static void open_db(void)
+{
+	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
+	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
+}
+
+static void test_ipv6(void)
+{
+	Q("SELECT ipv6(x'20010db8000000000000000000000001')", "2001:db8::1");
+	Q("SELECT ipv6(x'00000000000000000000000000000001')", "::1");
+	Q("SELECT ipv6(zeroblob(16))", "::");
+	Q("SELECT ipv6(x'fe800000000000000a0027fffe4e6f01')", "fe80::a00:27ff:fe4e:6f01");
+	/* (2) IPv4-mapped */
+	Q("SELECT ipv6(x'00000000000000000000ffffc0a80001')", "::ffff:192.168.0.1");
+	/* (3) */
+	Q("SELECT ipv6(NULL)", "NULL");
+	Q("SELECT ipv6(x'7f000001')", "ERROR: ipv6: expected a 16-byte blob");
+	Q("SELECT ipv6('::1')", "ERROR: ipv6: expected a 16-byte blob");
+}
+
+int main(void)
+{
+	open_db();
+	RUN(test_ipv6);
+	sqlite3_close(db);
+	return t_done("ipv6");
+}

@@ -1,0 +1,77 @@
+/*
+ * tests/unit/test_syscall_name.c - syscall_name() through SQL against the x86_64 numbers
+ * (numbers refer to sqlite/syscall_name.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "sqlite/functions.h"
+#include "tests/unit/t.h"
+
+static sqlite3 *db;
+static char out[8192];
+
+/* the first column of the first row as text: "NULL", "NO ROWS" or "ERROR: <message>" */
+static const char *q(const char *sql)
+{
+	sqlite3_stmt *stmt;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
+
+	if (rc != SQLITE_OK) {
+		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+		return out;
+	}
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_type(stmt, 0) == SQLITE_NULL)
+		snprintf(out, sizeof(out), "NULL");
+	else if (rc == SQLITE_ROW)
+		snprintf(out, sizeof(out), "%s", (const char *)sqlite3_column_text(stmt, 0));
+	else if (rc == SQLITE_DONE)
+		snprintf(out, sizeof(out), "NO ROWS");
+	else
+		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(stmt);
+	return out;
+}
+
+#define Q(sql, want)                                                                   \
+	do {                                                                           \
+		const char *got_ = q(sql);                                             \
+		T(!strcmp(got_, want), "%s\n  got:  %s\n  want: %s", sql, got_, want); \
+	} while (0)
+
+static void open_db(void)
+{
+	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
+	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
+}
+
+static void test_names(void)
+{
+	Q("SELECT syscall_name(0)", "read");
+	Q("SELECT syscall_name(1)", "write");
+	Q("SELECT syscall_name(59)", "execve");
+	Q("SELECT syscall_name(202)", "futex");
+	Q("SELECT syscall_name(231)", "exit_group");
+	Q("SELECT syscall_name(435)", "clone3");
+	Q("SELECT syscall_name('257')", "openat");
+	/* (2) */
+	Q("SELECT syscall_name(NULL)", "NULL");
+	Q("SELECT syscall_name(-1)", "NULL");
+	Q("SELECT syscall_name(400)", "NULL"); /* the gap 335..423 */
+	Q("SELECT syscall_name(100000)", "NULL");
+	/* (3) */
+	Q("SELECT syscall_name(1.5)", "ERROR: syscall_name: '1.5' is not an integer");
+	Q("SELECT syscall_name('read')", "ERROR: syscall_name: 'read' is not an integer");
+	T(syscall_name_of(60) && !strcmp(syscall_name_of(60), "exit"), "syscall_name_of(60)");
+}
+
+int main(void)
+{
+	open_db();
+	RUN(test_names);
+	sqlite3_close(db);
+	return t_done("syscall_name");
+}

@@ -1,0 +1,76 @@
+/*
+ * tests/unit/test_task_state.c - task_state() through SQL against the Linux 6.x letters
+ * (numbers refer to sqlite/task_state.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "sqlite/functions.h"
+#include "tests/unit/t.h"
+
+static sqlite3 *db;
+static char out[8192];
+
+/* the first column of the first row as text: "NULL", "NO ROWS" or "ERROR: <message>" */
+static const char *q(const char *sql)
+{
+	sqlite3_stmt *stmt;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
+
+	if (rc != SQLITE_OK) {
+		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+		return out;
+	}
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_type(stmt, 0) == SQLITE_NULL)
+		snprintf(out, sizeof(out), "NULL");
+	else if (rc == SQLITE_ROW)
+		snprintf(out, sizeof(out), "%s", (const char *)sqlite3_column_text(stmt, 0));
+	else if (rc == SQLITE_DONE)
+		snprintf(out, sizeof(out), "NO ROWS");
+	else
+		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(stmt);
+	return out;
+}
+
+#define Q(sql, want)                                                                   \
+	do {                                                                           \
+		const char *got_ = q(sql);                                             \
+		T(!strcmp(got_, want), "%s\n  got:  %s\n  want: %s", sql, got_, want); \
+	} while (0)
+
+static void open_db(void)
+{
+	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
+	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
+}
+
+static void test_states(void)
+{
+	/* (1) */
+	Q("SELECT group_concat(task_state(column1), ' ') FROM (VALUES (0), (1), (2), (4), (8), "
+	  "(16), (32), (64), (128))",
+	  "R S D T t X Z P I");
+	Q("SELECT task_state(3)", "S|D");
+	Q("SELECT task_state(130)", "D|I");
+	/* (2) preempted */
+	Q("SELECT task_state(256)", "R+");
+	Q("SELECT task_state(257)", "S+");
+	Q("SELECT task_state(511)", "S|D|T|t|X|Z|P|I+");
+	/* (3) */
+	Q("SELECT task_state(NULL)", "NULL");
+	Q("SELECT task_state(512)", "ERROR: task_state: '512' is not a prev_state in [0, 511]");
+	Q("SELECT task_state(-1)", "ERROR: task_state: '-1' is not a prev_state in [0, 511]");
+	Q("SELECT task_state('S')", "ERROR: task_state: 'S' is not a prev_state in [0, 511]");
+}
+
+int main(void)
+{
+	open_db();
+	RUN(test_states);
+	sqlite3_close(db);
+	return t_done("task_state");
+}

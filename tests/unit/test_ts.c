@@ -1,0 +1,111 @@
+/*
+ * tests/unit/test_ts.c - ts() through SQL: format, the monotonic -> wall offset, microsecond
+ * steps, the time zone (numbers refer to sqlite/ts.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "sqlite/functions.h"
+#include <time.h>
+#include "tests/unit/t.h"
+
+static sqlite3 *db;
+static char out[8192];
+
+/* the first column of the first row as text: "NULL", "NO ROWS" or "ERROR: <message>" */
+static const char *q(const char *sql)
+{
+	sqlite3_stmt *stmt;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
+
+	if (rc != SQLITE_OK) {
+		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+		return out;
+	}
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_type(stmt, 0) == SQLITE_NULL)
+		snprintf(out, sizeof(out), "NULL");
+	else if (rc == SQLITE_ROW)
+		snprintf(out, sizeof(out), "%s", (const char *)sqlite3_column_text(stmt, 0));
+	else if (rc == SQLITE_DONE)
+		snprintf(out, sizeof(out), "NO ROWS");
+	else
+		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(stmt);
+	return out;
+}
+
+#define Q(sql, want)                                                                   \
+	do {                                                                           \
+		const char *got_ = q(sql);                                             \
+		T(!strcmp(got_, want), "%s\n  got:  %s\n  want: %s", sql, got_, want); \
+	} while (0)
+
+static void open_db(void)
+{
+	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
+	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
+}
+
+static long long mono_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void test_ts(void)
+{
+	char sql[512], want[64], a[64];
+	long long m = mono_now();
+	struct timespec now;
+	struct tm tm;
+
+	/* (2) with TZ=UTC the zone is +00:00 */
+	snprintf(sql, sizeof(sql), "SELECT ts(%lld)", m);
+	snprintf(a, sizeof(a), "%s", q(sql));
+	T(strlen(a) == 32 && a[4] == '-' && a[10] == 'T' && a[19] == '.' &&
+		  !strcmp(a + 26, "+00:00"),
+	  "format YYYY-MM-DDTHH:MM:SS.uuuuuu+00:00: %s", a);
+	/* (1) the wall clock now, to the second (allow one tick of the second) */
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	strftime(want, sizeof(want), "%Y-%m-%dT%H:%M:%S", &tm);
+	T(!strncmp(a, want, 19) || now.tv_nsec < 5000000, "ts(now) %s is now %s", a, want);
+	/* 1000 ns later is one microsecond later (mod 1 s); a minute later is the next minute */
+	snprintf(sql, sizeof(sql),
+		 "SELECT (substr(ts(%lld + 1000), 21, 6) - substr(ts(%lld), 21, 6)) IN (1, -999999)"
+		 " AND substr(ts(%lld + 60000000000), 15, 2) <> substr(ts(%lld), 15, 2)",
+		 m, m, m, m);
+	Q(sql, "1");
+	Q("SELECT ts(NULL)", "NULL");
+	Q("SELECT ts(9223372036854775807)",
+	  "ERROR: ts: '9223372036854775807' is not a CLOCK_MONOTONIC time in ns");
+	Q("SELECT ts(1.5)", "ERROR: ts: '1.5' is not a CLOCK_MONOTONIC time in ns");
+}
+
+/* another zone: the offset is printed with a colon */
+static void test_zone(void)
+{
+	char sql[64], a[64];
+
+	setenv("TZ", "UTC-5:30", 1);
+	tzset();
+	snprintf(sql, sizeof(sql), "SELECT ts(%lld)", mono_now());
+	snprintf(a, sizeof(a), "%s", q(sql));
+	T(strlen(a) == 32 && !strcmp(a + 26, "+05:30"), "zone +05:30: %s", a);
+}
+
+int main(void)
+{
+	setenv("TZ", "UTC", 1);
+	tzset();
+	open_db();
+	RUN(test_ts);
+	RUN(test_zone);
+	sqlite3_close(db);
+	return t_done("ts");
+}
