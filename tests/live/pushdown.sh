@@ -1,0 +1,28 @@
+# The query is the configuration: WHERE becomes a kernel filter (with the bound value of
+# workload_pid()), unread fields are not sampled, -C/-p pick the targets.
+. "$(dirname "$0")/lib.sh"; need_root
+sql="select count(*) from sys_enter_write where _tid = workload_pid() and count = 777;
+     select sum(received), sum(lost) from perf_sql_stats"
+plan=$("$PERF_SQL" --explain "$sql" -- "$WL/writes" 300 777 100 5) || fail "explain"
+pid=$(printf '%s\n' "$plan" | sed -n 's/.*workload pid \([0-9]*\).*/\1/p')
+printf '%s\n' "$plan" | grep -q "kernel filter common_pid == $pid && count == 777$" ||
+	fail "explain lacks the filter: $plan"
+echo "ok: explain shows common_pid == $pid && count == 777"
+out=$(q "$sql" -- "$WL/writes" 300 777 100 5 | tr '\n' ' ') || fail "run"
+eq "$out" "300 sum(received),sum(lost) 300,0 " "count, then received/lost: nothing extra reached user space"
+out=$(q --no-pushdown "$sql" -- "$WL/writes" 300 777 100 5 | tr '\n' ' ') || fail "run"
+eq "$out" "300 sum(received),sum(lost) 400,0 " "without pushdown all 400 writes are received"
+# a query that reads no field samples no raw data
+plan=$("$PERF_SQL" --explain "select count(*) from sys_enter_write") || fail "explain"
+printf '%s\n' "$plan" | grep -q "sample_type  IDENTIFIER|TID|TIME|CPU|PERIOD$" || fail "RAW sampled: $plan"
+echo "ok: no RAW without a field"
+# -C 0: only CPU 0
+out=$(q -C 0 -d 500ms "select group_concat(distinct _cpu) from sched_switch") || fail "-C run"
+eq "$out" "0" "cpus seen with -C 0"
+# -p on a sleeper: scheduler events are taken system-wide, filtered on the task fields
+sh -c "sleep 0.5; exec $WL/sleeper 50 20" & target=$!
+plan=$("$PERF_SQL" -p $target --explain "select count(*) from sched_switch") || fail "explain -p"
+printf '%s\n' "$plan" | grep -q "filtered on prev_pid/next_pid" || fail "-p plan: $plan"
+out=$(q -p $target "select count(*) from sched_switch where prev_pid = $target and prev_state = 1") || fail "-p run"
+wait $target
+between "$out" 50 53 "sleeps seen as S-state switches with -p"
