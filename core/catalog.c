@@ -69,7 +69,7 @@ static int add_event(struct catalog *c, const char *sys, const char *name)
 
 static int list_system(struct catalog *c, const char *sys)
 {
-	char path[512];
+	char path[600];
 	struct dirent *d;
 	DIR *dir;
 	int ret = 0;

@@ -41,7 +41,7 @@ void catalog__free(struct catalog *c);
 const char *catalog__tracefs(const struct catalog *c);
 int catalog__nr_events(const struct catalog *c);
 struct tp_event *catalog__event(struct catalog *c, int idx);
-/* "sched_switch", "sched:sched_switch" or "sched/sched_switch"; NULL when unknown */
+/* "sched_switch" or "sched:sched_switch" ("sched/sched_switch" too); NULL when unknown */
 struct tp_event *catalog__find(struct catalog *c, const char *name);
 /* Reads id and format of ev (once); 0 or -errno with e set. */
 int catalog__parse(struct catalog *c, struct tp_event *ev, struct err *e);

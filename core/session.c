@@ -11,8 +11,8 @@
  * (3) A dummy sideband event (comm, task records) runs only when a query reads _comm.
  * (4) Collecting: poll wakes on the ring watermark (a quarter of the ring), never per event;
  *     each record is copied into its table's window store. At the end of a window the
- *     kernel's lost counts (PERF_FORMAT_LOST) are read, the front end runs its statements,
- *     and the window is cleared.
+ *     kernel's event counts are read, the rings drained once more, lost = counted - received
+ *     (cumulative), the front end runs its statements, and the window is cleared.
  * (5) perf-sql leaves itself out of system-wide tracepoints with the filter common_pid != self.
  */
 #include <dirent.h>
@@ -177,7 +177,6 @@ static void source__free(struct source *src)
 	free(src->lost);
 	free(src->dropped);
 	free(src->count_seen);
-	free(src->lost_records);
 	free(src->received_all);
 	free(src->lost_all);
 	free(src);
@@ -216,11 +215,10 @@ struct source *session__source(struct session *s, struct tp_event *ev, struct er
 	src->lost = calloc(n, 8);
 	src->dropped = calloc(n, 8);
 	src->count_seen = calloc(n, 8);
-	src->lost_records = calloc(n, 8);
 	src->received_all = calloc(n, 8);
 	src->lost_all = calloc(n, 8);
 	if (!src->win || !src->received || !src->lost || !src->dropped || !src->count_seen ||
-	    !src->lost_records || !src->received_all || !src->lost_all)
+	    !src->received_all || !src->lost_all)
 		goto nomem;
 	if (s->nr_tids && !strcmp(ev->system, "sched"))
 		set_task_fields(src);
@@ -269,7 +267,7 @@ static const struct {
 	  "tracefs (/sys/kernel/tracing) must be readable too" },
 	{ EPERM, "operation not permitted",
 	  "run as root, or give CAP_PERFMON and set the sysctl kernel.perf_event_paranoid=-1" },
-	{ ENOENT, "not supported by this CPU/VM", "list what can be opened with: perf-sql --list-tables" },
+	{ ENOENT, "not supported by this CPU/VM", "list what can be opened with: perf-sql \"select name from perf_sql_events\"" },
 	{ EOPNOTSUPP, "this event cannot sample here", "try a software event such as cpu_clock" },
 	{ EMFILE, "too many open files", "raise the limit: ulimit -n 65536" },
 	{ ENOSPC, "no free slot for this event", "use fewer events of this kind at once" },
@@ -586,12 +584,11 @@ static void handle_sample(struct session *s, const union perf_event *ev)
 		m->src->dropped[idx]++;
 }
 
-static void handle_side(struct session *s, const union perf_event *ev, int cpu_hint)
+static void handle_side(struct session *s, const union perf_event *ev)
 {
 	const uint8_t *end = (const uint8_t *)ev + ev->header.size;
 	uint64_t time = 0;
-	struct id_map *m;
-
+	
 	if (ev->header.size >= sizeof(ev->header) + 24)
 		memcpy(&time, end - 16, 8);   /* sample_id trailer: tid, time, identifier */
 	switch (ev->header.type) {
@@ -603,11 +600,7 @@ static void handle_side(struct session *s, const union perf_event *ev, int cpu_h
 		if (s->comms)
 			comm_map__fork(s->comms, ev->fork.ptid, ev->fork.tid, ev->fork.time);
 		break;
-	case PERF_RECORD_LOST:
-		m = find_id(s, ev->lost.id);
-		if (m && m->src)
-			m->src->lost_records[cpu_hint] += ev->lost.lost;
-		break;
+	case PERF_RECORD_LOST:   /* counted through the kernel's event counts instead */
 	default:
 		break;
 	}
@@ -617,18 +610,15 @@ static void drain(struct session *s)
 {
 	struct perf_mmap *map;
 	union perf_event *ev;
-	int n = 0;
 
 	perf_evlist__for_each_mmap(s->evlist, map, false) {
-		int idx = n++ % (s->nr_cpus ? s->nr_cpus : 1);
-
 		if (perf_mmap__read_init(map) < 0)
 			continue;
 		while ((ev = perf_mmap__read_event(map)) != NULL) {
 			if (ev->header.type == PERF_RECORD_SAMPLE)
 				handle_sample(s, ev);
 			else
-				handle_side(s, ev, idx);
+				handle_side(s, ev);
 			perf_mmap__consume(map);
 		}
 		perf_mmap__read_done(map);
@@ -697,7 +687,6 @@ static void clear_window(struct session *s)
 		memset(src->received, 0, n);
 		memset(src->lost, 0, n);
 		memset(src->dropped, 0, n);
-		memset(src->lost_records, 0, n);
 	}
 	s->window_start_ns = now_ns(CLOCK_REALTIME);
 	s->window_start_mono = now_ns(CLOCK_MONOTONIC);

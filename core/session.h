@@ -51,7 +51,7 @@ struct source {
 	char filter[2200];       /* the filter actually set ("" for none) */
 	bool filter_rejected;    /* the kernel refused want_filter: filtered in user space only */
 	/* per CPU index: this window's rows and losses (dropped: refused past --max-memory) */
-	uint64_t *received, *lost, *dropped, *lost_records;
+	uint64_t *received, *lost, *dropped;
 	/* per CPU index, cumulative: the kernel's event count at the last read, and ours */
 	uint64_t *count_seen, *received_all, *lost_all;
 	uint64_t total_received, total_lost;

@@ -3,7 +3,7 @@
  *
  * HOW IT WORKS
  * (1) Rows are appended to per-stream chunks of 256 KiB (bigger for a bigger row); a row is
- *     ~48 bytes plus the raw payload, so a 1,000,000-event sched_switch window is ~110 MB.
+ *     56 bytes plus the raw payload, so a 1,000,000-event sched_switch window is ~120 MB.
  * (2) Within a stream rows arrive in ring order, which is time order on one CPU, so a scan
  *     is a merge of nr_streams sorted lists (a linear pick: there are few CPUs).
  * (3) The byte budget is shared by every store of a session (--max-memory): past it, rows are

@@ -16,29 +16,14 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <linux/perf_event.h>
-#include "core/session.h"
-#include "repl/output.h"
-#include "sqlite/functions.h"
-#include "vtab/tp_table.h"
+#include "repl/query.h"
 
 #define PERF_SQL_VERSION "0.1.0"
 
-enum { EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_PRIV = 77 };
-
 struct cli {
-	struct session_opts so;
-	struct output out;
-	const char *sql;
-	const char *schema;     /* --schema TABLE */
+	struct query q;
 	const char *out_path;
-	bool explain;           /* --explain: print the plan, collect nothing */
-	bool no_pushdown;       /* --no-pushdown: benchmarks only */
 	char **workload;
-	sqlite3 *db;
-	sqlite3_stmt *stmts[32];
-	int nr_stmts;
-	int status;             /* first failure's exit status */
 };
 
 static const char usage_text[] =
@@ -83,68 +68,13 @@ static const char usage_text[] =
 "  perf-sql \"select name, fields from perf_sql_events where system = 'sched'\"\n"
 "  perf-sql --schema sched_switch\n";
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("perf-sql: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static int report(const struct err *e)
-{
-	if (e->hint[0])
-		say("%s; %s", e->msg, e->hint);
-	else
-		say("%s", e->msg);
-	return e->code == -EACCES || e->code == -EPERM ? EXIT_PRIV : EXIT_ERR;
-}
-
-/* "5" (seconds), "5s", "500ms", "2m", "1h" -> ms; -1 if malformed */
-static long parse_duration(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || v < 0)
-		return -1;
-	if (!*end || !strcmp(end, "s"))
-		return (long)(v * 1000);
-	if (!strcmp(end, "ms"))
-		return (long)v;
-	if (!strcmp(end, "m"))
-		return (long)(v * 60000);
-	if (!strcmp(end, "h"))
-		return (long)(v * 3600000);
-	return -1;
-}
-
-/* "256M", "1G", "4096" -> bytes; 0 if malformed */
-static size_t parse_size(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-	const char *units = "KMG";
-	const char *u = *end ? strchr(units, *end & ~0x20) : NULL;
-
-	if (end == s || v <= 0 || (*end && (!u || end[1])))
-		return 0;
-	for (const char *p = units; u && p <= u; p++)
-		v *= 1024;
-	return (size_t)v;
-}
-
 static long parse_long(const char *opt, const char *s, long min)
 {
 	char *end;
 	long v = strtol(s, &end, 10);
 
 	if (*end || end == s || v < min) {
-		say("%s '%s': expected a whole number >= %ld", opt, s, min);
+		say("%s '%s': expected a whole number >= %ld; see perf-sql --help", opt, s, min);
 		exit(EXIT_USAGE);
 	}
 	return v;
@@ -194,45 +124,45 @@ static void parse_args(struct cli *c, int argc, char **argv)
 	while ((opt = getopt_long(nargs, argv, ":d:i:f:o:aC:p:t:m:vh", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
-			c->so.duration_ms = parse_duration(optarg);
-			if (c->so.duration_ms <= 0) {
+			c->q.so.duration_ms = parse_duration(optarg);
+			if (c->q.so.duration_ms <= 0) {
 				snprintf(msg, sizeof(msg), "-d '%s': expected a duration like 5, 5s, 500ms or 2m", optarg);
 				usage_error(msg);
 			}
 			break;
-		case 'i': c->so.interval_ms = parse_long("-i", optarg, 1); break;
+		case 'i': c->q.so.interval_ms = parse_long("-i", optarg, 1); break;
 		case 'f':
 			if ((mode = output__mode(optarg)) < 0) {
 				snprintf(msg, sizeof(msg), "no such output format '%s'; choices: table csv json", optarg);
 				usage_error(msg);
 			}
-			c->out.mode = mode;
+			c->q.out.mode = mode;
 			break;
-		case 'C' + 256: c->out.mode = OUT_CSV; break;
-		case 'J' + 256: c->out.mode = OUT_JSON; break;
+		case 'C' + 256: c->q.out.mode = OUT_CSV; break;
+		case 'J' + 256: c->q.out.mode = OUT_JSON; break;
 		case 'o': c->out_path = optarg; break;
-		case 'a': c->so.all = true; break;
-		case 'C': c->so.cpu_list = optarg; break;
-		case 'p': c->so.pid_list = optarg; break;
-		case 't': c->so.tid_list = optarg; break;
+		case 'a': c->q.so.all = true; break;
+		case 'C': c->q.so.cpu_list = optarg; break;
+		case 'p': c->q.so.pid_list = optarg; break;
+		case 't': c->q.so.tid_list = optarg; break;
 		case 'm':
-			c->so.mmap_pages = (int)parse_long("-m", optarg, 1);
-			if (c->so.mmap_pages & (c->so.mmap_pages - 1)) {
+			c->q.so.mmap_pages = (int)parse_long("-m", optarg, 1);
+			if (c->q.so.mmap_pages & (c->q.so.mmap_pages - 1)) {
 				snprintf(msg, sizeof(msg), "-m %s: ring size must be a power of two pages "
 					 "(64 = 256 KiB per CPU)", optarg);
 				usage_error(msg);
 			}
 			break;
 		case 'M' + 256:
-			if (!(c->so.max_memory = parse_size(optarg))) {
+			if (!(c->q.so.max_memory = parse_size(optarg))) {
 				snprintf(msg, sizeof(msg), "--max-memory '%s': expected a size like 64M or 1G", optarg);
 				usage_error(msg);
 			}
 			break;
-		case 'S' + 256: c->schema = optarg; break;
-		case 'E' + 256: c->explain = true; break;
-		case 'N' + 256: c->no_pushdown = true; break;
-		case 'v': c->so.verbose++; break;
+		case 'S' + 256: c->q.schema = optarg; break;
+		case 'E' + 256: c->q.explain = true; break;
+		case 'N' + 256: c->q.no_pushdown = true; break;
+		case 'v': c->q.so.verbose++; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V' + 256: printf("perf-sql %s (SQLite %s)\n", PERF_SQL_VERSION, sqlite3_libversion()); exit(0);
 		case ':':
@@ -245,202 +175,17 @@ static void parse_args(struct cli *c, int argc, char **argv)
 		}
 	}
 	if (optind < nargs)
-		c->sql = argv[optind++];
+		c->q.sql = argv[optind++];
 	if (optind < nargs) {
 		snprintf(msg, sizeof(msg), "unexpected argument '%s' (quote the SQL as one argument; "
 			 "put a command after --)", argv[optind]);
 		usage_error(msg);
 	}
-	if (!c->sql && !c->schema)
+	if (!c->q.sql && !c->q.schema)
 		usage_error("no SQL given");
-	if (c->workload && (c->so.pid_list || c->so.tid_list))
+	if (c->workload && (c->q.so.pid_list || c->q.so.tid_list))
 		usage_error("-p/-t and -- CMD cannot be combined: pick one target");
-	c->so.workload = c->workload;
-}
-
-/* SQLite's message, with the closest table names when a table is unknown */
-static int sql_error(struct cli *c, struct session *s, const char *msg)
-{
-	const char *key = "no such table: ";
-	char near[256] = "";
-
-	if (!strncmp(msg, key, strlen(key))) {
-		const char *name = msg + strlen(key);
-
-		if (!strncmp(name, "main.", 5))
-			name += 5;
-		catalog__suggest(s->cat, name, near, sizeof(near));
-		if (near[0])
-			say("%s; did you mean: %s?", msg, near);
-		else
-			say("%s; list tables with: perf-sql \"select name from perf_sql_events\"", msg);
-	} else if (!strncmp(msg, "no such column: ", 16)) {
-		say("%s; list a table's columns with: perf-sql --schema TABLE", msg);
-	} else {
-		say("%s", msg);
-	}
-	return EXIT_ERR;
-}
-
-static int prepare_all(struct cli *c, struct session *s)
-{
-	const char *sql = c->sql, *tail;
-
-	while (sql && *sql) {
-		sqlite3_stmt *st = NULL;
-
-		if (sqlite3_prepare_v2(c->db, sql, -1, &st, &tail) != SQLITE_OK)
-			return sql_error(c, s, sqlite3_errmsg(c->db));
-		sql = tail;
-		if (!st)
-			continue;   /* whitespace or a comment */
-		if (c->nr_stmts == (int)(sizeof(c->stmts) / sizeof(c->stmts[0]))) {
-			sqlite3_finalize(st);
-			say("too many statements: at most 32");
-			return EXIT_USAGE;
-		}
-		c->stmts[c->nr_stmts++] = st;
-	}
-	if (!c->nr_stmts) {
-		say("no SQL statement in '%s'", c->sql);
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
-static void warn_lost(struct session *s)
-{
-	for (int i = 0; i < s->nr_src; i++) {
-		struct source *src = s->src[i];
-		uint64_t lost = 0;
-
-		for (int k = 0; k < s->nr_cpus; k++)
-			lost += src->lost[k];
-		if (lost)
-			say("warning: %s lost %llu events in this window; raise -m (now %d pages) or "
-			    "filter more in WHERE", src->ev->full, (unsigned long long)lost,
-			    s->opts.mmap_pages);
-	}
-}
-
-static int on_window(void *ctx, struct session *s)
-{
-	struct cli *c = ctx;
-	char window[64];
-
-	format_rfc3339(s->window_start_ns, window, sizeof(window));
-	warn_lost(s);
-	for (int i = 0; i < c->nr_stmts; i++) {
-		int rc;
-
-		sqlite3_reset(c->stmts[i]);
-		rc = output__statement(&c->out, c->stmts[i], i, window);
-		if (c->out.broken_pipe) {
-			session_stop = 1;
-			return 0;
-		}
-		if (rc != SQLITE_OK) {
-			c->status = sql_error(c, s, sqlite3_errmsg(c->db));
-			return -EIO;
-		}
-	}
-	return 0;
-}
-
-static int print_schema(struct cli *c, struct session *s)
-{
-	c->sql = sqlite3_mprintf("SELECT name AS column, type FROM pragma_table_xinfo(%Q)", c->schema);
-	if (prepare_all(c, s))
-		return EXIT_ERR;
-	if (sqlite3_step(c->stmts[0]) != SQLITE_ROW) {
-		char near[256] = "";
-
-		catalog__suggest(s->cat, c->schema, near, sizeof(near));
-		say("no such table: %s%s%s%s", c->schema, near[0] ? "; did you mean: " : "", near,
-		    near[0] ? "?" : "");
-		return EXIT_ERR;
-	}
-	sqlite3_reset(c->stmts[0]);
-	return output__statement(&c->out, c->stmts[0], 0, NULL) == SQLITE_OK ? 0 : EXIT_ERR;
-}
-
-/*
- * Planning dry run: every statement runs once over empty windows, so each table scan sees its
- * constraints' actual values (parameters, workload_pid()) and turns them into kernel filters.
- */
-static int dry_run(struct cli *c, struct session *s)
-{
-	s->dry_run = true;
-	for (int i = 0; i < c->nr_stmts; i++) {
-		int rc;
-
-		while ((rc = sqlite3_step(c->stmts[i])) == SQLITE_ROW)
-			;
-		sqlite3_reset(c->stmts[i]);
-		if (rc != SQLITE_DONE) {
-			s->dry_run = false;
-			return sql_error(c, s, sqlite3_errmsg(c->db));
-		}
-	}
-	s->dry_run = false;
-	return 0;
-}
-
-static void sample_type_names(uint64_t st, char *buf, size_t len)
-{
-	static const struct { uint64_t bit; const char *name; } bits[] = {
-		{ PERF_SAMPLE_IDENTIFIER, "IDENTIFIER" }, { PERF_SAMPLE_IP, "IP" },
-		{ PERF_SAMPLE_TID, "TID" }, { PERF_SAMPLE_TIME, "TIME" }, { PERF_SAMPLE_ADDR, "ADDR" },
-		{ PERF_SAMPLE_CPU, "CPU" }, { PERF_SAMPLE_PERIOD, "PERIOD" },
-		{ PERF_SAMPLE_CALLCHAIN, "CALLCHAIN" }, { PERF_SAMPLE_RAW, "RAW" },
-		{ PERF_SAMPLE_REGS_USER, "REGS_USER" },
-	};
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
-		if (st & bits[i].bit)
-			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "|" : "", bits[i].name);
-}
-
-/* --explain / -v: per table, what is opened, sampled and filtered where. */
-static void explain(struct cli *c, struct session *s, FILE *f)
-{
-	char st[256];
-
-	if (!s->started)
-		session__plan_filters(s);
-	for (int i = 0; i < s->nr_src; i++) {
-		struct source *src = s->src[i];
-
-		sample_type_names(source__sample_type(src), st, sizeof(st));
-		fprintf(f, "table %s\n", src->ev->full);
-		fprintf(f, "  event        type=tracepoint config=%d (%s) sample_period=1\n",
-			src->ev->id, src->ev->full);
-		fprintf(f, "  sample_type  %s\n", st);
-		if (src->task_fields[0])
-			fprintf(f, "  target       every CPU, filtered on %s%s%s (a per-task event would "
-				"miss wakeups)\n", src->task_fields[0], src->task_fields[1] ? "/" : "",
-				src->task_fields[1] ? src->task_fields[1] : "");
-		else if (s->nr_tids)
-			fprintf(f, "  target       %d threads (inherit: new threads followed), %d CPUs\n",
-				s->nr_tids, s->nr_cpus);
-		else if (s->wl.pid && !s->opts.all)
-			fprintf(f, "  target       workload pid %d and its children (inherit, "
-				"enable_on_exec), %d CPUs\n", (int)s->wl.pid, s->nr_cpus);
-		else
-			fprintf(f, "  target       every task on %d CPUs (perf-sql itself left out)\n",
-				s->nr_cpus);
-		fprintf(f, "  ring         %d pages per CPU, wakeup at a quarter full\n",
-			s->opts.mmap_pages);
-		fprintf(f, "  kernel filter %s%s\n", src->filter[0] ? src->filter : "(none)",
-			src->filter_rejected ? "  [rejected by the kernel: user space only]" : "");
-		fprintf(f, "  from WHERE   %s\n", !src->want_all && src->want_filter[0] ?
-			src->want_filter : "nothing the kernel can test (or a scan needs every row)");
-		fprintf(f, "  user space   SQLite checks every WHERE term again\n");
-	}
-	if (!s->nr_src)
-		fprintf(f, "no event tables: nothing is opened\n");
+	c->q.so.workload = c->workload;
 }
 
 static void on_signal(int sig)
@@ -458,73 +203,19 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);   /* a closed pipe shows as EPIPE: stop quietly */
 }
 
-static void report_workload(const struct workload *w)
-{
-	if (!w->pid || !w->exited)
-		return;
-	if (WIFEXITED(w->status) && WEXITSTATUS(w->status))
-		say("workload '%s' exited with status %d", w->argv[0], WEXITSTATUS(w->status));
-	else if (WIFSIGNALED(w->status))
-		say("workload '%s' was killed by signal %d (%s)", w->argv[0], WTERMSIG(w->status),
-		    strsignal(WTERMSIG(w->status)));
-}
-
-static int run(struct cli *c, struct session *s)
-{
-	struct err e = { 0 };
-	int rc;
-
-	s->no_pushdown = c->no_pushdown;
-	if (sqlite3_open_v2(":memory:", &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) ||
-	    (rc = vtabs__register(c->db, s)) || (rc = sql_functions__register(c->db, s))) {
-		say("sqlite: %s", c->db ? sqlite3_errmsg(c->db) : "out of memory");
-		return EXIT_ERR;
-	}
-	if (c->schema)
-		return print_schema(c, s);
-	if ((rc = prepare_all(c, s)))
-		return rc;
-	if (session__fork(s, &e))
-		return report(&e);
-	if ((rc = dry_run(c, s)))
-		return rc;
-	if (c->explain) {
-		explain(c, s, stdout);
-		return 0;
-	}
-	if (session__start(s, &e))
-		return report(&e);
-	if (c->so.verbose)
-		explain(c, s, stderr);
-	c->out.windowed = c->so.interval_ms > 0;
-	if (session__run(s, on_window, c, &e) && !c->status)
-		return report(&e);
-	report_workload(&s->wl);
-	return c->status;
-}
-
 int main(int argc, char **argv)
 {
-	struct cli c = { .out = { .mode = OUT_TABLE, .f = stdout } };
-	struct session *s;
-	struct err e = { 0 };
+	struct cli c = { .q = { .out = { .mode = OUT_TABLE, .f = stdout } } };
 	int status;
 
 	parse_args(&c, argc, argv);
-	if (c.out_path && !(c.out.f = fopen(c.out_path, "w"))) {
+	if (c.out_path && !(c.q.out.f = fopen(c.out_path, "w"))) {
 		say("%s: %s; check the directory exists and is writable", c.out_path, strerror(errno));
 		return EXIT_ERR;
 	}
 	install_signals();
-	s = session__new(&c.so, &e);
-	if (!s)
-		return report(&e);
-	status = run(&c, s);
-	for (int i = 0; i < c.nr_stmts; i++)
-		sqlite3_finalize(c.stmts[i]);
-	sqlite3_close(c.db);   /* before the session: the tables point into it */
-	session__close(s);
-	if (c.out.f != stdout && fclose(c.out.f) == EOF && !status) {
+	status = query__run(&c.q);
+	if (c.q.out.f != stdout && fclose(c.q.out.f) == EOF && !status) {
 		say("%s: %s", c.out_path, strerror(errno));
 		status = EXIT_ERR;
 	}

@@ -3,8 +3,8 @@
  *
  *   SELECT "table", sum(received), sum(lost) FROM perf_sql_stats GROUP BY 1;
  *
- * Schema: table, cpu, received (rows stored), lost (PERF_FORMAT_LOST deltas, or the sum of
- * PERF_RECORD_LOST if higher, plus rows refused past --max-memory), window_start (RFC 3339).
+ * Schema: table, cpu, received (rows stored), lost (events the kernel counted but perf-sql did
+ * not receive, cumulative, plus rows refused past --max-memory), window_start (RFC 3339).
  * The numbers are those of the window the statement runs on.
  */
 #include <stdio.h>

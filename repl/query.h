@@ -1,0 +1,40 @@
+/*
+ * repl/query.h - running one query end to end (command line and REPL).
+ */
+#ifndef PERF_SQL_QUERY_H
+#define PERF_SQL_QUERY_H
+#include <stdbool.h>
+#include <sqlite3.h>
+#include "core/err.h"
+#include "core/session.h"
+#include "repl/output.h"
+
+/* exit statuses (docs/cli.md) */
+enum { EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_PRIV = 77 };
+
+struct query {
+	struct session_opts so;
+	struct output out;
+	const char *sql;
+	const char *schema;     /* --schema TABLE instead of sql */
+	bool explain;           /* --explain: print the plan, collect nothing */
+	bool no_pushdown;       /* --no-pushdown: benchmarks only */
+	/* while running */
+	sqlite3 *db;
+	sqlite3_stmt *stmts[32];
+	int nr_stmts;
+	int status;             /* first failure's exit status */
+};
+
+/* Plans, collects and prints; returns an exit status (0 ok). Ctrl-C ends collection. */
+int query__run(struct query *q);
+
+/* The one error printer: "perf-sql: MESSAGE" on stderr. */
+void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints e as one line; returns the exit status it deserves. */
+int report(const struct err *e);
+/* "5" (seconds), "5s", "500ms", "2m", "1h" -> ms; -1 if malformed */
+long parse_duration(const char *s);
+/* "256M", "1G", "4096" -> bytes; 0 if malformed */
+size_t parse_size(const char *s);
+#endif
