@@ -40,6 +40,8 @@ struct source {
 	uint64_t sample_type;
 	bool need_raw;           /* a field column is read */
 	bool need_comm;          /* _comm / comm is read */
+	bool need_rows;          /* some scan reads a column: sample (else only count) */
+	bool counting;           /* opened as a counter: no samples, rows = the count */
 	/* with -p/-t: scheduler events are opened on every CPU and filtered on the field that
 	 * names the task, because a per-task event misses the wakeup of a sleeping task */
 	const char *task_fields[2];
@@ -99,7 +101,7 @@ void session__close(struct session *s);
 /* The source of event ev, created (and its format parsed) on first use. */
 struct source *session__source(struct session *s, struct tp_event *ev, struct err *e);
 /* Plan: what columns a scan of src reads. Called from xBestIndex; only adds needs. */
-void source__plan(struct source *src, bool raw, bool comm);
+void source__plan(struct source *src, bool raw, bool comm, bool rows);
 /* A dry-run scan of src asked for the kernel filter `filter` (NULL: it needs every row). */
 void source__dry_scan(struct source *src, const char *filter);
 /* The filter each source will get (src->filter), from the dry run; nothing is set yet. */

@@ -234,9 +234,9 @@ static void explain(struct query *c, struct session *s, FILE *f)
 
 		sample_type_names(source__sample_type(src), st, sizeof(st));
 		fprintf(f, "table %s\n", src->ev->full);
-		fprintf(f, "  event        type=tracepoint config=%d (%s) sample_period=1\n",
-			src->ev->id, src->ev->full);
-		fprintf(f, "  sample_type  %s\n", st);
+		fprintf(f, "  event        type=tracepoint config=%d (%s) %s\n", src->ev->id,
+			src->ev->full, src->need_rows ? "sample_period=1" : "counting (no column is read)");
+		fprintf(f, "  sample_type  %s\n", src->need_rows ? st : "none");
 		if (src->task_fields[0])
 			fprintf(f, "  target       every CPU, filtered on %s%s%s (a per-task event would "
 				"miss wakeups)\n", src->task_fields[0], src->task_fields[1] ? "/" : "",

@@ -13,7 +13,8 @@
  *                             other arrays BLOB
  *
  * best_index: colUsed tells the session whether raw data (any field) and task names (_comm)
- * must be collected; ORDER BY _time is consumed because scans are merged in time order.
+ * must be collected; a table no scan reads a column of (count(*)) is only counted, like perf
+ * stat, and scans yield that many column-less rows; ORDER BY _time is consumed because scans are merged in time order.
  * Constraints an ftrace filter can express (=, !=, <, <=, >, >= on numeric fields, _cpu as
  * CPU and _tid as common_pid; =, !=, GLOB on string fields and _comm as COMM; IN lists) get
  * an argvIndex and are described in idxStr as "COL:OP[:in]," items; SQLite still checks them
@@ -61,6 +62,7 @@ struct tp_cursor {
 	bool filtered;   /* dry run: xFilter reached */
 	struct wscan scan;
 	const struct wrow *row;
+	uint64_t nr_counted;   /* counting mode: rows left */
 	sqlite3_int64 rowid;
 };
 
@@ -198,7 +200,7 @@ static int tp_table_best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 		raw |= vt->cols[i].kind == TP_COL_FIELD;
 		comm |= vt->cols[i].kind == TP_COL_COMM;
 	}
-	source__plan(vt->src, raw, comm);
+	source__plan(vt->src, raw, comm, info->colUsed != 0);
 	for (int i = 0; i < info->nConstraint; i++) {
 		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
 		bool in;
@@ -326,9 +328,16 @@ static int tp_table_filter(sqlite3_vtab_cursor *c_, int idx_num, const char *idx
 		c->filtered = true;
 		dry_scan(vt, idx_str, argc, argv);
 	}
+	c->rowid = 1;
+	if (vt->src->counting) {   /* rows without columns: as many as the kernel counted */
+		c->nr_counted = 0;
+		for (int i = 0; i < vt->s->nr_cpus; i++)
+			c->nr_counted += vt->src->received[i];
+		c->row = NULL;
+		return SQLITE_OK;
+	}
 	wscan__init(&c->scan, vt->src->win);
 	c->row = wscan__next(&c->scan);
-	c->rowid = 1;
 	return SQLITE_OK;
 }
 
@@ -336,14 +345,19 @@ static int tp_table_next(sqlite3_vtab_cursor *c_)
 {
 	struct tp_cursor *c = (struct tp_cursor *)c_;
 
-	c->row = wscan__next(&c->scan);
 	c->rowid++;
+	if (c->nr_counted)
+		c->nr_counted--;
+	else
+		c->row = wscan__next(&c->scan);
 	return SQLITE_OK;
 }
 
 static int tp_table_eof(sqlite3_vtab_cursor *c_)
 {
-	return ((struct tp_cursor *)c_)->row == NULL;
+	struct tp_cursor *c = (struct tp_cursor *)c_;
+
+	return c->row == NULL && c->nr_counted == 0;
 }
 
 static void field_result(sqlite3_context *ctx, const struct tp_field *f, const struct wrow *r)
@@ -387,6 +401,8 @@ static int tp_table_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int co
 	const struct wrow *r = c->row;
 	const char *comm;
 
+	if (!r)
+		return SQLITE_OK;   /* a counted row has no columns: NULL */
 	switch (vt->cols[col].kind) {
 	case TP_COL_TIME: sqlite3_result_int64(ctx, (sqlite3_int64)r->time); break;
 	case TP_COL_CPU: sqlite3_result_int64(ctx, r->cpu); break;

@@ -12,10 +12,15 @@ out=$(q "$sql" -- "$WL/writes" 300 777 100 5 | tr '\n' ' ') || fail "run"
 eq "$out" "300 sum(received),sum(lost) 300,0 " "count, then received/lost: nothing extra reached user space"
 out=$(q --no-pushdown "$sql" -- "$WL/writes" 300 777 100 5 | tr '\n' ' ') || fail "run"
 eq "$out" "300 sum(received),sum(lost) 400,0 " "without pushdown all 400 writes are received"
-# a query that reads no field samples no raw data
-plan=$("$PERF_SQL" --explain "select count(*) from sys_enter_write") || fail "explain"
+# a query that reads no field samples no raw data; one that reads no column only counts
+plan=$("$PERF_SQL" --explain "select count(*), max(_cpu) from sys_enter_write") || fail "explain"
 printf '%s\n' "$plan" | grep -q "sample_type  IDENTIFIER|TID|TIME|CPU|PERIOD$" || fail "RAW sampled: $plan"
 echo "ok: no RAW without a field"
+plan=$("$PERF_SQL" --explain "select count(*) from sys_enter_write") || fail "explain"
+printf '%s\n' "$plan" | grep -q "counting (no column is read)" || fail "count(*) samples: $plan"
+out=$(q "select count(*) from sys_enter_getppid; select sum(received), sum(lost) from perf_sql_stats" \
+      -- "$WL/getppid_loop" 200000 | grep -v calls= | tr '\n' ' ') || fail "counting run"
+eq "$out" "200000 sum(received),sum(lost) 200000,0 " "count(*) in counting mode, and its stats"
 # -C 0: only CPU 0
 out=$(q -C 0 -d 500ms "select group_concat(distinct _cpu) from sched_switch") || fail "-C run"
 eq "$out" "0" "cpus seen with -C 0"
