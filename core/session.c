@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,12 +34,15 @@
 #include <perf/evsel.h>
 #include <perf/mmap.h>
 #include <perf/threadmap.h>
+#include "core/field.h"
 #include "core/kfilter.h"
 #include "core/perf_glue.h"
 #include "core/session.h"
 #include "core/tracefs.h"
 
 volatile sig_atomic_t session_stop;
+
+static void tree_add(struct session *s, uint32_t tid);
 
 
 uint64_t now_ns(int clock)
@@ -176,6 +180,7 @@ static void source__free(struct source *src)
 	free(src->received);
 	free(src->lost);
 	free(src->dropped);
+	free(src->filtered);
 	free(src->count_seen);
 	free(src->received_all);
 	free(src->lost_all);
@@ -214,14 +219,19 @@ struct source *session__source(struct session *s, struct tp_event *ev, struct er
 	src->received = calloc(n, 8);
 	src->lost = calloc(n, 8);
 	src->dropped = calloc(n, 8);
+	src->filtered = calloc(n, 8);
 	src->count_seen = calloc(n, 8);
 	src->received_all = calloc(n, 8);
 	src->lost_all = calloc(n, 8);
-	if (!src->win || !src->received || !src->lost || !src->dropped || !src->count_seen ||
+	if (!src->win || !src->received || !src->lost || !src->dropped || !src->filtered || !src->count_seen ||
 	    !src->received_all || !src->lost_all)
 		goto nomem;
-	if (s->nr_tids && !strcmp(ev->system, "sched"))
+	if ((s->nr_tids || (s->opts.workload && !s->opts.all)) && !strcmp(ev->system, "sched"))
 		set_task_fields(src);
+	/* a workload's tree is known only as it forks: its scheduler rows are picked in user
+	 * space, from every CPU, on the task fields and the task itself */
+	src->tree_filter = src->task_fields[0] && s->opts.workload && !s->opts.all;
+	src->need_raw |= src->tree_filter;
 	s->src[s->nr_src++] = src;
 	return src;
 nomem:
@@ -232,7 +242,7 @@ nomem:
 
 void source__plan(struct source *src, bool raw, bool comm, bool rows)
 {
-	src->need_raw |= raw;
+	src->need_raw |= raw || src->tree_filter;
 	src->need_comm |= comm;
 	src->need_rows |= rows;
 }
@@ -244,6 +254,26 @@ void source__dry_scan(struct source *src, const char *filter)
 		src->want_all = true;
 	else if (!kfilter__or(src->want_filter, sizeof(src->want_filter), filter))
 		src->want_all = true;   /* too long for one filter */
+}
+
+int session__extra_stat(struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->nr_extra == (int)(sizeof(s->extra) / sizeof(s->extra[0])))
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(s->extra[s->nr_extra].name, sizeof(s->extra[0].name), fmt, ap);
+	va_end(ap);
+	return s->nr_extra++;
+}
+
+void session__extra_add(struct session *s, int idx, uint64_t received, uint64_t lost)
+{
+	if (idx < 0 || idx >= s->nr_extra)
+		return;
+	s->extra[idx].received += received;
+	s->extra[idx].lost += lost;
 }
 
 pid_t session__workload_pid(const struct session *s)
@@ -293,8 +323,9 @@ static void attr_common(struct session *s, struct perf_event_attr *a)
 	a->disabled = 1;
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)s->opts.mmap_pages * 4096u / 4;
-	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC;
+	/* no use_clockid: with clockid=CLOCK_MONOTONIC, 6.18 counts but drops the samples of
+	 * tracepoints that fire in hard-IRQ context on an idle CPU (every timer wakeup); _time is
+	 * the perf clock (local_clock: ns since boot, close to CLOCK_MONOTONIC) */
 	if (s->wl.pid && !s->opts.all) {
 		a->inherit = 1;
 		a->enable_on_exec = 1;
@@ -318,11 +349,11 @@ static struct perf_evsel *new_source_evsel(struct session *s, struct source *src
 	attr_common(s, &a);
 	a.type = PERF_TYPE_TRACEPOINT;
 	a.config = (uint64_t)src->ev->id;
-	src->counting = !src->need_rows;
+	src->counting = !src->need_rows && !src->task_fields[0];
 	a.sample_period = src->counting ? 0 : 1;
 	a.sample_type = source__sample_type(src);
 	if (src->task_fields[0])
-		a.inherit = 0;
+		a.inherit = a.enable_on_exec = 0;   /* opened on every CPU: enabled with the rest */
 	a.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	src->sample_type = a.sample_type;
 	return perf_evsel__new(&a);
@@ -377,13 +408,46 @@ static int add_ids(struct session *s, struct perf_evsel *evsel, struct source *s
 	return 0;
 }
 
+/*
+ * One evlist, so one ring per CPU, per event: a busy table cannot crowd another out of a
+ * shared ring, and each table's losses are its own.
+ */
+static int open_one(struct session *s, struct perf_evsel *evsel, struct perf_thread_map *threads,
+		    int pages, const char *what, struct err *e)
+{
+	struct perf_evlist *el = perf_evlist__new();
+	struct pollfd *nfds;
+	int ret;
+
+	if (!el)
+		return err_set(e, -ENOMEM, "out of memory");
+	s->evlists[s->nr_evlists++] = el;
+	perf_evlist__add(el, evsel);
+	perf_evlist__set_maps(el, s->cpus, threads);
+	ret = perf_evsel__open(evsel, s->cpus, threads);
+	if (ret)
+		return open_error(e, what, -ret);
+	if (perf_evlist__mmap(el, pages)) {
+		err_set(e, -errno, "ring buffers of %d pages per CPU: %s", pages, strerror(errno));
+		return err_hint(e, "lower -m, or raise the sysctl kernel.perf_event_mlock_kb");
+	}
+	nfds = realloc(s->pollfds, (size_t)(s->nr_pollfds + s->nr_cpus) * sizeof(*nfds));
+	if (!nfds)
+		return err_set(e, -ENOMEM, "out of memory");
+	s->pollfds = nfds;
+	for (int c = 0; c < s->nr_cpus; c++)   /* thread 0's fd owns the CPU's ring */
+		s->pollfds[s->nr_pollfds++] = (struct pollfd){ .fd = evsel__fd(evsel, c, 0),
+							       .events = POLLIN };
+	return 0;
+}
+
 static int open_events(struct session *s, struct err *e)
 {
 	bool need_comm = false;
 	int ret;
 
-	s->evlist = perf_evlist__new();
-	if (!s->evlist)
+	s->evlists = calloc((size_t)s->nr_src + 1, sizeof(*s->evlists));
+	if (!s->evlists)
 		return err_set(e, -ENOMEM, "out of memory");
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];
@@ -393,41 +457,35 @@ static int open_events(struct session *s, struct err *e)
 			return err_set(e, -ENOMEM, "out of memory");
 		if (src->task_fields[0])
 			evsel__set_system_wide(src->evsel);
-		perf_evlist__add(s->evlist, src->evsel);
-		need_comm |= src->need_comm;
+		ret = open_one(s, src->evsel, src->task_fields[0] ? s->any_thread : s->threads,
+			       s->opts.mmap_pages, src->ev->full, e);
+		if (ret)
+			return ret;
+		if ((ret = add_ids(s, src->evsel, src)))
+			return err_set(e, ret, "%s: cannot read event ids", src->ev->full);
+		need_comm |= src->need_comm || src->tree_filter;
 	}
 	if (need_comm) {
 		s->sideband = new_sideband(s);
 		if (!s->sideband)
 			return err_set(e, -ENOMEM, "out of memory");
-		perf_evlist__add(s->evlist, s->sideband);
+		if ((ret = open_one(s, s->sideband, s->threads, 16, "task-name sideband (dummy event)", e)))
+			return ret;
+		if ((ret = add_ids(s, s->sideband, NULL)))
+			return err_set(e, ret, "sideband: cannot read event ids");
 		if (!s->comms)
 			s->comms = comm_map__new();
 		if (!s->comms || comm_map__snapshot(s->comms))
 			return err_set(e, -ENOMEM, "cannot read task names from /proc");
 	}
-	perf_evlist__set_maps(s->evlist, s->cpus, s->threads);
-	for (int i = 0; i < s->nr_src; i++) {
-		ret = perf_evsel__open(s->src[i]->evsel, s->cpus,
-				       s->src[i]->task_fields[0] ? s->any_thread : s->threads);
-		if (ret)
-			return open_error(e, s->src[i]->ev->full, -ret);
-	}
-	if (s->sideband && (ret = perf_evsel__open(s->sideband, s->cpus, s->threads)))
-		return open_error(e, "task-name sideband (dummy event)", -ret);
-	ret = perf_evlist__mmap(s->evlist, s->opts.mmap_pages);
-	if (ret) {
-		err_set(e, -errno, "ring buffers of %d pages per CPU: %s", s->opts.mmap_pages,
-			strerror(errno));
-		return err_hint(e, "lower -m, or raise the sysctl kernel.perf_event_mlock_kb");
-	}
-	for (int i = 0; i < s->nr_src; i++)
-		if ((ret = add_ids(s, s->src[i]->evsel, s->src[i])))
-			return err_set(e, ret, "%s: cannot read event ids", s->src[i]->ev->full);
-	if (s->sideband && (ret = add_ids(s, s->sideband, NULL)))
-		return err_set(e, ret, "sideband: cannot read event ids");
 	qsort(s->ids, (size_t)s->nr_ids, sizeof(*s->ids), cmp_id);
 	return 0;
+}
+
+static void for_each_evlist(struct session *s, void (*fn)(struct perf_evlist *))
+{
+	for (int i = 0; i < s->nr_evlists; i++)
+		fn(s->evlists[i]);
 }
 
 static void self_filter(struct session *s, char *buf, size_t len)
@@ -475,10 +533,12 @@ void session__plan_filters(struct session *s)
 		struct source *src = s->src[i];
 		bool want = src->nr_scans && !src->want_all && src->want_filter[0];
 
-		if (src->task_fields[0]) {
+		if (src->task_fields[0] && !src->tree_filter) {
 			task_filter(s, src, want);
 			continue;
 		}
+		if (src->tree_filter)
+			snprintf(self_f, sizeof(self_f), "common_pid != %d", (int)getpid());
 		if (want && self_f[0])
 			snprintf(src->filter, sizeof(src->filter), "(%s) && %s", src->want_filter, self_f);
 		else
@@ -533,8 +593,7 @@ int session__start(struct session *s, struct err *e)
 	s->started = true;
 	s->window_start_ns = now_ns(CLOCK_REALTIME);
 	s->window_start_mono = now_ns(CLOCK_MONOTONIC);
-	if (s->evlist)
-		perf_evlist__enable(s->evlist);
+	for_each_evlist(s, perf_evlist__enable);
 	if (s->wl.pid && s->comms) {
 		/* exec renames the task before enable_on_exec turns the sideband on: name it here,
 		 * from just before its release, as the kernel will (basename of the file) */
@@ -543,6 +602,7 @@ int session__start(struct session *s, struct err *e)
 		comm_map__set(s->comms, (uint32_t)s->wl.pid, now_ns(CLOCK_MONOTONIC),
 			      base ? base + 1 : s->opts.workload[0]);
 	}
+	tree_add(s, (uint32_t)s->wl.pid);
 	if (s->wl.pid && (ret = workload__start(&s->wl, e)))
 		return ret;
 	s->collecting = true;
@@ -554,6 +614,64 @@ static struct id_map *find_id(struct session *s, uint64_t id)
 	struct id_map key = { .id = id };
 
 	return bsearch(&key, s->ids, (size_t)s->nr_ids, sizeof(*s->ids), cmp_id);
+}
+
+/* tids of the workload's tree: open addressing, 0 = empty */
+static void tree_add(struct session *s, uint32_t tid)
+{
+	uint32_t i;
+
+	if (!tid)
+		return;
+	if ((s->nr_tree + 1) * 2 > s->cap_tree) {
+		uint32_t ncap = s->cap_tree ? s->cap_tree * 2 : 1024, *old = s->tree, ocap = s->cap_tree;
+		uint32_t *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return;
+		s->tree = n;
+		s->cap_tree = ncap;
+		s->nr_tree = 0;
+		for (uint32_t k = 0; k < ocap; k++)
+			if (old[k])
+				tree_add(s, old[k]);
+		free(old);
+	}
+	for (i = (tid * 2654435761u) & (s->cap_tree - 1); s->tree[i] && s->tree[i] != tid;
+	     i = (i + 1) & (s->cap_tree - 1))
+		;
+	if (!s->tree[i])
+		s->nr_tree++;
+	s->tree[i] = tid;
+}
+
+static bool tree_has(const struct session *s, uint32_t tid)
+{
+	if (!s->cap_tree || !tid)
+		return false;
+	for (uint32_t i = (tid * 2654435761u) & (s->cap_tree - 1); s->tree[i];
+	     i = (i + 1) & (s->cap_tree - 1))
+		if (s->tree[i] == tid)
+			return true;
+	return false;
+}
+
+/* a scheduler row of the workload: its task, or a task field, is in the tree */
+static bool in_tree(const struct session *s, const struct source *src, const struct sample *smp)
+{
+	if (tree_has(s, smp->tid))
+		return true;
+	for (int k = 0; k < 2 && src->task_fields[k]; k++) {
+		const struct tp_field *f = field__find(src->ev, src->task_fields[k]);
+		int32_t v;
+
+		if (f && f->size == 4 && (uint32_t)f->offset + 4 <= smp->raw_size) {
+			memcpy(&v, (const uint8_t *)smp->raw + f->offset, 4);
+			if (v > 0 && tree_has(s, (uint32_t)v))
+				return true;
+		}
+	}
+	return false;
 }
 
 static int stream_of(struct session *s, uint32_t cpu)
@@ -579,6 +697,10 @@ static void handle_sample(struct session *s, const union perf_event *ev)
 	if (sample__parse(body, len, m->src->sample_type, 0, &smp))
 		return;
 	idx = stream_of(s, smp.cpu);
+	if (m->src->tree_filter && !in_tree(s, m->src, &smp)) {
+		m->src->filtered[idx]++;
+		return;
+	}
 	ret = window__append(m->src->win, idx, &smp, 0);
 	if (ret == 0)
 		m->src->received[idx]++;
@@ -601,6 +723,8 @@ static void handle_side(struct session *s, const union perf_event *ev)
 	case PERF_RECORD_FORK:
 		if (s->comms)
 			comm_map__fork(s->comms, ev->fork.ptid, ev->fork.tid, ev->fork.time);
+		if (s->wl.pid && (tree_has(s, ev->fork.ptid) || tree_has(s, ev->fork.pid)))
+			tree_add(s, ev->fork.tid);
 		break;
 	case PERF_RECORD_LOST:   /* counted through the kernel's event counts instead */
 	default:
@@ -608,12 +732,12 @@ static void handle_side(struct session *s, const union perf_event *ev)
 	}
 }
 
-static void drain(struct session *s)
+static void drain_one(struct session *s, struct perf_evlist *evlist)
 {
 	struct perf_mmap *map;
 	union perf_event *ev;
 
-	perf_evlist__for_each_mmap(s->evlist, map, false) {
+	perf_evlist__for_each_mmap(evlist, map, false) {
 		if (perf_mmap__read_init(map) < 0)
 			continue;
 		while ((ev = perf_mmap__read_event(map)) != NULL) {
@@ -625,6 +749,12 @@ static void drain(struct session *s)
 		}
 		perf_mmap__read_done(map);
 	}
+}
+
+static void drain(struct session *s)
+{
+	for (int i = 0; i < s->nr_evlists; i++)
+		drain_one(s, s->evlists[i]);
 }
 
 /*
@@ -667,13 +797,14 @@ static void account_lost(struct session *s)
 		for (int c = 0; c < s->nr_cpus; c++) {
 			if (src->counting)   /* nothing to lose: this window's rows are the count */
 				src->received[c] = src->count_seen[c] - src->received_all[c];
-			uint64_t got = src->received_all[c] + src->received[c] + src->dropped[c];
+			uint64_t got = src->received_all[c] + src->received[c] + src->dropped[c] +
+				       src->filtered[c];
 			uint64_t missing = src->count_seen[c] > got ? src->count_seen[c] - got : 0;
 
 			src->lost[c] = missing > src->lost_all[c] ? missing - src->lost_all[c] : 0;
 			src->lost[c] += src->dropped[c];
 			src->lost_all[c] += src->lost[c] - src->dropped[c];
-			src->received_all[c] += src->received[c] + src->dropped[c];
+			src->received_all[c] += src->received[c] + src->dropped[c] + src->filtered[c];
 			src->total_lost += src->lost[c];
 			src->total_received += src->received[c];
 		}
@@ -691,7 +822,10 @@ static void clear_window(struct session *s)
 		memset(src->received, 0, n);
 		memset(src->lost, 0, n);
 		memset(src->dropped, 0, n);
+		memset(src->filtered, 0, n);
 	}
+	for (int i = 0; i < s->nr_extra; i++)
+		s->extra[i].received = s->extra[i].lost = 0;
 	s->window_start_ns = now_ns(CLOCK_REALTIME);
 	s->window_start_mono = now_ns(CLOCK_MONOTONIC);
 	s->nr_windows++;
@@ -702,8 +836,7 @@ static int end_window(struct session *s, window_fn fn, void *ctx)
 	int ret;
 
 	read_counts(s);
-	if (s->evlist)
-		drain(s);
+	drain(s);
 	account_lost(s);
 	ret = fn(ctx, s);
 	clear_window(s);
@@ -747,12 +880,8 @@ int session__run(struct session *s, window_fn on_window, void *ctx, struct err *
 		timeout = ms_until(next < stop_at ? next : stop_at, now);
 		if (timeout > 100)
 			timeout = 100;   /* bounds the delay to notice a workload's exit */
-		if (s->evlist)
-			perf_evlist__poll(s->evlist, (int)timeout);
-		else
-			poll(NULL, 0, (int)timeout);
-		if (s->evlist)
-			drain(s);
+		poll(s->pollfds, (nfds_t)s->nr_pollfds, (int)timeout);
+		drain(s);
 		now = now_ns(CLOCK_MONOTONIC);
 		if (now >= next && now < stop_at) {
 			ret = end_window(s, on_window, ctx);
@@ -761,8 +890,7 @@ int session__run(struct session *s, window_fn on_window, void *ctx, struct err *
 				next = now + (uint64_t)s->opts.interval_ms * 1000000;
 		}
 	}
-	if (s->evlist)
-		perf_evlist__disable(s->evlist);
+	for_each_evlist(s, perf_evlist__disable);
 	s->collecting = false;
 	if (!ret)
 		ret = end_window(s, on_window, ctx);
@@ -774,12 +902,12 @@ void session__close(struct session *s)
 	if (!s)
 		return;
 	workload__kill(&s->wl);
-	if (s->evlist) {
-		perf_evlist__disable(s->evlist);
-		perf_evlist__munmap(s->evlist);
-		perf_evlist__close(s->evlist);
-		perf_evlist__delete(s->evlist);   /* deletes the evsels too */
+	for (int i = 0; i < s->nr_evlists; i++) {
+		perf_evlist__disable(s->evlists[i]);
+		perf_evlist__delete(s->evlists[i]);   /* unmaps, closes, deletes its evsel */
 	}
+	free(s->evlists);
+	free(s->pollfds);
 	for (int i = 0; i < s->nr_src; i++)
 		source__free(s->src[i]);
 	free(s->src);
@@ -789,6 +917,7 @@ void session__close(struct session *s)
 	perf_thread_map__put(s->threads);
 	perf_thread_map__put(s->any_thread);
 	free(s->tids);
+	free(s->tree);
 	catalog__free(s->cat);
 	free(s);
 }

@@ -18,6 +18,7 @@
 #include "core/workload.h"
 
 struct perf_evsel;
+struct pollfd;
 
 struct session_opts {
 	int mmap_pages;          /* ring pages per CPU (power of 2), -m */
@@ -45,6 +46,7 @@ struct source {
 	/* with -p/-t: scheduler events are opened on every CPU and filtered on the field that
 	 * names the task, because a per-task event misses the wakeup of a sleeping task */
 	const char *task_fields[2];
+	bool tree_filter;        /* workload: rows kept in user space for the workload's tasks */
 	struct window *win;
 	/* kernel filter: the OR of what the dry run's scans asked for, unless one asked nothing */
 	char want_filter[1024];
@@ -53,7 +55,7 @@ struct source {
 	char filter[2200];       /* the filter actually set ("" for none) */
 	bool filter_rejected;    /* the kernel refused want_filter: filtered in user space only */
 	/* per CPU index: this window's rows and losses (dropped: refused past --max-memory) */
-	uint64_t *received, *lost, *dropped;
+	uint64_t *received, *lost, *dropped, *filtered;   /* filtered: not the workload's */
 	/* per CPU index, cumulative: the kernel's event count at the last read, and ours */
 	uint64_t *count_seen, *received_all, *lost_all;
 	uint64_t total_received, total_lost;
@@ -63,6 +65,12 @@ struct source {
 struct id_map {
 	uint64_t id;
 	struct source *src;
+};
+
+/* statistics of derived streams (pairs): shown in perf_sql_stats with cpu NULL */
+struct extra_stat {
+	char name[96];
+	uint64_t received, lost;   /* this window */
 };
 
 struct session {
@@ -77,8 +85,12 @@ struct session {
 	struct perf_thread_map *threads;
 	struct perf_thread_map *any_thread;   /* pid -1: system-wide events under -p/-t */
 	pid_t *tids;                 /* -p/-t targets, expanded to threads */
+	uint32_t *tree, nr_tree, cap_tree;   /* tids of the workload's process tree */
 	int nr_tids;
-	struct perf_evlist *evlist;
+	struct perf_evlist **evlists;   /* one per source (+ the sideband): one ring per CPU each */
+	int nr_evlists;
+	struct pollfd *pollfds;
+	int nr_pollfds;
 	struct perf_evsel *sideband;
 	struct comm_map *comms;
 	struct id_map *ids;          /* sorted by id */
@@ -91,6 +103,8 @@ struct session {
 	uint64_t window_start_ns;    /* CLOCK_REALTIME of this window's start */
 	uint64_t window_start_mono;  /* CLOCK_MONOTONIC (perf clock) of the same */
 	int nr_windows;
+	struct extra_stat extra[32];
+	int nr_extra;
 };
 
 /* Set by SIGINT/SIGTERM/SIGHUP handlers: the one process-wide flag. */
@@ -120,5 +134,8 @@ int session__run(struct session *s, window_fn on_window, void *ctx, struct err *
 /* Name of tid at time (NULL if unknown). */
 const char *session__comm(struct session *s, uint32_t tid, uint64_t time);
 pid_t session__workload_pid(const struct session *s);
+/* A named row of perf_sql_stats for a derived stream; its index (-1 if full). */
+int session__extra_stat(struct session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void session__extra_add(struct session *s, int idx, uint64_t received, uint64_t lost);
 uint64_t now_ns(int clock);
 #endif

@@ -237,7 +237,12 @@ static void explain(struct query *c, struct session *s, FILE *f)
 		fprintf(f, "  event        type=tracepoint config=%d (%s) %s\n", src->ev->id,
 			src->ev->full, src->need_rows ? "sample_period=1" : "counting (no column is read)");
 		fprintf(f, "  sample_type  %s\n", src->need_rows ? st : "none");
-		if (src->task_fields[0])
+		if (src->tree_filter)
+			fprintf(f, "  target       every CPU; rows of the workload's tasks (the task, "
+				"or %s%s%s) kept in user space: a per-task event misses wakeups\n",
+				src->task_fields[0], src->task_fields[1] ? "/" : "",
+				src->task_fields[1] ? src->task_fields[1] : "");
+		else if (src->task_fields[0])
 			fprintf(f, "  target       every CPU, filtered on %s%s%s (a per-task event would "
 				"miss wakeups)\n", src->task_fields[0], src->task_fields[1] ? "/" : "",
 				src->task_fields[1] ? src->task_fields[1] : "");

@@ -102,16 +102,29 @@ static int stats_eof(sqlite3_vtab_cursor *c)
 	struct session *s = ((struct st_vtab *)c->pVtab)->s;
 
 	/* before collection starts (while planning) there is nothing to report */
-	return !s->started || ((struct st_cursor *)c)->idx >= s->nr_src * s->nr_cpus;
+	return !s->started || ((struct st_cursor *)c)->idx >= s->nr_src * s->nr_cpus + s->nr_extra;
+}
+
+static int extra_column(sqlite3_context *ctx, const struct extra_stat *x, int col)
+{
+	switch (col) {
+	case ST_COL_TABLE: sqlite3_result_text(ctx, x->name, -1, SQLITE_TRANSIENT); break;
+	case ST_COL_RECEIVED: sqlite3_result_int64(ctx, (sqlite3_int64)x->received); break;
+	case ST_COL_LOST: sqlite3_result_int64(ctx, (sqlite3_int64)x->lost); break;
+	default: break;   /* cpu: NULL */
+	}
+	return SQLITE_OK;
 }
 
 static int stats_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 {
 	struct session *s = ((struct st_vtab *)c->pVtab)->s;
 	int idx = ((struct st_cursor *)c)->idx, cpu = idx % s->nr_cpus;
-	struct source *src = s->src[idx / s->nr_cpus];
+	struct source *src = idx < s->nr_src * s->nr_cpus ? s->src[idx / s->nr_cpus] : NULL;
 	char when[64];
 
+	if (!src && col != ST_COL_WINDOW)
+		return extra_column(ctx, &s->extra[idx - s->nr_src * s->nr_cpus], col);
 	switch (col) {
 	case ST_COL_TABLE:
 		sqlite3_result_text(ctx, src->ev->short_unique ? src->ev->name : src->ev->full, -1,

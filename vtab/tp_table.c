@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/field.h"
 #include "core/kfilter.h"
 #include "core/session.h"
 #include "vtab/heatmap_rows.h"
@@ -75,14 +76,6 @@ static const char *field_sql_type(const struct tp_field *f)
 	}
 }
 
-static bool has_field(const struct tp_event *ev, const char *name)
-{
-	for (int i = 0; i < ev->nr_fields; i++)
-		if (!strcmp(ev->fields[i].name, name))
-			return true;
-	return false;
-}
-
 static char *build_schema(struct tp_vtab *vt, const struct tp_event *ev)
 {
 	sqlite3_str *sql = sqlite3_str_new(NULL);
@@ -93,7 +86,7 @@ static char *build_schema(struct tp_vtab *vt, const struct tp_event *ev)
 		vt->cols[vt->nr_cols++].kind = (enum tp_col_kind)k;
 	}
 	for (int k = 0; alias_names[k]; k++) {
-		if (has_field(ev, alias_names[k]))
+		if (field__find(ev, alias_names[k]))
 			continue;
 		sqlite3_str_appendf(sql, ", %s %s", alias_names[k], meta_types[k]);
 		vt->cols[vt->nr_cols++].kind = (enum tp_col_kind)k;
@@ -362,36 +355,19 @@ static int tp_table_eof(sqlite3_vtab_cursor *c_)
 
 static void field_result(sqlite3_context *ctx, const struct tp_field *f, const struct wrow *r)
 {
-	const uint8_t *raw = wrow_raw(r);
-	uint32_t n = r->raw_size, loc, off, len;
+	const uint8_t *p;
+	size_t len;
+	int64_t v;
 
-	if ((uint32_t)f->offset + (uint32_t)f->size > n)
-		return;   /* no raw data collected, or a short record: NULL */
 	if (f->kind == FIELD_INT) {
-		uint64_t u = 0;
-		int64_t v;
-
-		memcpy(&u, raw + f->offset, (size_t)f->size);
-		if (f->is_signed && f->size < 8 && (u >> (f->size * 8 - 1)) & 1)
-			u |= ~0ull << (f->size * 8);
-		memcpy(&v, &u, 8);
-		sqlite3_result_int64(ctx, v);
-		return;
+		if (field__int(f, r, &v))
+			sqlite3_result_int64(ctx, v);
+	} else if (field__bytes(f, r, &p, &len)) {
+		if (f->kind == FIELD_STR || f->kind == FIELD_DYN_STR)
+			sqlite3_result_text(ctx, (const char *)p, (int)len, SQLITE_TRANSIENT);
+		else
+			sqlite3_result_blob(ctx, p, (int)len, SQLITE_TRANSIENT);
 	}
-	off = (uint32_t)f->offset;
-	len = (uint32_t)f->size;
-	if (f->kind == FIELD_DYN_STR || f->kind == FIELD_DYN_BLOB) {
-		memcpy(&loc, raw + f->offset, 4);
-		off = (loc & 0xffff) + (f->is_relative ? (uint32_t)(f->offset + f->size) : 0);
-		len = loc >> 16;
-		if (off + len > n)
-			return;
-	}
-	if (f->kind == FIELD_STR || f->kind == FIELD_DYN_STR)
-		sqlite3_result_text(ctx, (const char *)raw + off,
-				    (int)strnlen((const char *)raw + off, len), SQLITE_TRANSIENT);
-	else
-		sqlite3_result_blob(ctx, raw + off, (int)len, SQLITE_TRANSIENT);
 }
 
 static int tp_table_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int col)
@@ -465,7 +441,7 @@ int vtabs__register(sqlite3 *db, struct session *s)
 	if (n == 0)
 		sqlite3_free(aux);
 	if ((rc = perf_sql_events__register(db, s)) || (rc = perf_sql_stats__register(db, s)) ||
-	    (rc = hist_rows__register(db)) || (rc = heatmap_rows__register(db)))
+	    (rc = pairs__register(db, s)) || (rc = hist_rows__register(db)) || (rc = heatmap_rows__register(db)))
 		return rc;
 	return SQLITE_OK;
 }

@@ -1,0 +1,28 @@
+# pairs(): start/end events paired by key across windows.
+. "$(dirname "$0")/lib.sh"; need_root
+# 4 sleeps of 700 ms with 200 ms windows: every pair spans windows, none is lost
+out=$(q -i 200 "select count(*), min(latency), max(latency) from pairs('sys_enter_clock_nanosleep',
+      '_tid', 'sys_exit_clock_nanosleep', '_tid') where key = workload_pid()" -- "$WL/sleeper" 4 700) ||
+	fail "perf-sql failed"
+n=$(printf '%s\n' "$out" | awk -F, '{ n += $2 } END { print n }')
+eq "$n" 4 "pairs over all windows"
+windows=$(printf '%s\n' "$out" | awk -F, '$2 > 0' | wc -l)
+eq "$windows" 4 "windows with a pair"
+printf '%s\n' "$out" | awk -F, '$2 > 0 { if ($3 < 700000000 || $4 > 800000000) exit 1 }' ||
+	fail "latencies outside [700, 800] ms: $out"
+echo "ok: every latency in [700, 800] ms"
+# syscalls with values: the start row's id and the end row's ret
+out=$(q "select syscall_name(start_value), count(*), sum(end_value) from pairs('sys_enter', '_tid',
+      'sys_exit', '_tid', 'id', 'ret') where key = workload_pid() and start_value = 1 group by 1" \
+      -- "$WL/writes" 500 7) || fail "perf-sql failed"
+eq "$out" "write,500,3500" "write pairs: calls and the sum of their return values"
+# wakeup -> run, from sched_wakeup to sched_switch (the workload is pinned to CPU 0: on this
+# VM, CPU 1 drops timer-wakeup samples from hard-IRQ context, for perf record as well)
+out=$(q "select count(*) from pairs('sched_wakeup', 'pid', 'sched_switch', 'next_pid')
+      where key = workload_pid()" -- taskset -c 0 "$WL/sleeper" 200 1) || fail "perf-sql failed"
+between "$out" 200 203 "wakeup -> run pairs of 200 sleeps"
+# the pairs stream has its own perf_sql_stats row
+out=$(q "select count(*) from pairs('sys_enter_getppid', '_tid', 'sys_exit_getppid', '_tid');
+         select \"table\", received from perf_sql_stats where cpu is null" \
+      -- "$WL/getppid_loop" 1000 | tail -1)
+eq "$out" "\"pairs(sys_enter_getppid, _tid, sys_exit_getppid, _tid)\",1000" "perf_sql_stats row of pairs()"

@@ -1,0 +1,608 @@
+/*
+ * pairs(START_TABLE, START_KEY, END_TABLE, END_KEY [, START_COL [, END_COL]])
+ *   - table-valued function: start and end events paired by key, across windows.
+ *
+ *   SELECT comm, count(*), p99(latency) FROM pairs('sched_wakeup', 'pid', 'sched_switch',
+ *          'next_pid') GROUP BY comm;                               -- wakeup -> run delay
+ *   SELECT syscall_name(start_value), count(*), max(latency), sum(end_value < 0)
+ *     FROM pairs('sys_enter', '_tid', 'sys_exit', '_tid', 'id', 'ret') GROUP BY 1;
+ *
+ * HOW IT WORKS
+ * Schema: key, start_time, end_time, latency (ns), start_cpu, end_cpu, start_pid, start_tid,
+ * end_tid, comm (the start task's name), start_value, end_value (START_COL of the start row,
+ * END_COL of the end row), lost (1 when either table lost events between start and end).
+ * Keys and columns are a field name or one of _tid _pid _cpu _time (_comm for values).
+ * (1) Arguments must be string literals: xBestIndex reads them (sqlite3_vtab_rhs_value) so
+ *     planning opens both tables, sampling their raw data only if a field is named.
+ * (2) Once per window, both tables' rows are merged in time order: a start row stores a
+ *     pending entry under its key (a newer start replaces an older one), an end row with a
+ *     pending start emits a pair. When one table is both start and end (sched_switch
+ *     prev_pid -> next_pid), each row ends first, then starts.
+ * (3) Pending starts carry over to the next window: a pair spanning windows is reported in the
+ *     window where it ends. At most PAIRS_MAX_PENDING are kept; past it the oldest half is
+ *     evicted and counted as lost in perf_sql_stats (table "pairs(...)", cpu NULL).
+ * (4) The pairs of a window are kept until the next one, so a statement may scan them twice.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/field.h"
+#include "core/session.h"
+#include "vtab/tp_table.h"
+
+#define PAIRS_MAX_PENDING (1 << 20)
+#define PAIRS_MAX 32
+
+enum { PC_KEY, PC_START_TIME, PC_END_TIME, PC_LATENCY, PC_START_CPU, PC_END_CPU, PC_START_PID,
+       PC_START_TID, PC_END_TID, PC_COMM, PC_START_VALUE, PC_END_VALUE, PC_LOST,
+       PC_ARG0 /* six hidden arguments follow */ };
+
+enum spec_kind { SPEC_NONE, SPEC_FIELD, SPEC_TID, SPEC_PID, SPEC_CPU, SPEC_TIME, SPEC_COMM };
+
+struct spec {
+	enum spec_kind kind;
+	const struct tp_field *f;
+};
+
+struct cell {
+	int type;   /* SQLITE_NULL, SQLITE_INTEGER or SQLITE_TEXT */
+	int64_t i;
+	char s[48];
+};
+
+struct pending {
+	int64_t key;
+	uint64_t time, lost_mark;
+	uint32_t cpu, pid, tid;
+	bool used;
+	struct cell value;
+};
+
+struct pair_row {
+	int64_t key;
+	uint64_t start, end;
+	uint32_t start_cpu, end_cpu, start_pid, start_tid, end_tid;
+	bool lost;
+	struct cell start_value, end_value;
+};
+
+struct pairer {
+	char *args[6];
+	struct source *start, *end;
+	struct spec start_key, end_key, start_col, end_col;
+	struct pending *tab;       /* open addressing on key */
+	uint32_t cap, used;
+	struct pair_row *rows;     /* this window's pairs */
+	size_t nr_rows, cap_rows;
+	int window;                /* s->nr_windows the rows belong to, -1: none yet */
+	int stat;                  /* index in s->extra */
+};
+
+struct pairs_module {
+	struct session *s;
+	struct pairer *p[PAIRS_MAX];
+	int nr;
+};
+
+struct pairs_vtab {
+	sqlite3_vtab base;
+	struct pairs_module *m;
+};
+
+struct pairs_cursor {
+	sqlite3_vtab_cursor base;
+	struct pairer *p;
+	size_t idx;
+};
+
+static int parse_spec(struct source *src, const char *name, bool value, struct spec *out,
+		      char **err)
+{
+	static const struct { const char *name; enum spec_kind kind; } metas[] = {
+		{ "_tid", SPEC_TID }, { "_pid", SPEC_PID }, { "_cpu", SPEC_CPU },
+		{ "_time", SPEC_TIME }, { "_comm", SPEC_COMM },
+	};
+
+	for (size_t i = 0; i < sizeof(metas) / sizeof(metas[0]); i++)
+		if (!strcmp(name, metas[i].name) && (value || metas[i].kind != SPEC_COMM)) {
+			out->kind = metas[i].kind;
+			return 0;
+		}
+	out->f = field__find(src->ev, name);
+	if (!out->f || (!value && out->f->kind != FIELD_INT)) {
+		*err = sqlite3_mprintf("pairs: %s has no %s column '%s'; use a field name or "
+				       "_tid _pid _cpu _time%s", src->ev->full,
+				       value ? "" : "integer", name, value ? " _comm" : "");
+		return SQLITE_ERROR;
+	}
+	out->kind = SPEC_FIELD;
+	return 0;
+}
+
+static void pairer_free(struct pairer *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < 6; i++)
+		sqlite3_free(p->args[i]);
+	free(p->tab);
+	free(p->rows);
+	free(p);
+}
+
+static struct source *table_source(struct session *s, const char *name, char **err)
+{
+	struct tp_event *ev = catalog__find(s->cat, name);
+	struct err e = { 0 };
+	struct source *src;
+
+	if (!ev) {
+		*err = sqlite3_mprintf("pairs: no such table: %s", name);
+		return NULL;
+	}
+	src = session__source(s, ev, &e);
+	if (!src)
+		*err = sqlite3_mprintf("pairs: %s", e.msg);
+	return src;
+}
+
+/* The pairer for these arguments: found, or created and planned (tables opened, raw data). */
+static struct pairer *pairer_get(struct pairs_module *m, char **args, char **err)
+{
+	struct pairer *p;
+	bool raw_s, raw_e;
+
+	for (int i = 0; i < m->nr; i++) {
+		bool same = true;
+
+		for (int k = 0; k < 6; k++)
+			same &= !strcmp(m->p[i]->args[k] ? m->p[i]->args[k] : "", args[k] ? args[k] : "");
+		if (same)
+			return m->p[i];
+	}
+	if (m->nr == PAIRS_MAX) {
+		*err = sqlite3_mprintf("pairs: at most %d different pairs() per run", PAIRS_MAX);
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	for (int k = 0; k < 6; k++)
+		p->args[k] = args[k] ? sqlite3_mprintf("%s", args[k]) : NULL;
+	p->window = -1;
+	p->cap = 1024;
+	p->tab = calloc(p->cap, sizeof(*p->tab));
+	if (!p->tab || !(p->start = table_source(m->s, args[0], err)) ||
+	    !(p->end = table_source(m->s, args[2], err)) ||
+	    parse_spec(p->start, args[1], false, &p->start_key, err) ||
+	    parse_spec(p->end, args[3], false, &p->end_key, err) ||
+	    (args[4] && parse_spec(p->start, args[4], true, &p->start_col, err)) ||
+	    (args[5] && parse_spec(p->end, args[5], true, &p->end_col, err))) {
+		pairer_free(p);
+		return NULL;
+	}
+	raw_s = p->start_key.kind == SPEC_FIELD || p->start_col.kind == SPEC_FIELD;
+	raw_e = p->end_key.kind == SPEC_FIELD || p->end_col.kind == SPEC_FIELD;
+	source__plan(p->start, raw_s, p->start_col.kind == SPEC_COMM, true);
+	source__plan(p->end, raw_e, p->end_col.kind == SPEC_COMM, true);
+	p->stat = session__extra_stat(m->s, "pairs(%s, %s, %s, %s)", args[0], args[1], args[2],
+				      args[3]);
+	m->p[m->nr++] = p;
+	return p;
+}
+
+static bool read_spec(struct session *s, const struct spec *sp, const struct wrow *r,
+		      struct cell *out)
+{
+	const uint8_t *bytes;
+	const char *name;
+	size_t len;
+
+	out->type = SQLITE_INTEGER;
+	switch (sp->kind) {
+	case SPEC_TID: out->i = r->tid; return true;
+	case SPEC_PID: out->i = r->pid; return true;
+	case SPEC_CPU: out->i = r->cpu; return true;
+	case SPEC_TIME: out->i = (int64_t)r->time; return true;
+	case SPEC_COMM:
+		name = session__comm(s, r->tid, r->time);
+		out->type = name ? SQLITE_TEXT : SQLITE_NULL;
+		snprintf(out->s, sizeof(out->s), "%s", name ? name : "");
+		return true;
+	case SPEC_FIELD:
+		if (sp->f->kind == FIELD_INT)
+			return field__int(sp->f, r, &out->i);
+		if (!field__bytes(sp->f, r, &bytes, &len))
+			return false;
+		out->type = SQLITE_TEXT;
+		snprintf(out->s, sizeof(out->s), "%.*s", (int)len, (const char *)bytes);
+		return true;
+	default:
+		out->type = SQLITE_NULL;
+		return true;
+	}
+}
+
+static uint32_t home_of(const struct pairer *p, int64_t key)
+{
+	return (uint32_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (p->cap - 1);
+}
+
+static uint32_t slot_of(const struct pairer *p, int64_t key)
+{
+	uint32_t i = home_of(p, key);
+
+	while (p->tab[i].used && p->tab[i].key != key)
+		i = (i + 1) & (p->cap - 1);
+	return i;
+}
+
+static void rehash(struct pairer *p, uint32_t ncap, uint64_t older_than)
+{
+	struct pending *old = p->tab;
+	uint32_t ocap = p->cap;
+
+	p->tab = calloc(ncap, sizeof(*p->tab));
+	if (!p->tab) {   /* keep the old table: nothing is lost but the growth */
+		p->tab = old;
+		return;
+	}
+	p->cap = ncap;
+	p->used = 0;
+	for (uint32_t i = 0; i < ocap; i++) {
+		if (!old[i].used)
+			continue;
+		if (old[i].time < older_than) {
+			session__extra_add(p->start->s, p->stat, 0, 1);   /* evicted: lost */
+			continue;
+		}
+		p->tab[slot_of(p, old[i].key)] = old[i];
+		p->used++;
+	}
+	free(old);
+}
+
+/* Bounded: at PAIRS_MAX_PENDING, the older half (by start time) is evicted. */
+static void make_room(struct pairer *p)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	if ((p->used + 1) * 2 < p->cap)
+		return;
+	if (p->cap < PAIRS_MAX_PENDING * 2) {
+		rehash(p, p->cap * 2, 0);
+		return;
+	}
+	for (uint32_t i = 0; i < p->cap; i++)
+		if (p->tab[i].used) {
+			lo = p->tab[i].time < lo ? p->tab[i].time : lo;
+			hi = p->tab[i].time > hi ? p->tab[i].time : hi;
+		}
+	rehash(p, p->cap, lo + (hi - lo) / 2 + 1);
+}
+
+static void remove_slot(struct pairer *p, uint32_t i)
+{
+	uint32_t j = i, mask = p->cap - 1;
+
+	p->tab[i].used = false;
+	p->used--;
+	/* backward-shift deletion keeps every probe chain unbroken */
+	for (;;) {
+		uint32_t k;
+		bool stays;
+
+		j = (j + 1) & mask;
+		if (!p->tab[j].used)
+			return;
+		k = home_of(p, p->tab[j].key);
+		stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+		if (stays)
+			continue;
+		p->tab[i] = p->tab[j];
+		p->tab[j].used = false;
+		i = j;
+	}
+}
+
+static void on_start(struct pairer *p, const struct wrow *r, uint64_t lost_mark)
+{
+	struct session *s = p->start->s;
+	struct cell key;
+	struct pending *pe;
+
+	if (!read_spec(s, &p->start_key, r, &key))
+		return;
+	make_room(p);
+	pe = &p->tab[slot_of(p, key.i)];
+	if (!pe->used)
+		p->used++;
+	pe->used = true;
+	pe->key = key.i;
+	pe->time = r->time;
+	pe->cpu = r->cpu;
+	pe->pid = r->pid;
+	pe->tid = r->tid;
+	pe->lost_mark = lost_mark;
+	pe->value.type = SQLITE_NULL;
+	if (p->start_col.kind != SPEC_NONE && !read_spec(s, &p->start_col, r, &pe->value))
+		pe->value.type = SQLITE_NULL;
+}
+
+static void on_end(struct pairer *p, const struct wrow *r, uint64_t lost_now)
+{
+	struct session *s = p->end->s;
+	struct pair_row *row;
+	struct cell key;
+	uint32_t i;
+
+	if (!read_spec(s, &p->end_key, r, &key))
+		return;
+	i = slot_of(p, key.i);
+	if (!p->tab[i].used)
+		return;
+	if (p->nr_rows == p->cap_rows) {
+		size_t ncap = p->cap_rows ? p->cap_rows * 2 : 4096;
+		void *n = realloc(p->rows, ncap * sizeof(*p->rows));
+
+		if (!n)
+			return;
+		p->rows = n;
+		p->cap_rows = ncap;
+	}
+	row = &p->rows[p->nr_rows++];
+	row->key = key.i;
+	row->start = p->tab[i].time;
+	row->end = r->time;
+	row->start_cpu = p->tab[i].cpu;
+	row->end_cpu = r->cpu;
+	row->start_pid = p->tab[i].pid;
+	row->start_tid = p->tab[i].tid;
+	row->end_tid = r->tid;
+	row->lost = lost_now > p->tab[i].lost_mark;
+	row->start_value = p->tab[i].value;
+	row->end_value.type = SQLITE_NULL;
+	if (p->end_col.kind != SPEC_NONE && !read_spec(s, &p->end_col, r, &row->end_value))
+		row->end_value.type = SQLITE_NULL;
+	remove_slot(p, i);
+	session__extra_add(s, p->stat, 1, 0);
+}
+
+static uint64_t window_lost(const struct source *src, int nr_cpus)
+{
+	uint64_t n = 0;
+
+	for (int c = 0; c < nr_cpus; c++)
+		n += src->lost[c];
+	return n;
+}
+
+/* Once per window: merge both tables in time order, pairing as rows go by. */
+static void pairer_run(struct pairer *p)
+{
+	struct session *s = p->start->s;
+	bool same = p->start == p->end;
+	uint64_t now = p->start->total_lost + (same ? 0 : p->end->total_lost);
+	uint64_t before = now - window_lost(p->start, s->nr_cpus) -
+			  (same ? 0 : window_lost(p->end, s->nr_cpus));
+	const struct wrow *a, *b;
+	struct wscan sa, sb;
+
+	p->nr_rows = 0;
+	p->window = s->nr_windows;
+	wscan__init(&sa, p->start->win);
+	a = wscan__next(&sa);
+	if (same) {
+		for (; a; a = wscan__next(&sa)) {
+			on_end(p, a, now);
+			on_start(p, a, before);
+		}
+		return;
+	}
+	wscan__init(&sb, p->end->win);
+	b = wscan__next(&sb);
+	while (a || b) {
+		if (a && (!b || a->time <= b->time)) {
+			on_start(p, a, before);
+			a = wscan__next(&sa);
+		} else {
+			on_end(p, b, now);
+			b = wscan__next(&sb);
+		}
+	}
+}
+
+static int pairs_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+			 sqlite3_vtab **out, char **pzErr)
+{
+	struct pairs_vtab *vt;
+	int rc = sqlite3_declare_vtab(db,
+		"CREATE TABLE x(key INTEGER, start_time INTEGER, end_time INTEGER, latency INTEGER, "
+		"start_cpu INTEGER, end_cpu INTEGER, start_pid INTEGER, start_tid INTEGER, "
+		"end_tid INTEGER, comm TEXT, start_value, end_value, lost INTEGER, "
+		"start_table HIDDEN, start_key HIDDEN, end_table HIDDEN, end_key HIDDEN, "
+		"start_col HIDDEN, end_col HIDDEN)");
+
+	if (rc != SQLITE_OK)
+		return rc;
+	vt = sqlite3_malloc64(sizeof(*vt));
+	if (!vt)
+		return SQLITE_NOMEM;
+	memset(vt, 0, sizeof(*vt));
+	vt->m = aux;
+	*out = &vt->base;
+	return SQLITE_OK;
+}
+
+static int pairs_disconnect(sqlite3_vtab *vt)
+{
+	sqlite3_free(vt);
+	return SQLITE_OK;
+}
+
+/* The arguments are read here, at prepare time, so planning knows what to open. */
+static int pairs_best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
+{
+	struct pairs_vtab *vt = (struct pairs_vtab *)vt_;
+	char *args[6] = { 0 };
+	struct pairer *p;
+	int n = 0;
+
+	for (int i = 0; i < info->nConstraint; i++) {
+		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+		sqlite3_value *v = NULL;
+		int k = c->iColumn - PC_ARG0;
+
+		if (k < 0 || c->op != SQLITE_INDEX_CONSTRAINT_EQ)
+			continue;
+		if (!c->usable)
+			return SQLITE_CONSTRAINT;
+		if (sqlite3_vtab_rhs_value(info, i, &v) != SQLITE_OK || !v ||
+		    sqlite3_value_type(v) != SQLITE_TEXT) {
+			vt_->zErrMsg = sqlite3_mprintf("pairs: arguments must be string literals, "
+						       "e.g. pairs('sys_enter', '_tid', 'sys_exit', '_tid')");
+			return SQLITE_ERROR;
+		}
+		args[k] = (char *)sqlite3_value_text(v);
+		info->aConstraintUsage[i].argvIndex = ++n;
+		info->aConstraintUsage[i].omit = 1;
+	}
+	if (!args[0] || !args[1] || !args[2] || !args[3]) {
+		vt_->zErrMsg = sqlite3_mprintf("pairs: needs (start_table, start_key, end_table, "
+					       "end_key [, start_col [, end_col]])");
+		return SQLITE_ERROR;
+	}
+	p = pairer_get(vt->m, args, &vt_->zErrMsg);
+	if (!p)
+		return vt_->zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
+	for (info->idxNum = 0; vt->m->p[info->idxNum] != p; info->idxNum++)
+		;
+	info->estimatedCost = 1000;
+	return SQLITE_OK;
+}
+
+static int pairs_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+{
+	struct pairs_cursor *c = sqlite3_malloc64(sizeof(*c));
+
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int pairs_close(sqlite3_vtab_cursor *c)
+{
+	sqlite3_free(c);
+	return SQLITE_OK;
+}
+
+static int pairs_filter(sqlite3_vtab_cursor *c_, int idx_num, const char *idx_str, int argc,
+			sqlite3_value **argv)
+{
+	struct pairs_cursor *c = (struct pairs_cursor *)c_;
+	struct pairs_module *m = ((struct pairs_vtab *)c_->pVtab)->m;
+
+	c->p = m->p[idx_num];
+	c->idx = 0;
+	/* the planning dry run sees no rows and leaves the pending starts alone */
+	if (m->s->started && c->p->window != m->s->nr_windows)
+		pairer_run(c->p);
+	if (!m->s->started)
+		c->idx = SIZE_MAX;
+	return SQLITE_OK;
+}
+
+static int pairs_next(sqlite3_vtab_cursor *c)
+{
+	((struct pairs_cursor *)c)->idx++;
+	return SQLITE_OK;
+}
+
+static int pairs_eof(sqlite3_vtab_cursor *c_)
+{
+	struct pairs_cursor *c = (struct pairs_cursor *)c_;
+
+	return c->idx >= c->p->nr_rows;
+}
+
+static void cell_result(sqlite3_context *ctx, const struct cell *v)
+{
+	if (v->type == SQLITE_INTEGER)
+		sqlite3_result_int64(ctx, v->i);
+	else if (v->type == SQLITE_TEXT)
+		sqlite3_result_text(ctx, v->s, -1, SQLITE_TRANSIENT);
+}
+
+static int pairs_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int col)
+{
+	struct pairs_cursor *c = (struct pairs_cursor *)c_;
+	const struct pair_row *r = &c->p->rows[c->idx];
+	const char *name;
+
+	switch (col) {
+	case PC_KEY: sqlite3_result_int64(ctx, r->key); break;
+	case PC_START_TIME: sqlite3_result_int64(ctx, (sqlite3_int64)r->start); break;
+	case PC_END_TIME: sqlite3_result_int64(ctx, (sqlite3_int64)r->end); break;
+	case PC_LATENCY: sqlite3_result_int64(ctx, (sqlite3_int64)(r->end - r->start)); break;
+	case PC_START_CPU: sqlite3_result_int64(ctx, r->start_cpu); break;
+	case PC_END_CPU: sqlite3_result_int64(ctx, r->end_cpu); break;
+	case PC_START_PID: sqlite3_result_int64(ctx, r->start_pid); break;
+	case PC_START_TID: sqlite3_result_int64(ctx, r->start_tid); break;
+	case PC_END_TID: sqlite3_result_int64(ctx, r->end_tid); break;
+	case PC_COMM:
+		name = session__comm(c->p->start->s, r->start_tid, r->start);
+		if (name)
+			sqlite3_result_text(ctx, name, -1, SQLITE_TRANSIENT);
+		break;
+	case PC_START_VALUE: cell_result(ctx, &r->start_value); break;
+	case PC_END_VALUE: cell_result(ctx, &r->end_value); break;
+	case PC_LOST: sqlite3_result_int(ctx, r->lost); break;
+	default:
+		if (c->p->args[col - PC_ARG0])
+			sqlite3_result_text(ctx, c->p->args[col - PC_ARG0], -1, SQLITE_TRANSIENT);
+	}
+	return SQLITE_OK;
+}
+
+static int pairs_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *rowid)
+{
+	*rowid = (sqlite3_int64)((struct pairs_cursor *)c)->idx + 1;
+	return SQLITE_OK;
+}
+
+static const sqlite3_module pairs_vmodule = {
+	.xCreate = NULL,   /* eponymous-only: a table-valued function */
+	.xConnect = pairs_connect,
+	.xBestIndex = pairs_best_index,
+	.xDisconnect = pairs_disconnect,
+	.xDestroy = pairs_disconnect,
+	.xOpen = pairs_open,
+	.xClose = pairs_close,
+	.xFilter = pairs_filter,
+	.xNext = pairs_next,
+	.xEof = pairs_eof,
+	.xColumn = pairs_column,
+	.xRowid = pairs_rowid,
+};
+
+static void pairs_module_free(void *m_)
+{
+	struct pairs_module *m = m_;
+
+	for (int i = 0; i < m->nr; i++)
+		pairer_free(m->p[i]);
+	sqlite3_free(m);
+}
+
+int pairs__register(sqlite3 *db, struct session *s)
+{
+	struct pairs_module *m = sqlite3_malloc64(sizeof(*m));
+
+	if (!m)
+		return SQLITE_NOMEM;
+	memset(m, 0, sizeof(*m));
+	m->s = s;
+	return sqlite3_create_module_v2(db, "pairs", &pairs_vmodule, m, pairs_module_free);
+}
