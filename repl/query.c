@@ -94,6 +94,26 @@ static int sql_error(struct query *c, struct session *s, const char *msg)
 	return EXIT_ERR;
 }
 
+static int bind_params(struct query *c, sqlite3_stmt *st)
+{
+	for (int i = 0; i < c->nr_params; i++) {
+		const struct query_param *p = &c->params[i];
+		int idx = sqlite3_bind_parameter_index(st, p->name), rc = SQLITE_OK;
+
+		if (!idx)
+			continue;
+		switch (p->type) {
+		case SQLITE_INTEGER: rc = sqlite3_bind_int64(st, idx, p->i); break;
+		case SQLITE_FLOAT: rc = sqlite3_bind_double(st, idx, p->d); break;
+		case SQLITE_TEXT: rc = sqlite3_bind_text(st, idx, p->text, -1, SQLITE_TRANSIENT); break;
+		default: rc = sqlite3_bind_null(st, idx); break;
+		}
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
 static int prepare_all(struct query *c, struct session *s)
 {
 	const char *sql = c->sql, *tail;
@@ -106,6 +126,10 @@ static int prepare_all(struct query *c, struct session *s)
 		sql = tail;
 		if (!st)
 			continue;   /* whitespace or a comment */
+		if (bind_params(c, st) != SQLITE_OK) {
+			sqlite3_finalize(st);
+			return sql_error(c, s, sqlite3_errmsg(c->db));
+		}
 		if (c->nr_stmts == (int)(sizeof(c->stmts) / sizeof(c->stmts[0]))) {
 			sqlite3_finalize(st);
 			say("too many statements: at most 32");

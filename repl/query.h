@@ -12,6 +12,15 @@
 /* exit statuses (docs/cli.md) */
 enum { EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_PRIV = 77 };
 
+/* a value for a named parameter (":than") of every statement; unbound ones are NULL */
+struct query_param {
+	const char *name;       /* with its prefix: ":than" */
+	int type;               /* SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT or SQLITE_NULL */
+	sqlite3_int64 i;
+	double d;
+	const char *text;
+};
+
 struct query {
 	struct session_opts so;
 	struct output out;
@@ -19,6 +28,8 @@ struct query {
 	const char *schema;     /* --schema TABLE instead of sql */
 	bool explain;           /* --explain: print the plan, collect nothing */
 	bool no_pushdown;       /* --no-pushdown: benchmarks only */
+	struct query_param params[32];
+	int nr_params;
 	/* while running */
 	sqlite3 *db;
 	sqlite3_stmt *stmts[32];
