@@ -76,6 +76,7 @@ $(BUILD)/gen/queries.h: $(QUERIES) scripts/embed-queries.sh
 	@mkdir -p $(dir $@)
 	$(Q)bash scripts/embed-queries.sh $(QUERIES) > $@
 $(BUILD)/obj/profilers/registry.o: $(BUILD)/gen/queries.h
+$(BUILD)/obj/profilers/registry.o: PKG_CFLAGS += -I$(BUILD)/gen
 
 # syscall numbers -> names, from the installed UAPI header
 $(BUILD)/gen/syscalls.h: scripts/gen-syscalls.sh | $(SETUP)

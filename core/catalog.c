@@ -102,6 +102,45 @@ static void mark_unique(struct catalog *c)
 	free(by_name);
 }
 
+static void catalog__sort(struct catalog *c)
+{
+	qsort(c->events, (size_t)c->nr_events, sizeof(*c->events), cmp_full);
+	mark_unique(c);
+}
+
+struct tp_event *catalog__add(struct catalog *c, const char *system, const char *name,
+			      enum event_kind kind, struct err *e)
+{
+	struct tp_event *ev;
+
+	if (catalog__find(c, name) && kind >= EV_UPROBE) {
+		err_set(e, -EEXIST, "table %s exists already", name);
+		return NULL;
+	}
+	if (add_event(c, system, name)) {
+		err_set(e, -ENOMEM, "catalog: out of memory");
+		return NULL;
+	}
+	ev = &c->events[c->nr_events - 1];
+	ev->kind = kind;
+	ev->parsed = true;   /* no format: the columns are the sample's own */
+	return ev;
+}
+
+/* After catalog__add()s: pointers to events move, so callers look events up again. */
+void catalog__resort(struct catalog *c)
+{
+	catalog__sort(c);
+}
+
+const char *event_kind_name(enum event_kind kind)
+{
+	static const char *const names[] = { "tracepoint", "software", "hardware", "cache",
+					     "uprobe", "breakpoint" };
+
+	return names[kind];
+}
+
 struct catalog *catalog__new(const char *tracefs, struct err *e)
 {
 	struct catalog *c = calloc(1, sizeof(*c));
@@ -129,8 +168,9 @@ struct catalog *catalog__new(const char *tracefs, struct err *e)
 		err_set(e, ret, "catalog: %s", strerror(-ret));
 		goto fail;
 	}
-	qsort(c->events, (size_t)c->nr_events, sizeof(*c->events), cmp_full);
-	mark_unique(c);
+	if (pmu__add_events(c, e))
+		goto fail;
+	catalog__sort(c);
 	return c;
 fail:
 	catalog__free(c);

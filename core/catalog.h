@@ -24,8 +24,21 @@ struct tp_field {
 	bool is_relative;   /* __rel_loc: offset counts from the end of the field */
 };
 
+enum event_kind {
+	EV_TRACEPOINT,
+	EV_SOFTWARE,     /* cpu_clock, page_faults, ... */
+	EV_HARDWARE,     /* cycles, instructions, ... (not in a VM without a PMU) */
+	EV_CACHE,        /* l1d_read_miss, ... */
+	EV_UPROBE,       /* --uprobe FUNC@BINARY */
+	EV_BREAKPOINT,   /* --breakpoint ADDR|SYMBOL */
+};
+
 struct tp_event {
 	char *system, *name, *full;   /* "sched", "sched_switch", "sched:sched_switch" */
+	enum event_kind kind;
+	uint32_t pmu_type;            /* perf_event_attr type/config of a non-tracepoint */
+	uint64_t pmu_config, pmu_config1, pmu_config2;
+	uint32_t bp_type, bp_len;     /* breakpoints */
 	bool short_unique;            /* no other system has an event of this name */
 	bool parsed;
 	int id;                       /* tracepoint id (PERF_TYPE_TRACEPOINT config), after parse */
@@ -47,6 +60,14 @@ struct tp_event *catalog__find(struct catalog *c, const char *name);
 int catalog__parse(struct catalog *c, struct tp_event *ev, struct err *e);
 /* Up to 3 closest names to a misspelt one, ", "-separated, in buf ("" when none is close). */
 void catalog__suggest(struct catalog *c, const char *name, char *buf, size_t len);
+/* Adds a non-tracepoint event (PMU, probe, breakpoint); its full name is system:name. */
+struct tp_event *catalog__add(struct catalog *c, const char *system, const char *name,
+			      enum event_kind kind, struct err *e);
+/* Re-sorts after catalog__add(): event pointers taken before are stale. */
+void catalog__resort(struct catalog *c);
+/* The generic software, hardware and cache events (core/pmu.c). */
+int pmu__add_events(struct catalog *c, struct err *e);
+const char *event_kind_name(enum event_kind kind);
 /* libtraceevent handle (struct tep_handle *), for pretty printing */
 void *catalog__tep(struct catalog *c);
 #endif

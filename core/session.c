@@ -144,12 +144,15 @@ struct session *session__new(const struct session_opts *opts, struct err *e)
 	s->opts = *opts;
 	if (s->opts.mmap_pages <= 0)
 		s->opts.mmap_pages = 64;
+	if (s->opts.freq <= 0)
+		s->opts.freq = 99;
 	if (s->opts.mmap_pages & (s->opts.mmap_pages - 1)) {
 		err_set(e, -EINVAL, "-m %d: ring size must be a power of two pages", opts->mmap_pages);
 		err_hint(e, "try -m 64 (256 KiB per CPU) or -m 1024");
 		goto fail;
 	}
 	s->budget = s->opts.max_memory ? s->opts.max_memory : (size_t)256 << 20;
+	s->self = (uint32_t)getpid();
 	libperf_init(libperf_quiet);
 	if (tracefs__find(tracefs, sizeof(tracefs), e))
 		goto fail;
@@ -182,6 +185,7 @@ static void source__free(struct source *src)
 	free(src->dropped);
 	free(src->filtered);
 	free(src->count_seen);
+	free(src->lost_samples);
 	free(src->received_all);
 	free(src->lost_all);
 	free(src);
@@ -221,9 +225,10 @@ struct source *session__source(struct session *s, struct tp_event *ev, struct er
 	src->dropped = calloc(n, 8);
 	src->filtered = calloc(n, 8);
 	src->count_seen = calloc(n, 8);
+	src->lost_samples = calloc(n, 8);
 	src->received_all = calloc(n, 8);
 	src->lost_all = calloc(n, 8);
-	if (!src->win || !src->received || !src->lost || !src->dropped || !src->filtered || !src->count_seen ||
+	if (!src->win || !src->received || !src->lost || !src->dropped || !src->filtered || !src->count_seen || !src->lost_samples ||
 	    !src->received_all || !src->lost_all)
 		goto nomem;
 	if ((s->nr_tids || (s->opts.workload && !s->opts.all)) && !strcmp(ev->system, "sched"))
@@ -276,6 +281,25 @@ void session__extra_add(struct session *s, int idx, uint64_t received, uint64_t 
 	s->extra[idx].lost += lost;
 }
 
+void source__plan_more(struct source *src, bool stack, bool addr, bool regs)
+{
+	src->need_stack |= stack;
+	src->need_addr |= addr;
+	src->need_regs |= regs;
+}
+
+int source__set_rate(struct source *src, uint64_t hz, uint64_t period)
+{
+	if ((hz && src->hz && hz != src->hz) || (period && src->period && period != src->period) ||
+	    (hz && src->period) || (period && src->hz))
+		return -EINVAL;
+	if (hz)
+		src->hz = hz;
+	if (period)
+		src->period = period;
+	return 0;
+}
+
 pid_t session__workload_pid(const struct session *s)
 {
 	return s->wl.pid;
@@ -308,6 +332,11 @@ static const struct {
 
 static int open_error(struct err *e, const char *what, int eno)
 {
+	if ((eno == ENOENT || eno == EOPNOTSUPP) &&
+	    (!strncmp(what, "hardware:", 9) || !strncmp(what, "cache:", 6))) {
+		err_set(e, -eno, "%s: not supported by this CPU/VM", strchr(what, ':') + 1);
+		return err_hint(e, "try cpu_clock (a software clock that samples everywhere)");
+	}
 	for (size_t i = 0; i < sizeof(open_errors) / sizeof(open_errors[0]); i++)
 		if (open_errors[i].eno == eno) {
 			err_set(e, -eno, "%s: cannot open: %s (%s)", what, open_errors[i].what,
@@ -339,7 +368,35 @@ uint64_t source__sample_type(const struct source *src)
 	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 		      PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 
-	return src->need_raw ? st | PERF_SAMPLE_RAW : st;
+	if (src->ev->kind == EV_TRACEPOINT)
+		st |= src->need_raw ? PERF_SAMPLE_RAW : 0;
+	else
+		st |= PERF_SAMPLE_IP | (src->need_addr ? PERF_SAMPLE_ADDR : 0);
+	if (src->ev->kind == EV_UPROBE && src->need_regs)
+		st |= PERF_SAMPLE_REGS_USER;
+	return src->need_stack ? st | PERF_SAMPLE_CALLCHAIN : st;
+}
+
+/* Sampling: a rate from the query (cpu_clock(99), WHERE period = N), else the defaults:
+ * clocks and hardware events at -F Hz, every other event each time it happens. */
+static void set_rate(struct session *s, struct source *src, struct perf_event_attr *a)
+{
+	bool clock = src->ev->kind == EV_HARDWARE || src->ev->kind == EV_CACHE ||
+		     (src->ev->kind == EV_SOFTWARE && (src->ev->pmu_config == PERF_COUNT_SW_CPU_CLOCK ||
+						       src->ev->pmu_config == PERF_COUNT_SW_TASK_CLOCK));
+
+	if (src->counting) {
+		a->sample_period = 0;
+	} else if (src->period) {
+		a->sample_period = src->period;
+	} else if (src->hz || clock) {
+		a->freq = 1;
+		a->sample_freq = src->hz ? src->hz : (uint64_t)s->opts.freq;
+	} else {
+		a->sample_period = 1;
+	}
+	src->hz_used = a->freq ? a->sample_freq : 0;
+	src->period_used = a->freq ? 0 : a->sample_period;
 }
 
 static struct perf_evsel *new_source_evsel(struct session *s, struct source *src)
@@ -347,11 +404,21 @@ static struct perf_evsel *new_source_evsel(struct session *s, struct source *src
 	struct perf_event_attr a = { 0 };
 
 	attr_common(s, &a);
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.config = (uint64_t)src->ev->id;
+	a.type = src->ev->kind == EV_TRACEPOINT ? PERF_TYPE_TRACEPOINT : src->ev->pmu_type;
+	a.config = src->ev->kind == EV_TRACEPOINT ? (uint64_t)src->ev->id : src->ev->pmu_config;
+	a.config1 = src->ev->pmu_config1;
+	a.config2 = src->ev->pmu_config2;
+	if (src->ev->kind == EV_BREAKPOINT) {
+		a.bp_type = src->ev->bp_type;
+		a.bp_addr = src->ev->pmu_config1;
+		a.bp_len = src->ev->bp_len;
+		a.config = a.config1 = 0;
+	}
 	src->counting = !src->need_rows && !src->task_fields[0];
-	a.sample_period = src->counting ? 0 : 1;
+	set_rate(s, src, &a);
 	a.sample_type = source__sample_type(src);
+	a.sample_regs_user = src->need_regs ? UPROBE_REGS_MASK : 0;
+	a.exclude_callchain_user = 0;
 	if (src->task_fields[0])
 		a.inherit = a.enable_on_exec = 0;   /* opened on every CPU: enabled with the rest */
 	a.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
@@ -427,6 +494,7 @@ static int open_one(struct session *s, struct perf_evsel *evsel, struct perf_thr
 	ret = perf_evsel__open(evsel, s->cpus, threads);
 	if (ret)
 		return open_error(e, what, -ret);
+	s->nr_open = s->nr_evlists;
 	if (perf_evlist__mmap(el, pages)) {
 		err_set(e, -errno, "ring buffers of %d pages per CPU: %s", pages, strerror(errno));
 		return err_hint(e, "lower -m, or raise the sysctl kernel.perf_event_mlock_kb");
@@ -616,44 +684,14 @@ static struct id_map *find_id(struct session *s, uint64_t id)
 	return bsearch(&key, s->ids, (size_t)s->nr_ids, sizeof(*s->ids), cmp_id);
 }
 
-/* tids of the workload's tree: open addressing, 0 = empty */
 static void tree_add(struct session *s, uint32_t tid)
 {
-	uint32_t i;
-
-	if (!tid)
-		return;
-	if ((s->nr_tree + 1) * 2 > s->cap_tree) {
-		uint32_t ncap = s->cap_tree ? s->cap_tree * 2 : 1024, *old = s->tree, ocap = s->cap_tree;
-		uint32_t *n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return;
-		s->tree = n;
-		s->cap_tree = ncap;
-		s->nr_tree = 0;
-		for (uint32_t k = 0; k < ocap; k++)
-			if (old[k])
-				tree_add(s, old[k]);
-		free(old);
-	}
-	for (i = (tid * 2654435761u) & (s->cap_tree - 1); s->tree[i] && s->tree[i] != tid;
-	     i = (i + 1) & (s->cap_tree - 1))
-		;
-	if (!s->tree[i])
-		s->nr_tree++;
-	s->tree[i] = tid;
+	u32set__add(&s->tree, tid);
 }
 
 static bool tree_has(const struct session *s, uint32_t tid)
 {
-	if (!s->cap_tree || !tid)
-		return false;
-	for (uint32_t i = (tid * 2654435761u) & (s->cap_tree - 1); s->tree[i];
-	     i = (i + 1) & (s->cap_tree - 1))
-		if (s->tree[i] == tid)
-			return true;
-	return false;
+	return u32set__has(&s->tree, tid);
 }
 
 /* a scheduler row of the workload: its task, or a task field, is in the tree */
@@ -694,14 +732,22 @@ static void handle_sample(struct session *s, const union perf_event *ev)
 	m = find_id(s, id);
 	if (!m || !m->src)
 		return;
-	if (sample__parse(body, len, m->src->sample_type, 0, &smp))
+	if (sample__parse(body, len, m->src->sample_type,
+			  m->src->need_regs ? UPROBE_REGS_MASK : 0, &smp))
 		return;
 	idx = stream_of(s, smp.cpu);
 	if (m->src->tree_filter && !in_tree(s, m->src, &smp)) {
 		m->src->filtered[idx]++;
 		return;
 	}
-	ret = window__append(m->src->win, idx, &smp, 0);
+	if (smp.pid == s->self && m->src->ev->kind != EV_TRACEPOINT) {
+		m->src->filtered[idx]++;   /* perf-sql's own samples (tracepoints: filtered in kernel) */
+		return;
+	}
+	/* a process's mappings are read at its first stack, while it is alive */
+	if (m->src->need_stack && s->on_new_stack_pid && u32set__add(&s->stack_pids, smp.pid))
+		s->on_new_stack_pid(s->stack_ctx, smp.pid);
+	ret = window__append(m->src->win, idx, &smp, m->src->need_stack);
 	if (ret == 0)
 		m->src->received[idx]++;
 	else
@@ -769,15 +815,18 @@ static void read_counts(struct session *s)
 		struct source *src = s->src[i];
 
 		for (int c = 0; c < s->nr_cpus; c++) {
-			uint64_t val = 0;
+			uint64_t val = 0, lost = 0;
 
 			for (int t = 0; t < nthr; t++) {
 				struct perf_counts_values v = { 0 };
 
-				if (src->evsel && !perf_evsel__read(src->evsel, c, t, &v))
+				if (src->evsel && !perf_evsel__read(src->evsel, c, t, &v)) {
 					val += v.val;
+					lost += v.lost;
+				}
 			}
 			src->count_seen[c] = val;
+			src->lost_samples[c] = lost;
 		}
 	}
 }
@@ -797,6 +846,15 @@ static void account_lost(struct session *s)
 		for (int c = 0; c < s->nr_cpus; c++) {
 			if (src->counting)   /* nothing to lose: this window's rows are the count */
 				src->received[c] = src->count_seen[c] - src->received_all[c];
+			if (!src->counting && src->period_used != 1) {
+				/* sampled every N events or at a frequency: the count is not a number of
+				 * samples, so the kernel's PERF_FORMAT_LOST is the measure */
+				src->lost[c] = src->lost_samples[c] - src->lost_all[c] + src->dropped[c];
+				src->lost_all[c] = src->lost_samples[c];
+				src->total_lost += src->lost[c];
+				src->total_received += src->received[c];
+				continue;
+			}
 			uint64_t got = src->received_all[c] + src->received[c] + src->dropped[c] +
 				       src->filtered[c];
 			uint64_t missing = src->count_seen[c] > got ? src->count_seen[c] - got : 0;
@@ -903,7 +961,8 @@ void session__close(struct session *s)
 		return;
 	workload__kill(&s->wl);
 	for (int i = 0; i < s->nr_evlists; i++) {
-		perf_evlist__disable(s->evlists[i]);
+		if (i < s->nr_open)   /* an evlist whose open failed has no fds to disable */
+			perf_evlist__disable(s->evlists[i]);
 		perf_evlist__delete(s->evlists[i]);   /* unmaps, closes, deletes its evsel */
 	}
 	free(s->evlists);
@@ -917,7 +976,10 @@ void session__close(struct session *s)
 	perf_thread_map__put(s->threads);
 	perf_thread_map__put(s->any_thread);
 	free(s->tids);
-	free(s->tree);
+	u32set__free(&s->tree);
+	u32set__free(&s->stack_pids);
+	if (s->stack_ctx_free)
+		s->stack_ctx_free(s->stack_ctx);
 	catalog__free(s->cat);
 	free(s);
 }

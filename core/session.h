@@ -14,6 +14,7 @@
 #include "core/catalog.h"
 #include "core/comm.h"
 #include "core/err.h"
+#include "core/u32set.h"
 #include "core/window.h"
 #include "core/workload.h"
 
@@ -31,7 +32,13 @@ struct session_opts {
 	long interval_ms;        /* -i: 0 = one window */
 	long duration_ms;        /* -d: 0 = until Ctrl-C / workload end */
 	int verbose;
+	int freq;                /* -F: default sampling rate of clocks and hardware events */
 };
+
+/* x86-64 user registers of the first six arguments and the return value: di si dx cx r8 r9 ax
+ * (perf_regs.h order: AX=0 BX CX DX SI DI BP SP IP FLAGS CS SS DS ES FS GS R8=16 R9 ...) */
+#define UPROBE_REGS_MASK ((1ull << 0) | (1ull << 2) | (1ull << 3) | (1ull << 4) | (1ull << 5) | \
+			  (1ull << 16) | (1ull << 17))
 
 /* The data of one table: one tracepoint opened on every CPU. */
 struct source {
@@ -42,6 +49,11 @@ struct source {
 	bool need_raw;           /* a field column is read */
 	bool need_comm;          /* _comm / comm is read */
 	bool need_rows;          /* some scan reads a column: sample (else only count) */
+	bool need_stack;         /* stack is read: PERF_SAMPLE_CALLCHAIN */
+	bool need_addr;          /* addr is read: PERF_SAMPLE_ADDR */
+	bool need_regs;          /* uprobe arguments: PERF_SAMPLE_REGS_USER */
+	uint64_t hz, period;     /* asked by the query (0: default) */
+	uint64_t hz_used, period_used;   /* what was opened */
 	bool counting;           /* opened as a counter: no samples, rows = the count */
 	/* with -p/-t: scheduler events are opened on every CPU and filtered on the field that
 	 * names the task, because a per-task event misses the wakeup of a sleeping task */
@@ -57,7 +69,7 @@ struct source {
 	/* per CPU index: this window's rows and losses (dropped: refused past --max-memory) */
 	uint64_t *received, *lost, *dropped, *filtered;   /* filtered: not the workload's */
 	/* per CPU index, cumulative: the kernel's event count at the last read, and ours */
-	uint64_t *count_seen, *received_all, *lost_all;
+	uint64_t *count_seen, *received_all, *lost_all, *lost_samples;
 	uint64_t total_received, total_lost;
 };
 
@@ -85,10 +97,16 @@ struct session {
 	struct perf_thread_map *threads;
 	struct perf_thread_map *any_thread;   /* pid -1: system-wide events under -p/-t */
 	pid_t *tids;                 /* -p/-t targets, expanded to threads */
-	uint32_t *tree, nr_tree, cap_tree;   /* tids of the workload's process tree */
+	struct u32set tree;          /* tids of the workload's process tree */
+	struct u32set stack_pids;    /* pids whose stacks were collected */
+	/* set by the symbols layer: called at a pid's first stack (core stays below it) */
+	void (*on_new_stack_pid)(void *ctx, uint32_t pid);
+	void *stack_ctx;
+	void (*stack_ctx_free)(void *ctx);
 	int nr_tids;
 	struct perf_evlist **evlists;   /* one per source (+ the sideband): one ring per CPU each */
 	int nr_evlists;
+	int nr_open;                 /* evlists whose event opened */
 	struct pollfd *pollfds;
 	int nr_pollfds;
 	struct perf_evsel *sideband;
@@ -103,6 +121,7 @@ struct session {
 	uint64_t window_start_ns;    /* CLOCK_REALTIME of this window's start */
 	uint64_t window_start_mono;  /* CLOCK_MONOTONIC (perf clock) of the same */
 	int nr_windows;
+	uint32_t self;               /* perf-sql's pid: its own samples are left out */
 	struct extra_stat extra[32];
 	int nr_extra;
 };
@@ -116,6 +135,10 @@ void session__close(struct session *s);
 struct source *session__source(struct session *s, struct tp_event *ev, struct err *e);
 /* Plan: what columns a scan of src reads. Called from xBestIndex; only adds needs. */
 void source__plan(struct source *src, bool raw, bool comm, bool rows);
+/* What else a scan reads: call chains, sample addresses, user registers. */
+void source__plan_more(struct source *src, bool stack, bool addr, bool regs);
+/* A sampling rate the query asked for; -EINVAL if another scan asked another one. */
+int source__set_rate(struct source *src, uint64_t hz, uint64_t period);
 /* A dry-run scan of src asked for the kernel filter `filter` (NULL: it needs every row). */
 void source__dry_scan(struct source *src, const char *filter);
 /* The filter each source will get (src->filter), from the dry run; nothing is set yet. */

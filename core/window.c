@@ -88,7 +88,8 @@ int window__append(struct window *w, int stream, const struct sample *s, int kee
 {
 	size_t raw = (s->raw_size + 7u) & ~7u;
 	size_t nr_stack = keep_stack ? s->nr_stack : 0;
-	size_t need = sizeof(struct wrow) + raw + nr_stack * 8;
+	size_t nr_regs = s->regs ? (size_t)s->nr_regs : 0;
+	size_t need = sizeof(struct wrow) + raw + nr_stack * 8 + nr_regs * 8;
 	struct wchunk *c;
 	struct wrow *r;
 
@@ -119,6 +120,9 @@ int window__append(struct window *w, int stream, const struct sample *s, int kee
 		memcpy(r->data, s->raw, s->raw_size);
 	if (nr_stack)
 		memcpy(r->data + raw, s->stack, nr_stack * 8);
+	r->regs_off_nr = nr_regs;
+	if (nr_regs)
+		memcpy(r->data + raw + nr_stack * 8, s->regs, nr_regs * 8);
 	c->used += need;
 	w->nr_rows++;
 	w->bytes += need;

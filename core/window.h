@@ -8,13 +8,14 @@
 #include <stdint.h>
 #include "core/sample.h"
 
-/* One stored record; the raw payload, then the call chain (u64-aligned), follow it. */
+/* One stored record; the raw payload, the call chain (u64-aligned), then user registers. */
 struct wrow {
 	uint64_t time, period, ip, addr;
 	uint32_t pid, tid, cpu;
 	uint32_t raw_size;
 	uint32_t nr_stack;
 	uint32_t size;     /* of the whole row, header included, multiple of 8 */
+	uint64_t regs_off_nr;   /* user registers (uprobes): count; they follow the stack */
 	uint8_t data[];
 };
 
@@ -22,6 +23,11 @@ static inline const void *wrow_raw(const struct wrow *r) { return r->data; }
 static inline const uint64_t *wrow_stack(const struct wrow *r)
 {
 	return (const uint64_t *)(r->data + ((r->raw_size + 7u) & ~7u));
+}
+
+static inline const uint64_t *wrow_regs(const struct wrow *r)
+{
+	return wrow_stack(r) + r->nr_stack;
 }
 
 struct wchunk;

@@ -69,4 +69,17 @@ int ts_format(char *buf, size_t size, int64_t mono_ns);          /* 0 or -EINVAL
 bool log2_value(sqlite3_context *ctx, sqlite3_value *val, const char *fname, uint64_t *out);
 /* a histogram UNIT argument into unit_out[32]; false with the SQL error set */
 bool hist_unit(sqlite3_context *ctx, sqlite3_value *val, const char *fname, char *unit_out);
+/* stacks and symbols (sqlite/stack_text.c, folded_stack.c, ksym.c) */
+struct symbols;
+struct stack_view;
+struct stack_frame;
+struct symbols *stack_symbols(sqlite3_context *ctx);
+void frame_name(struct symbols *sy, const struct stack_view *v, const struct stack_frame *f,
+		_Bool with_offset, sqlite3_str *out);
+void stack_text_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void stack_depth_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void folded_stack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void folded_stack_final(sqlite3_context *ctx);
+void ksym_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void usym_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 #endif

@@ -28,12 +28,19 @@
 #include "core/field.h"
 #include "core/kfilter.h"
 #include "core/session.h"
+#include "symbols/stack.h"
+#include "symbols/symbols.h"
 #include "vtab/heatmap_rows.h"
 #include "vtab/hist_rows.h"
 #include "vtab/tp_table.h"
 
 enum tp_col_kind { TP_COL_TIME, TP_COL_CPU, TP_COL_PID, TP_COL_TID, TP_COL_COMM, TP_COL_PERIOD,
-		   TP_COL_FIELD };
+		   TP_COL_FIELD, TP_COL_IP, TP_COL_ADDR, TP_COL_ARG, TP_COL_RET, TP_COL_HZ,
+		   TP_COL_PERIOD_ARG, TP_COL_STACK };
+
+/* x86-64 argument registers, as indexes into the sampled UPROBE_REGS_MASK registers
+ * (ax cx dx si di r8 r9): di si dx cx r8 r9 */
+static const int arg_reg[6] = { 4, 3, 2, 1, 5, 6 };
 
 static const char *const meta_names[] = { "_time", "_cpu", "_pid", "_tid", "_comm", "_period" };
 static const char *const alias_names[] = { "time", "cpu", "pid", "tid", "comm", NULL };
@@ -43,6 +50,7 @@ static const char *const meta_types[] = { "INTEGER", "INTEGER", "INTEGER", "INTE
 struct tp_col {
 	enum tp_col_kind kind;
 	const struct tp_field *f;
+	int arg;   /* TP_COL_ARG: 0..5 */
 };
 
 struct tp_aux {
@@ -97,7 +105,28 @@ static char *build_schema(struct tp_vtab *vt, const struct tp_event *ev)
 		vt->cols[vt->nr_cols].kind = TP_COL_FIELD;
 		vt->cols[vt->nr_cols++].f = &ev->fields[i];
 	}
-	sqlite3_str_appendall(sql, ")");
+	if (ev->kind != EV_TRACEPOINT) {
+		sqlite3_str_appendall(sql, ", ip INTEGER, addr INTEGER");
+		vt->cols[vt->nr_cols++].kind = TP_COL_IP;
+		vt->cols[vt->nr_cols++].kind = TP_COL_ADDR;
+	}
+	if (ev->kind == EV_UPROBE) {
+		for (int k = 0; k < 6; k++) {
+			sqlite3_str_appendf(sql, ", arg%d INTEGER", k);
+			vt->cols[vt->nr_cols].kind = TP_COL_ARG;
+			vt->cols[vt->nr_cols++].arg = k;
+		}
+		sqlite3_str_appendall(sql, ", ret INTEGER");
+		vt->cols[vt->nr_cols++].kind = TP_COL_RET;
+	}
+	/* hidden: the sampling rate arguments first, so cpu_clock(99) means 99 Hz */
+	if (ev->kind != EV_TRACEPOINT) {
+		sqlite3_str_appendall(sql, ", hz HIDDEN INTEGER, period HIDDEN INTEGER");
+		vt->cols[vt->nr_cols++].kind = TP_COL_HZ;
+		vt->cols[vt->nr_cols++].kind = TP_COL_PERIOD_ARG;
+	}
+	sqlite3_str_appendall(sql, ", stack HIDDEN BLOB)");
+	vt->cols[vt->nr_cols++].kind = TP_COL_STACK;
 	return sqlite3_str_finish(sql);
 }
 
@@ -116,7 +145,7 @@ static int tp_table_connect(sqlite3 *db, void *aux_, int argc, const char *const
 		*pzErr = sqlite3_mprintf("%s", e.msg);
 		return SQLITE_ERROR;
 	}
-	vt = sqlite3_malloc64(sizeof(*vt) + (size_t)(TP_COL_PERIOD + 6 + aux->ev->nr_fields) *
+	vt = sqlite3_malloc64(sizeof(*vt) + (size_t)(TP_COL_PERIOD + 24 + aux->ev->nr_fields) *
 					    sizeof(struct tp_col));
 	if (!vt)
 		return SQLITE_NOMEM;
@@ -177,27 +206,68 @@ static enum kf_op kf_op_of(int op)
 	}
 }
 
+/* cpu_clock(99) / WHERE period = 1000: the rate is known at prepare time, or it is an error */
+static int rate_arg(struct tp_vtab *vt, sqlite3_index_info *info, int i, bool hz)
+{
+	sqlite3_value *v = NULL;
+	sqlite3_int64 n;
+
+	if (sqlite3_vtab_rhs_value(info, i, &v) != SQLITE_OK || !v ||
+	    sqlite3_value_type(v) != SQLITE_INTEGER || (n = sqlite3_value_int64(v)) <= 0) {
+		vt->base.zErrMsg = sqlite3_mprintf("%s: the %s must be a positive integer literal, "
+						   "e.g. %s(99) or WHERE period = 1000",
+						   vt->src->ev->name, hz ? "rate (Hz)" : "period",
+						   vt->src->ev->name);
+		return SQLITE_ERROR;
+	}
+	if (source__set_rate(vt->src, hz ? (uint64_t)n : 0, hz ? 0 : (uint64_t)n)) {
+		vt->base.zErrMsg = sqlite3_mprintf("%s: one sampling rate per run (%s %lld asked "
+						   "after another)", vt->src->ev->name,
+						   hz ? "hz" : "period", (long long)n);
+		return SQLITE_ERROR;
+	}
+	info->aConstraintUsage[i].omit = 1;
+	return SQLITE_OK;
+}
+
 /* xBestIndex: record what the scan reads; offer pushable constraints to the dry run. */
 static int tp_table_best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 {
 	struct tp_vtab *vt = (struct tp_vtab *)vt_;
 	sqlite3_str *plan = sqlite3_str_new(NULL);
-	bool raw = false, comm = false, is_str;
+	bool raw = false, comm = false, stack = false, addr = false, regs = false, is_str;
+	uint64_t used_mask = info->colUsed;
 	int argv_idx = 0;
 
 	for (int i = 0; i < vt->nr_cols; i++) {
+		enum tp_col_kind k = vt->cols[i].kind;
 		bool used = i < 63 ? (info->colUsed >> i) & 1 : (info->colUsed >> 63) & 1;
 
+		if (k == TP_COL_HZ || k == TP_COL_PERIOD_ARG)
+			used_mask &= i < 63 ? ~(1ull << i) : ~0ull;   /* arguments are not data */
 		if (!used)
 			continue;
-		raw |= vt->cols[i].kind == TP_COL_FIELD;
-		comm |= vt->cols[i].kind == TP_COL_COMM;
+		raw |= k == TP_COL_FIELD;
+		comm |= k == TP_COL_COMM || k == TP_COL_STACK;   /* folded stacks start with it */
+		stack |= k == TP_COL_STACK;
+		addr |= k == TP_COL_ADDR;
+		regs |= k == TP_COL_ARG || k == TP_COL_RET;
 	}
-	source__plan(vt->src, raw, comm, info->colUsed != 0);
+	source__plan(vt->src, raw, comm, used_mask != 0);
+	source__plan_more(vt->src, stack, addr, regs);
 	for (int i = 0; i < info->nConstraint; i++) {
 		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
 		bool in;
+		int rc;
 
+		if (c->usable && c->iColumn >= 0 && c->op == SQLITE_INDEX_CONSTRAINT_EQ &&
+		    (vt->cols[c->iColumn].kind == TP_COL_HZ ||
+		     vt->cols[c->iColumn].kind == TP_COL_PERIOD_ARG)) {
+			rc = rate_arg(vt, info, i, vt->cols[c->iColumn].kind == TP_COL_HZ);
+			if (rc != SQLITE_OK)
+				return rc;
+			continue;
+		}
 		if (!c->usable || c->iColumn < 0 || !filter_name(&vt->cols[c->iColumn], c->op, &is_str))
 			continue;
 		in = c->op == SQLITE_INDEX_CONSTRAINT_EQ && sqlite3_vtab_in(info, i, -1);
@@ -370,6 +440,18 @@ static void field_result(sqlite3_context *ctx, const struct tp_field *f, const s
 	}
 }
 
+/* the stack travels as a tagged BLOB (symbols/stack.h) that the stack functions read */
+static void stack_result(sqlite3_context *ctx, const struct wrow *r)
+{
+	size_t len;
+	void *blob = stack_blob__new(r->pid, r->tid, r->time, wrow_stack(r), r->nr_stack, &len);
+
+	if (blob)
+		sqlite3_result_blob(ctx, blob, (int)len, free);
+	else
+		sqlite3_result_error_nomem(ctx);
+}
+
 static int tp_table_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int col)
 {
 	struct tp_cursor *c = (struct tp_cursor *)c_;
@@ -391,6 +473,19 @@ static int tp_table_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int co
 			sqlite3_result_text(ctx, comm, -1, SQLITE_TRANSIENT);
 		break;
 	case TP_COL_FIELD: field_result(ctx, vt->cols[col].f, r); break;
+	case TP_COL_IP: sqlite3_result_int64(ctx, (sqlite3_int64)r->ip); break;
+	case TP_COL_ADDR: sqlite3_result_int64(ctx, (sqlite3_int64)r->addr); break;
+	case TP_COL_ARG:
+		if (r->regs_off_nr > (uint64_t)arg_reg[vt->cols[col].arg])
+			sqlite3_result_int64(ctx, (sqlite3_int64)wrow_regs(r)[arg_reg[vt->cols[col].arg]]);
+		break;
+	case TP_COL_RET:
+		if (r->regs_off_nr)
+			sqlite3_result_int64(ctx, (sqlite3_int64)wrow_regs(r)[0]);
+		break;
+	case TP_COL_HZ: sqlite3_result_int64(ctx, (sqlite3_int64)vt->src->hz_used); break;
+	case TP_COL_PERIOD_ARG: sqlite3_result_int64(ctx, (sqlite3_int64)vt->src->period_used); break;
+	case TP_COL_STACK: stack_result(ctx, r); break;
 	}
 	return SQLITE_OK;
 }
@@ -418,6 +513,16 @@ static const sqlite3_module tp_module = {
 	/* read-only, no transactions, no renames */
 };
 
+static void note_pid(void *sy, uint32_t pid)
+{
+	symbols__note_pid(sy, pid);
+}
+
+static void free_symbols(void *sy)
+{
+	symbols__free(sy);
+}
+
 int vtabs__register(sqlite3 *db, struct session *s)
 {
 	int n = catalog__nr_events(s->cat), rc;
@@ -425,6 +530,11 @@ int vtabs__register(sqlite3 *db, struct session *s)
 
 	if (!aux)
 		return SQLITE_NOMEM;
+	if (!s->stack_ctx) {   /* stacks are named by the symbols layer, above core */
+		s->stack_ctx = symbols__new();
+		s->on_new_stack_pid = note_pid;
+		s->stack_ctx_free = free_symbols;
+	}
 	/* the aux array lives as long as the connection: freed by the first module's destructor */
 	for (int i = 0; i < n; i++) {
 		struct tp_event *ev = catalog__event(s->cat, i);

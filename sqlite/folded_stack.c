@@ -1,0 +1,132 @@
+/*
+ * folded_stack(STACK) - aggregate: flame graph "folded" lines, one per distinct stack,
+ *   "comm;outermost;...;innermost COUNT", as flamegraph.pl and speedscope read them.
+ *
+ *   perf-sql --flame-graph cpu.svg "SELECT folded_stack(stack) FROM cpu_clock(99)" -d 5
+ *
+ * (1) The first element is the task's name at the sample's time (_comm).
+ * (2) Frames outermost first, user then kernel, function names only (no offsets), so
+ *     samples in the same functions merge.
+ * (3) Lines are sorted by stack text; the result is one TEXT value, lines ending in '\n';
+ *     no stacks gives NULL.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "core/session.h"
+#include "sqlite/functions.h"
+#include "symbols/stack.h"
+
+struct folded {
+	char **keys;
+	sqlite3_int64 *counts;
+	size_t cap, nr;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static int folded_add(struct folded *f, char *key)
+{
+	size_t i;
+
+	if ((f->nr + 1) * 2 > f->cap) {
+		struct folded n = { .cap = f->cap ? f->cap * 2 : 256 };
+
+		n.keys = calloc(n.cap, sizeof(*n.keys));
+		n.counts = calloc(n.cap, sizeof(*n.counts));
+		if (!n.keys || !n.counts) {
+			free(n.keys);
+			free(n.counts);
+			return SQLITE_NOMEM;
+		}
+		for (size_t k = 0; k < f->cap; k++) {
+			if (!f->keys[k])
+				continue;
+			for (i = hash_str(f->keys[k]) & (n.cap - 1); n.keys[i]; i = (i + 1) & (n.cap - 1))
+				;
+			n.keys[i] = f->keys[k];
+			n.counts[i] = f->counts[k];
+		}
+		free(f->keys);
+		free(f->counts);
+		n.nr = f->nr;
+		*f = n;
+	}
+	for (i = hash_str(key) & (f->cap - 1); f->keys[i]; i = (i + 1) & (f->cap - 1))
+		if (!strcmp(f->keys[i], key)) {
+			f->counts[i]++;
+			free(key);
+			return SQLITE_OK;
+		}
+	f->keys[i] = key;
+	f->counts[i] = 1;
+	f->nr++;
+	return SQLITE_OK;
+}
+
+void folded_stack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct folded *f = sqlite3_aggregate_context(ctx, sizeof(*f));
+	struct session *s = sqlite3_user_data(ctx);
+	struct stack_frame frames[512];
+	struct stack_view v;
+	const char *comm;
+	sqlite3_str *line;
+	char *key;
+	size_t n;
+
+	if (!f)
+		return sqlite3_result_error_nomem(ctx);
+	if (sqlite3_value_type(argv[0]) != SQLITE_BLOB ||
+	    !stack_blob__view(sqlite3_value_blob(argv[0]), (size_t)sqlite3_value_bytes(argv[0]), &v))
+		return;
+	n = stack_frames(&v, frames, 512);
+	comm = s ? session__comm(s, v.tid, v.time) : NULL;
+	line = sqlite3_str_new(NULL);
+	sqlite3_str_appendall(line, comm ? comm : "[unknown]");
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_str_appendchar(line, 1, ';');
+		frame_name(stack_symbols(ctx), &v, &frames[i], false, line);
+	}
+	key = sqlite3_str_finish(line);
+	if (!key || !(key = strdup(key ? key : "")))
+		return sqlite3_result_error_nomem(ctx);
+	if (folded_add(f, key) != SQLITE_OK)
+		sqlite3_result_error_nomem(ctx);
+}
+
+static int cmp_idx(const void *a, const void *b, void *keys)
+{
+	return strcmp(((char **)keys)[*(const size_t *)a], ((char **)keys)[*(const size_t *)b]);
+}
+
+void folded_stack_final(sqlite3_context *ctx)
+{
+	struct folded *f = sqlite3_aggregate_context(ctx, 0);
+	sqlite3_str *out;
+	size_t *order, n = 0;
+
+	if (!f || !f->nr)
+		return;
+	order = malloc(f->nr * sizeof(*order));
+	out = sqlite3_str_new(NULL);
+	for (size_t i = 0; order && i < f->cap; i++)
+		if (f->keys[i])
+			order[n++] = i;
+	if (order)
+		qsort_r(order, n, sizeof(*order), cmp_idx, f->keys);
+	for (size_t i = 0; i < n; i++)
+		sqlite3_str_appendf(out, "%s %lld\n", f->keys[order[i]], f->counts[order[i]]);
+	for (size_t i = 0; i < f->cap; i++)
+		free(f->keys[i]);
+	free(f->keys);
+	free(f->counts);
+	free(order);
+	sqlite3_result_text(ctx, sqlite3_str_finish(out), -1, sqlite3_free);
+}

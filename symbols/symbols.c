@@ -1,0 +1,290 @@
+/*
+ * symbols/symbols.c - resolving addresses (see symbols/symbols.h).
+ *
+ * HOW IT WORKS
+ * (1) Kernel: /proc/kallsyms, loaded at the first kernel frame.
+ * (2) Processes: symbols__note_pid() snapshots /proc/PID/maps (executable mappings) when the
+ *     first stack of a pid is collected, and loads each file's symbols then, through
+ *     /proc/PID/root (containers), while the process lives: short-lived processes keep names.
+ * (3) Files (dsos) are cached by path and shared by every process that maps them; an address
+ *     becomes file offset (addr - start + pgoff), then a vaddr (+ load bias), then a symbol.
+ * (4) Anonymous executable memory is looked up in /tmp/perf-PID.map (JITs), if there is one.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "symbols/symbols.h"
+#include "symbols/symtab.h"
+
+struct dso {
+	char *path;
+	struct symtab syms;
+	int64_t bias;
+	bool loaded;
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	struct dso *dso;        /* NULL: anonymous (perf map) */
+};
+
+struct proc {
+	uint32_t pid;
+	struct map *maps;
+	size_t nr;
+	struct symtab jit;      /* /tmp/perf-PID.map */
+};
+
+struct symbols {
+	struct symtab kernel;
+	bool kernel_loaded;
+	struct dso **dsos;
+	size_t nr_dsos;
+	struct proc *procs;
+	size_t nr_procs, cap_procs;
+};
+
+struct symbols *symbols__new(void)
+{
+	return calloc(1, sizeof(struct symbols));
+}
+
+void symbols__free(struct symbols *sy)
+{
+	if (!sy)
+		return;
+	symtab__free(&sy->kernel);
+	for (size_t i = 0; i < sy->nr_dsos; i++) {
+		symtab__free(&sy->dsos[i]->syms);
+		free(sy->dsos[i]->path);
+		free(sy->dsos[i]);
+	}
+	for (size_t i = 0; i < sy->nr_procs; i++) {
+		free(sy->procs[i].maps);
+		symtab__free(&sy->procs[i].jit);
+	}
+	free(sy->dsos);
+	free(sy->procs);
+	free(sy);
+}
+
+static struct dso *dso_get(struct symbols *sy, const char *path, uint32_t pid)
+{
+	char real[4200];
+	struct dso *d, **n;
+
+	for (size_t i = 0; i < sy->nr_dsos; i++)
+		if (!strcmp(sy->dsos[i]->path, path))
+			return sy->dsos[i];
+	d = calloc(1, sizeof(*d));
+	n = realloc(sy->dsos, (sy->nr_dsos + 1) * sizeof(*n));
+	if (!d || !n) {
+		free(d);
+		return NULL;
+	}
+	sy->dsos = n;
+	d->path = strdup(path);
+	/* through the process's root, so a container's files are the ones it maps */
+	snprintf(real, sizeof(real), "/proc/%u/root%s", pid, path);
+	if (access(real, R_OK))
+		snprintf(real, sizeof(real), "%s", path);
+	d->loaded = elf_syms__load(real, &d->syms, &d->bias) == 0;
+	sy->dsos[sy->nr_dsos++] = d;
+	return d;
+}
+
+static struct proc *proc_find(struct symbols *sy, uint32_t pid)
+{
+	for (size_t i = 0; i < sy->nr_procs; i++)
+		if (sy->procs[i].pid == pid)
+			return &sy->procs[i];
+	return NULL;
+}
+
+static void load_jit_map(struct proc *p)
+{
+	char path[64], line[600], name[512];
+	unsigned long long start, size;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %llx %511[^\n]", &start, &size, name) == 3)
+			symtab__add(&p->jit, start, size, name);
+	fclose(f);
+	symtab__finish(&p->jit);
+}
+
+void symbols__note_pid(struct symbols *sy, uint32_t pid)
+{
+	unsigned long long start, end, off;
+	char path[64], line[4400], perms[8], file[4096];
+	struct proc *p;
+	FILE *f;
+
+	if (!pid || proc_find(sy, pid))
+		return;
+	if (sy->nr_procs == sy->cap_procs) {
+		size_t ncap = sy->cap_procs ? sy->cap_procs * 2 : 64;
+		struct proc *n = realloc(sy->procs, ncap * sizeof(*n));
+
+		if (!n)
+			return;
+		sy->procs = n;
+		sy->cap_procs = ncap;
+	}
+	p = &sy->procs[sy->nr_procs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		struct map *n;
+
+		file[0] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off,
+			   file) < 4 || perms[2] != 'x')
+			continue;
+		n = realloc(p->maps, (p->nr + 1) * sizeof(*n));
+		if (!n)
+			break;
+		p->maps = n;
+		p->maps[p->nr++] = (struct map){ start, end, off,
+						 file[0] == '/' ? dso_get(sy, file, pid) : NULL };
+	}
+	fclose(f);
+	load_jit_map(p);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+const char *symbols__resolve(struct symbols *sy, uint32_t pid, uint64_t addr, int kernel,
+			     uint64_t *off_out, const char **dso_out)
+{
+	const struct sym *s = NULL;
+	struct proc *p;
+
+	if (dso_out)
+		*dso_out = NULL;
+	if (kernel) {
+		if (!sy->kernel_loaded) {
+			kallsyms__load(&sy->kernel);
+			sy->kernel_loaded = true;
+		}
+		s = symtab__find(&sy->kernel, addr);
+		if (dso_out)
+			*dso_out = "kernel";
+	} else if ((p = proc_find(sy, pid))) {
+		for (size_t i = 0; i < p->nr && !s; i++) {
+			struct map *m = &p->maps[i];
+
+			if (addr < m->start || addr >= m->end)
+				continue;
+			if (!m->dso) {
+				s = symtab__find(&p->jit, addr);
+				break;
+			}
+			if (dso_out)
+				*dso_out = base_name(m->dso->path);
+			addr = addr - m->start + m->pgoff + (uint64_t)m->dso->bias;
+			s = symtab__find(&m->dso->syms, addr);
+			break;
+		}
+	}
+	if (!s)
+		return NULL;
+	if (off_out)
+		*off_out = addr - s->start;
+	return s->name;
+}
+
+/* any symbol (function or object) of an ELF file, for breakpoints and uprobes */
+static int elf_lookup(const char *path, const char *name, GElf_Sym *out, Elf **elf_out, int *fd_out)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf *elf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			const char *n;
+
+			if (!gelf_getsym(data, (int)i, out) || !out->st_value)
+				continue;
+			n = elf_strptr(elf, sh.sh_link, out->st_name);
+			if (n && !strcmp(n, name)) {
+				*elf_out = elf;
+				*fd_out = fd;
+				return 0;
+			}
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return -ENOENT;
+}
+
+uint64_t symbols__elf_address(const char *path, const char *name, uint64_t *size_out)
+{
+	GElf_Sym sym;
+	Elf *elf;
+	int fd;
+
+	if (elf_lookup(path, name, &sym, &elf, &fd))
+		return 0;
+	if (size_out)
+		*size_out = sym.st_size;
+	elf_end(elf);
+	close(fd);
+	return sym.st_value;
+}
+
+uint64_t symbols__elf_file_offset(const char *path, const char *name)
+{
+	uint64_t off = 0;
+	GElf_Sym sym;
+	size_t nph;
+	Elf *elf;
+	int fd;
+
+	if (elf_lookup(path, name, &sym, &elf, &fd))
+		return 0;
+	if (!elf_getphdrnum(elf, &nph))
+		for (size_t i = 0; i < nph && !off; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    sym.st_value >= ph.p_vaddr && sym.st_value < ph.p_vaddr + ph.p_memsz)
+				off = sym.st_value - ph.p_vaddr + ph.p_offset;
+		}
+	elf_end(elf);
+	close(fd);
+	return off;
+}

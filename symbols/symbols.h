@@ -1,0 +1,26 @@
+/*
+ * symbols/symbols.h - addresses to names: the kernel from /proc/kallsyms, user space from
+ * each process's /proc/PID/maps and the ELF symbol tables of the files mapped (libelf),
+ * /tmp/perf-PID.map for JITs. Files are cached once, shared by every process mapping them.
+ */
+#ifndef PERF_SQL_SYMBOLS_H
+#define PERF_SQL_SYMBOLS_H
+#include <stdint.h>
+
+struct symbols;
+
+struct symbols *symbols__new(void);
+void symbols__free(struct symbols *sy);
+/* Reads pid's mappings now (while it lives): call when a stack of a new pid is collected. */
+void symbols__note_pid(struct symbols *sy, uint32_t pid);
+/*
+ * The function holding addr (kernel when kernel, else in pid's mappings), or NULL.
+ * off_out (may be NULL) gets addr - function start; dso_out (may be NULL) the file's base name.
+ */
+const char *symbols__resolve(struct symbols *sy, uint32_t pid, uint64_t addr, int kernel,
+			     uint64_t *off_out, const char **dso_out);
+/* ELF symbol lookup in one file (tests, breakpoints): vaddr of a function or object, or 0. */
+uint64_t symbols__elf_address(const char *path, const char *name, uint64_t *size_out);
+/* File offset of a function for a uprobe, or 0. */
+uint64_t symbols__elf_file_offset(const char *path, const char *name);
+#endif
