@@ -186,6 +186,7 @@ void catalog__free(struct catalog *c)
 		free(c->events[i].name);
 		free(c->events[i].full);
 		free(c->events[i].fields);
+		free(c->events[i].probe_path);
 	}
 	free(c->events);
 	if (c->tep)

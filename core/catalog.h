@@ -39,6 +39,7 @@ struct tp_event {
 	uint32_t pmu_type;            /* perf_event_attr type/config of a non-tracepoint */
 	uint64_t pmu_config, pmu_config1, pmu_config2;
 	uint32_t bp_type, bp_len;     /* breakpoints */
+	char *probe_path;             /* uprobes: the binary (config1 points at it) */
 	bool short_unique;            /* no other system has an event of this name */
 	bool parsed;
 	int id;                       /* tracepoint id (PERF_TYPE_TRACEPOINT config), after parse */

@@ -406,13 +406,14 @@ static struct perf_evsel *new_source_evsel(struct session *s, struct source *src
 	attr_common(s, &a);
 	a.type = src->ev->kind == EV_TRACEPOINT ? PERF_TYPE_TRACEPOINT : src->ev->pmu_type;
 	a.config = src->ev->kind == EV_TRACEPOINT ? (uint64_t)src->ev->id : src->ev->pmu_config;
-	a.config1 = src->ev->pmu_config1;
+	a.config1 = src->ev->probe_path ? (uint64_t)(uintptr_t)src->ev->probe_path :
+					  src->ev->pmu_config1;
 	a.config2 = src->ev->pmu_config2;
-	if (src->ev->kind == EV_BREAKPOINT) {
+	if (src->ev->kind == EV_BREAKPOINT) {   /* bp_addr and bp_len share config1/config2 */
+		a.config = 0;
 		a.bp_type = src->ev->bp_type;
 		a.bp_addr = src->ev->pmu_config1;
 		a.bp_len = src->ev->bp_len;
-		a.config = a.config1 = 0;
 	}
 	src->counting = !src->need_rows && !src->task_fields[0];
 	set_rate(s, src, &a);

@@ -13,6 +13,7 @@
 #include <linux/perf_event.h>
 #include "core/session.h"
 #include "repl/query.h"
+#include "symbols/probes.h"
 #include "sqlite/functions.h"
 #include "vtab/tp_table.h"
 
@@ -258,8 +259,16 @@ static void explain(struct query *c, struct session *s, FILE *f)
 
 		sample_type_names(source__sample_type(src), st, sizeof(st));
 		fprintf(f, "table %s\n", src->ev->full);
-		fprintf(f, "  event        type=tracepoint config=%d (%s) %s\n", src->ev->id,
-			src->ev->full, src->need_rows ? "sample_period=1" : "counting (no column is read)");
+		if (src->ev->kind == EV_TRACEPOINT)
+			fprintf(f, "  event        type=tracepoint config=%d (%s) %s\n", src->ev->id,
+				src->ev->full, src->need_rows ? "sample_period=1" :
+								"counting (no column is read)");
+		else
+			fprintf(f, "  event        type=%s (%u) config=%#llx %s\n",
+				event_kind_name(src->ev->kind), src->ev->pmu_type,
+				(unsigned long long)src->ev->pmu_config, !src->need_rows ?
+				"counting (no column is read)" : src->hz ? "sampled at the asked rate" :
+				src->period ? "sampled every period events" : "sampled at the default rate");
 		fprintf(f, "  sample_type  %s\n", src->need_rows ? st : "none");
 		if (src->tree_filter)
 			fprintf(f, "  target       every CPU; rows of the workload's tasks (the task, "
@@ -302,12 +311,31 @@ static void report_workload(const struct workload *w)
 		    strsignal(WTERMSIG(w->status)));
 }
 
+/* --uprobe/--uretprobe/--breakpoint tables join the catalog before the tables are registered */
+static int add_probes(struct query *c, struct session *s)
+{
+	struct err e = { 0 };
+	int nr_bp = 0, ret = 0;
+
+	for (int i = 0; i < c->nr_probes && !ret; i++) {
+		if (c->probes[i].kind == PROBE_BREAKPOINT)
+			ret = probes__add_breakpoint(s->cat, c->probes[i].spec,
+						     c->so.workload ? c->so.workload[0] : NULL, nr_bp++, &e);
+		else
+			ret = probes__add_uprobe(s->cat, c->probes[i].spec,
+						 c->probes[i].kind == PROBE_URETPROBE, &e);
+	}
+	return ret ? report(&e) : 0;
+}
+
 static int run(struct query *c, struct session *s)
 {
 	struct err e = { 0 };
 	int rc;
 
 	s->no_pushdown = c->no_pushdown;
+	if ((rc = add_probes(c, s)))
+		return rc;
 	if (sqlite3_open_v2(":memory:", &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) ||
 	    (rc = vtabs__register(c->db, s)) || (rc = sql_functions__register(c->db, s))) {
 		say("sqlite: %s", c->db ? sqlite3_errmsg(c->db) : "out of memory");

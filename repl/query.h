@@ -21,6 +21,8 @@ struct query_param {
 	const char *text;
 };
 
+enum probe_kind { PROBE_UPROBE, PROBE_URETPROBE, PROBE_BREAKPOINT };
+
 struct query {
 	struct session_opts so;
 	struct output out;
@@ -28,6 +30,12 @@ struct query {
 	const char *schema;     /* --schema TABLE instead of sql */
 	bool explain;           /* --explain: print the plan, collect nothing */
 	bool no_pushdown;       /* --no-pushdown: benchmarks only */
+	struct {
+		const char *spec;
+		enum probe_kind kind;
+	} probes[16];           /* --uprobe, --uretprobe, --breakpoint */
+	int nr_probes;
+	const char *flame_graph;   /* --flame-graph FILE */
 	struct query_param params[32];
 	int nr_params;
 	/* while running */

@@ -10,3 +10,5 @@ eq() { [ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"; echo "ok: $3 = $2"
 between() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ] || fail "$4: got $1, expected $2..$3"; echo "ok: $4 = $1 (in $2..$3)"; }
 # q ARGS...: run perf-sql with CSV output, print the rows without the header
 q() { "$PERF_SQL" --csv "$@" | tail -n +2 | tr -d '\r'; }
+# qx PATTERN ARGS...: like q, but first drops lines the workload printed (matching PATTERN)
+qx() { local pat=$1; shift; "$PERF_SQL" --csv "$@" | grep -v -- "$pat" | tail -n +2 | tr -d '\r'; }
