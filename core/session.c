@@ -142,6 +142,7 @@ struct session *session__new(const struct session_opts *opts, struct err *e)
 		return NULL;
 	}
 	s->opts = *opts;
+	s->wl.go_fd = s->wl.err_fd = -1;   /* no workload: nothing of fd 0 to close */
 	if (s->opts.mmap_pages <= 0)
 		s->opts.mmap_pages = 64;
 	if (s->opts.freq <= 0)

@@ -1,5 +1,6 @@
 /*
  * repl/main.c - the front end: perf-sql [OPTIONS] "SQL" [-- CMD [ARGS...]]
+ *                                perf-sql [OPTIONS] [--repl]    (the REPL: repl/repl.c)
  *
  * Plan (prepare every statement: the tables named and columns read decide what is opened),
  * then collect (until Ctrl-C, -d, or the workload's end; -i windows), then query and print.
@@ -16,7 +17,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "profilers/cli.h"
 #include "repl/query.h"
+#include "repl/repl.h"
 
 #define PERF_SQL_VERSION "0.1.0"
 
@@ -24,10 +27,13 @@ struct cli {
 	struct query q;
 	const char *out_path;
 	char **workload;
+	bool repl;
 };
 
 static const char usage_text[] =
 "usage: perf-sql [OPTIONS] \"SQL\" [-- CMD [ARGS...]]\n"
+"       perf-sql [OPTIONS] [--repl]   interactive shell; reads statements from stdin when\n"
+"                                     it is not a terminal (docs/repl.md)\n"
 "\n"
 "Every tracepoint is a table (sched_switch or \"sched:sched_switch\"). perf-sql opens the\n"
 "events the SQL reads, collects until Ctrl-C, -d, or the end of CMD, then prints the result.\n"
@@ -49,6 +55,13 @@ static const char usage_text[] =
 "      --schema TABLE     print TABLE's columns and types, then exit\n"
 "      --explain          print the plan (events, sample_type, kernel filters), collect nothing\n"
 "      --no-pushdown      keep WHERE out of the kernel (for benchmarks)\n"
+"  -F, --freq HZ          sampling rate of cpu_clock, task_clock and hardware tables (99)\n"
+"      --uprobe FUNC@BIN  a table uprobe_FUNC of calls of FUNC in BIN (arg0..arg5)\n"
+"      --uretprobe FUNC@BIN  a table uretprobe_FUNC of returns of FUNC (ret)\n"
+"      --breakpoint ADDR|SYMBOL[@BIN][/LEN][:rwx]\n"
+"                         a table breakpoint of accesses (default 8 bytes, w); SYMBOL is\n"
+"                         looked up in the workload's binary; 4 at most\n"
+"      --flame-graph FILE write FILE (SVG) and FILE.folded from a folded_stack() column\n"
 "  -v, --verbose          say what is opened\n"
 "  -h, --help             this help\n"
 "      --version          print the version\n"
@@ -107,6 +120,12 @@ static void parse_args(struct cli *c, int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' + 256 },
+		{ "repl", no_argument, NULL, 'R' + 256 },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "uprobe", required_argument, NULL, 'U' + 256 },
+		{ "uretprobe", required_argument, NULL, 'u' + 256 },
+		{ "breakpoint", required_argument, NULL, 'B' + 256 },
+		{ "flame-graph", required_argument, NULL, 'G' + 256 },
 		{ 0 },
 	};
 	int nargs = argc, opt, mode;
@@ -121,7 +140,7 @@ static void parse_args(struct cli *c, int argc, char **argv)
 			break;
 		}
 	opterr = 0;
-	while ((opt = getopt_long(nargs, argv, ":d:i:f:o:aC:p:t:m:vh", longs, NULL)) != -1) {
+	while ((opt = getopt_long(nargs, argv, ":d:i:f:o:aC:p:t:m:F:vh", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			c->q.so.duration_ms = parse_duration(optarg);
@@ -160,8 +179,19 @@ static void parse_args(struct cli *c, int argc, char **argv)
 			}
 			break;
 		case 'S' + 256: c->q.schema = optarg; break;
+		case 'F': c->q.so.freq = (int)parse_long("-F", optarg, 1); break;
+		case 'U' + 256: case 'u' + 256: case 'B' + 256:
+			if (c->q.nr_probes == (int)(sizeof(c->q.probes) / sizeof(c->q.probes[0])))
+				usage_error("too many --uprobe/--uretprobe/--breakpoint options (at most 16)");
+			c->q.probes[c->q.nr_probes].spec = optarg;
+			c->q.probes[c->q.nr_probes++].kind = opt == 'U' + 256 ? PROBE_UPROBE :
+							     opt == 'u' + 256 ? PROBE_URETPROBE :
+										PROBE_BREAKPOINT;
+			break;
+		case 'G' + 256: c->q.flame_graph = optarg; break;
 		case 'E' + 256: c->q.explain = true; break;
 		case 'N' + 256: c->q.no_pushdown = true; break;
+		case 'R' + 256: c->repl = true; break;
 		case 'v': c->q.so.verbose++; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V' + 256: printf("perf-sql %s (SQLite %s)\n", PERF_SQL_VERSION, sqlite3_libversion()); exit(0);
@@ -181,8 +211,11 @@ static void parse_args(struct cli *c, int argc, char **argv)
 			 "put a command after --)", argv[optind]);
 		usage_error(msg);
 	}
-	if (!c->q.sql && !c->q.schema)
+	if (c->repl && (c->q.sql || c->q.schema))
+		usage_error("--repl takes no SQL: type it at the prompt");
+	if (!c->q.sql && !c->q.schema && c->workload)
 		usage_error("no SQL given");
+	c->repl = !c->q.sql && !c->q.schema;
 	if (c->workload && (c->q.so.pid_list || c->q.so.tid_list))
 		usage_error("-p/-t and -- CMD cannot be combined: pick one target");
 	c->q.so.workload = c->workload;
@@ -208,13 +241,20 @@ int main(int argc, char **argv)
 	struct cli c = { .q = { .out = { .mode = OUT_TABLE, .f = stdout } } };
 	int status;
 
+	/* perf-sql list | help NAME | save | delete | NAME [PARAM=VALUE...]: profilers/cli.c */
+	if ((status = profilers__main(&argc, &argv, &c.q)) >= 0)
+		return status;
 	parse_args(&c, argc, argv);
 	if (c.out_path && !(c.q.out.f = fopen(c.out_path, "w"))) {
 		say("%s: %s; check the directory exists and is writable", c.out_path, strerror(errno));
 		return EXIT_ERR;
 	}
-	install_signals();
-	status = query__run(&c.q);
+	if (c.repl) {
+		status = repl__main(&c.q);
+	} else {
+		install_signals();
+		status = query__run(&c.q);
+	}
 	if (c.q.out.f != stdout && fclose(c.q.out.f) == EOF && !status) {
 		say("%s: %s", c.out_path, strerror(errno));
 		status = EXIT_ERR;

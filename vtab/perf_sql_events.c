@@ -4,7 +4,7 @@
  *   SELECT name, fields FROM perf_sql_events WHERE system = 'sched';
  *
  * Schema: name (the table name to use: short when unique, else system:event), system, event,
- * kind ('tracepoint'), fields ("prev_comm char[16], prev_pid pid_t, ..."). Reading `fields`
+ * kind ('tracepoint', 'software', 'hardware', 'cache', 'uprobe', 'breakpoint'), fields ("prev_comm char[16], prev_pid pid_t, ..."). Reading `fields`
  * parses that event's format (lazily, ~70 us each); the other columns cost nothing.
  */
 #include <string.h>
@@ -114,7 +114,7 @@ static int events_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 		break;
 	case EV_COL_SYSTEM: sqlite3_result_text(ctx, ev->system, -1, SQLITE_STATIC); break;
 	case EV_COL_EVENT: sqlite3_result_text(ctx, ev->name, -1, SQLITE_STATIC); break;
-	case EV_COL_KIND: sqlite3_result_text(ctx, "tracepoint", -1, SQLITE_STATIC); break;
+	case EV_COL_KIND: sqlite3_result_text(ctx, event_kind_name(ev->kind), -1, SQLITE_STATIC); break;
 	case EV_COL_FIELDS: fields_result(ctx, vt->s, ev); break;
 	}
 	return SQLITE_OK;

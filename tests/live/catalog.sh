@@ -1,7 +1,8 @@
 # perf_sql_events lists every tracepoint; --schema shows a table's columns with types.
 . "$(dirname "$0")/lib.sh"; need_root
 n=$(ls -d /sys/kernel/tracing/events/*/*/ | wc -l)
-eq "$(q "select count(*) from perf_sql_events")" "$n" "catalog rows = tracefs event directories"
+eq "$(q "select count(*) from perf_sql_events where kind = 'tracepoint'")" "$n" "catalog rows = tracefs event directories"
+eq "$(q "select kind from perf_sql_events where name = 'cpu_clock'")" "software" "cpu_clock is a software event"
 eq "$(q "select name, kind from perf_sql_events where system = 'sched' and event = 'sched_switch'")" \
 	"sched_switch,tracepoint" "sched_switch row"
 f=$(q "select fields from perf_sql_events where name = 'sched_switch'")

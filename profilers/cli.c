@@ -1,0 +1,355 @@
+/*
+ * profilers/cli.c - perf-sql list | help NAME | save NAME SQL | delete NAME | NAME [PARAM=VALUE]
+ *
+ *   perf-sql list                                  every profiler: name, kind, summary, needs
+ *   perf-sql help rundelay                         its parameters, an example, its SQL
+ *   perf-sql rundelay than=4ms -i 1000             runs it as main() runs any query
+ *   perf-sql save busy "select ..." --summary "..." [--force]
+ *   perf-sql "select ..." --save busy              runs the query and saves it
+ *   perf-sql delete busy
+ *
+ * (1) A profiler run only rewrites the command line: NAME and PARAM=VALUE go, q->sql and
+ *     q->params come, and main() parses the options, so a profiler takes every option a query
+ *     takes, and the REPL and the query path stay the only runners.
+ * (2) PARAM=VALUE may sit anywhere before "--"; an argument that is the value of an option
+ *     (-o x=y) is not one, so the options that take a value are listed here (opt_takes_value).
+ * (3) The profiler and its SQL live until exit (reachable from statics): q points into them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include "profilers/cli.h"
+#include "profilers/profiler.h"
+#include "repl/query.h"
+
+static struct profiler *running;   /* (3) */
+static char *running_sql;
+static char **new_argv;
+
+static const char *const kind_names[] = { "built-in", "system", "saved" };
+
+static int usage_err(struct err *e)
+{
+	report(e);
+	return EXIT_USAGE;
+}
+
+static int cmd_list(void)
+{
+	struct err e = { 0 };
+	int nr, wn = 4, wk = 9, ws = 7;
+	struct profiler **list = profilers__list(&nr, &e);
+
+	if (!list)
+		return report(&e);
+	for (int i = 0; i < nr; i++) {
+		int n = (int)strlen(list[i]->name), s = (int)strlen(list[i]->summary);
+
+		wn = n > wn ? n : wn;
+		ws = s > ws ? (s < 72 ? s : 72) : ws;
+	}
+	printf("%-*s  %-*s  %-*s  %s\n", wn, "name", wk, "kind", ws, "summary", "needs");
+	for (int i = 0; i < nr; i++) {
+		const struct profiler *p = list[i];
+		char kind[16], needs[200];
+
+		snprintf(kind, sizeof(kind), "%s%s", kind_names[p->origin],
+			 p->origin != PROF_BUILTIN && profiler__is_builtin(p->name) ? "*" : "");
+		snprintf(needs, sizeof(needs), "%s", p->needs[0] ? p->needs : "-");
+		for (char *c = needs; *c; c++)
+			if (*c == '\n')
+				*c = ';';
+		printf("%-*s  %-*s  %-*s  %s\n", wn, p->name, wk, kind, ws, p->summary, needs);
+	}
+	printf("\n%d profilers; perf-sql help NAME shows one; * = a saved profiler shadowing a "
+	       "built-in\n", nr);
+	profilers__free(list, nr);
+	return 0;
+}
+
+static void print_indented(const char *s, const char *indent)
+{
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+
+		printf("%s%.*s\n", n ? indent : "", (int)n, s);
+		s += n + (s[n] == '\n');
+	}
+}
+
+static int cmd_help(const char *name)
+{
+	struct err e = { 0 };
+	struct profiler *p = profiler__find(name, &e);
+
+	if (!p)
+		return usage_err(&e);
+	printf("%s - %s\n", p->name, p->summary);
+	printf("  %s: %s\n", kind_names[p->origin], p->path);
+	if (p->needs[0]) {
+		printf("  needs: ");
+		print_indented(p->needs, "");
+	}
+	if (p->desc[0]) {
+		putchar('\n');
+		print_indented(p->desc, "  ");
+	}
+	printf("\nusage:\n  perf-sql %s", p->name);
+	for (int i = 0; i < p->nr_params; i++)
+		printf(" [%s=%s]", p->params[i].name, param_type__name(p->params[i].type));
+	printf(" [OPTIONS] [-- CMD [ARGS...]]\n  (OPTIONS as for a query: -d, -i, -f, -o, -p, -C, "
+	       "...; see perf-sql --help)\n");
+	if (p->nr_params) {
+		int w = 4;
+
+		for (int i = 0; i < p->nr_params; i++)
+			w = (int)strlen(p->params[i].name) > w ? (int)strlen(p->params[i].name) : w;
+		printf("\nparameters:\n");
+		for (int i = 0; i < p->nr_params; i++) {
+			const struct prof_param *pp = &p->params[i];
+
+			printf("  %-*s  %-8s  default %-6s  %s\n", w, pp->name, param_type__name(pp->type),
+			       pp->def, pp->help);
+		}
+	}
+	if (p->example[0]) {
+		printf("\nexample:\n");
+		print_indented(p->example, "  ");
+	}
+	printf("\nSQL:\n");
+	print_indented(p->body, "  ");
+	profiler__free(p);
+	free(p);
+	return 0;
+}
+
+static char *read_stdin(void)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+
+	if (getdelim(&buf, &cap, '\0', stdin) < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* perf-sql save NAME SQL [--summary TEXT] [--force]; SQL "-" is read from stdin */
+static int cmd_save(int argc, char **argv)
+{
+	const char *pos[2] = { 0 }, *summary = NULL;
+	char path[4200], *sql = NULL;
+	struct err e = { 0 };
+	bool force = false;
+	int nr = 0, rc;
+
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--force")) {
+			force = true;
+		} else if (!strcmp(argv[i], "--summary") && i + 1 < argc) {
+			summary = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			err_set(&e, -EINVAL, "save: unknown option '%s'", argv[i]);
+			err_hint(&e, "usage: perf-sql save NAME \"SQL\" [--summary TEXT] [--force]");
+			return usage_err(&e);
+		} else if (nr < 2) {
+			pos[nr++] = argv[i];
+		} else {
+			err_set(&e, -EINVAL, "save: unexpected argument '%s' (quote the SQL as one argument)",
+				argv[i]);
+			return usage_err(&e);
+		}
+	}
+	if (nr < 2) {
+		err_set(&e, -EINVAL, "save: needs a name and the SQL");
+		err_hint(&e, "usage: perf-sql save NAME \"SQL\" [--summary TEXT] [--force]");
+		return usage_err(&e);
+	}
+	if (!strcmp(pos[1], "-") && !(sql = read_stdin())) {
+		say("save: cannot read the SQL from stdin");
+		return EXIT_ERR;
+	}
+	rc = profiler__save(pos[0], sql ? sql : pos[1], summary, force, path, sizeof(path), &e);
+	free(sql);
+	if (rc)
+		return rc == -EINVAL || rc == -EEXIST ? usage_err(&e) : report(&e);
+	printf("saved %s (%s); run it with: perf-sql %s\n", pos[0], path, pos[0]);
+	return 0;
+}
+
+static int cmd_delete(int argc, char **argv)
+{
+	char path[4200];
+	struct err e = { 0 };
+
+	if (argc != 3) {
+		err_set(&e, -EINVAL, "delete: needs one profiler name");
+		err_hint(&e, "usage: perf-sql delete NAME");
+		return usage_err(&e);
+	}
+	if (profiler__delete(argv[2], path, sizeof(path), &e))
+		return report(&e);
+	printf("deleted %s (%s)\n", argv[2], path);
+	return 0;
+}
+
+/* (2) does this option of main() take the next argument as its value? */
+static bool opt_takes_value(const char *a)
+{
+	static const char *const longs[] = { "--duration", "--interval", "--format", "--output",
+		"--cpu", "--pid", "--tid", "--mmap-pages", "--max-memory", "--schema", "--save",
+		"--freq", "--uprobe", "--uretprobe", "--breakpoint", "--flame-graph" };
+
+	if (a[0] == '-' && a[1] && a[1] != '-' && !a[2])
+		return strchr("difoCptmF", a[1]) != NULL;
+	for (size_t i = 0; i < sizeof(longs) / sizeof(longs[0]); i++)
+		if (!strcmp(a, longs[i]))
+			return true;
+	return false;
+}
+
+static int usage_of(const struct profiler *p, struct err *e)
+{
+	if (!e->hint[0])
+		err_hint(e, "usage: perf-sql %s [PARAM=VALUE ...] [OPTIONS] [-- CMD ...]; perf-sql help %s",
+		 p->name, p->name);
+	return usage_err(e);
+}
+
+/*
+ * Splits argv[first..] into options (kept, in order, with "--" and the command after it) and
+ * the other arguments (params); finds --save NAME. new_argv holds the kept ones.
+ */
+static int split_args(int argc, char **argv, int first, char **params, int *nr_params,
+		      const char **save_as)
+{
+	int n = 1;
+
+	if (!(new_argv = calloc((size_t)argc + 2, sizeof(char *))))
+		return -ENOMEM;
+	new_argv[0] = argv[0];
+	*nr_params = 0;
+	for (int i = first; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			while (i < argc)
+				new_argv[n++] = argv[i++];
+			break;
+		}
+		if (!strcmp(argv[i], "--save") && i + 1 < argc) {
+			*save_as = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			new_argv[n++] = argv[i];
+			if (opt_takes_value(argv[i]) && i + 1 < argc)
+				new_argv[n++] = argv[++i];
+		} else {
+			params[(*nr_params)++] = argv[i];
+		}
+	}
+	new_argv[n] = NULL;
+	return n;
+}
+
+static int run_profiler(const char *name, char **params, int nr_params, struct query *q)
+{
+	struct err e = { 0 };
+	int rc;
+
+	if (!(running = profiler__find(name, &e)))
+		return usage_err(&e);
+	rc = profiler__bind(running, nr_params, params, q->params,
+			    (int)(sizeof(q->params) / sizeof(q->params[0])), &q->nr_params,
+			    &running_sql, &e);
+	if (rc)
+		return rc == -EINVAL ? usage_of(running, &e) : report(&e);
+	q->sql = running_sql;
+	return -1;
+}
+
+static int save_query(const char *save_as, const char *sql)
+{
+	char path[4200];
+	struct err e = { 0 };
+
+	if (!sql) {
+		err_set(&e, -EINVAL, "--save %s: no SQL to save", save_as);
+		return usage_err(&e);
+	}
+	if (profiler__save(save_as, sql, NULL, false, path, sizeof(path), &e))
+		return e.code == -EINVAL || e.code == -EEXIST ? usage_err(&e) : report(&e);
+	fprintf(stderr, "perf-sql: saved %s (%s)\n", save_as, path);
+	return -1;
+}
+
+/*
+ * A query or a profiler run: the first argument that is neither an option nor an option's
+ * value is the SQL, or, when it is a bare name, the profiler (the rest are its PARAM=VALUE).
+ */
+static int run(int *argc, char ***argv, struct query *q)
+{
+	const char *save_as = NULL;
+	char **pos = calloc((size_t)*argc + 1, sizeof(char *));
+	int nr_pos, n, rc = -1;
+
+	if (!pos || (n = split_args(*argc, *argv, 1, pos, &nr_pos, &save_as)) < 0) {
+		free(pos);
+		return report(&(struct err){ -ENOMEM, "out of memory", "" });
+	}
+	if (nr_pos && !profiler__check_name(pos[0], &(struct err){ 0 })) {
+		if (save_as) {
+			struct err e = { 0 };
+
+			err_set(&e, -EINVAL, "--save saves a query, and %s is a profiler already", pos[0]);
+			err_hint(&e, "copy it with: perf-sql help %s, then perf-sql save NAME \"SQL\"",
+				 pos[0]);
+			rc = usage_err(&e);
+		} else {
+			rc = run_profiler(pos[0], pos + 1, nr_pos - 1, q);
+		}
+		nr_pos = 0;   /* main() must not see them */
+	} else if (save_as) {
+		rc = save_query(save_as, nr_pos ? pos[0] : NULL);
+	}
+	if (rc >= 0 || (!save_as && q->sql == NULL)) {
+		/* nothing to change: main() parses the arguments as they are */
+		free(pos);
+		free(new_argv);
+		new_argv = NULL;
+		return rc;
+	}
+	/* the SQL of a query goes back among the arguments, after "--" is not possible: before */
+	memmove(new_argv + 1 + nr_pos, new_argv + 1, (size_t)n * sizeof(char *));
+	memcpy(new_argv + 1, pos, (size_t)nr_pos * sizeof(char *));
+	free(pos);
+	*argc = n + nr_pos;
+	*argv = new_argv;
+	return -1;
+}
+
+int profilers__main(int *argc, char ***argv, struct query *q)
+{
+	const char *a = *argc > 1 ? (*argv)[1] : NULL;
+
+	if (!a)
+		return -1;
+	if (!strcmp(a, "list") || !strcmp(a, "--list"))
+		return cmd_list();
+	if (!strcmp(a, "help")) {
+		if (*argc == 3)
+			return cmd_help((*argv)[2]);
+		puts("usage: perf-sql list                    every profiler: built-in and saved\n"
+		     "       perf-sql help NAME               a profiler's parameters, example and SQL\n"
+		     "       perf-sql NAME [PARAM=VALUE ...] [OPTIONS] [-- CMD [ARGS...]]\n"
+		     "       perf-sql save NAME \"SQL\" [--summary TEXT] [--force]\n"
+		     "       perf-sql delete NAME\n"
+		     "       perf-sql --help                  options and queries");
+		return *argc == 2 ? 0 : EXIT_USAGE;
+	}
+	if (!strcmp(a, "save"))
+		return cmd_save(*argc, *argv);
+	if (!strcmp(a, "delete"))
+		return cmd_delete(*argc, *argv);
+	return run(argc, argv, q);
+}

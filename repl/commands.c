@@ -1,0 +1,473 @@
+/*
+ * repl/commands.c - the dot commands: one row each (name, handler, arguments, help), so .help
+ * and completion cannot drift from what runs.
+ *
+ * (1) A setting command without its argument prints the current value (".mode" -> "table").
+ * (2) Every failure prints one line (say) and returns an exit status; the REPL carries on.
+ * (3) Messages are lower case and list the choices for a bad value.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include "repl/repl.h"
+#include "repl/saved.h"
+
+#define MAX_ARGS 64
+
+struct dot_cmd {
+	const char *name;
+	int (*fn)(struct repl *r, int argc, char **argv, const char *rest);
+	int min_args, max_args;   /* after the name */
+	const char *args;
+	const char *help;
+};
+
+static const struct dot_cmd dot_cmds[];
+
+static int usage(const struct dot_cmd *c)
+{
+	say(".%s: usage: .%s %s", c->name, c->name, c->args);
+	return EXIT_USAGE;
+}
+
+/* "on"/"off" into *flag; prints the value when not given */
+static int on_off(const char *name, int argc, char **argv, bool *flag)
+{
+	if (argc == 1) {
+		printf("%s\n", *flag ? "on" : "off");
+		return 0;
+	}
+	if (strcmp(argv[1], "on") && strcmp(argv[1], "off")) {
+		say(".%s '%s': choices: on off", name, argv[1]);
+		return EXIT_USAGE;
+	}
+	*flag = !strcmp(argv[1], "on");
+	return 0;
+}
+
+static int cmd_help(struct repl *r, int argc, char **argv, const char *rest)
+{
+	for (const struct dot_cmd *c = dot_cmds; c->name; c++) {
+		char head[64];
+
+		if (argc > 1 && strcmp(argv[1] + (argv[1][0] == '.'), c->name))
+			continue;
+		snprintf(head, sizeof(head), ".%s %s", c->name, c->args);
+		printf("%-28s %s\n", head, c->help);
+	}
+	if (argc == 1)
+		printf("\nQueries end with ';'. Tab completes tables, columns, functions and commands.\n");
+	return 0;
+}
+
+static void print_names(char **names, int nr)
+{
+	struct winsize ws = { 0 };
+	int width = 0, cols;
+
+	if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || !ws.ws_col) {
+		for (int i = 0; i < nr; i++)
+			printf("%s\n", names[i]);
+		return;
+	}
+	for (int i = 0; i < nr; i++)
+		if ((int)strlen(names[i]) > width)
+			width = (int)strlen(names[i]);
+	cols = ws.ws_col / (width + 2) > 0 ? ws.ws_col / (width + 2) : 1;
+	for (int i = 0; i < nr; i++)
+		printf("%-*s%s", width + 2, names[i], i % cols == cols - 1 || i == nr - 1 ? "\n" : "");
+}
+
+static int cmd_tables(struct repl *r, int argc, char **argv, const char *rest)
+{
+	static const char sql[] = "SELECT name FROM (SELECT name FROM perf_sql_events UNION ALL "
+		"SELECT 'perf_sql_events' UNION ALL SELECT 'perf_sql_stats') WHERE name GLOB ?1 "
+		"ORDER BY 1";
+	char *glob = argc < 2 ? sqlite3_mprintf("*") : strpbrk(argv[1], "*?[") ?
+		sqlite3_mprintf("%s", argv[1]) : sqlite3_mprintf("*%s*", argv[1]);
+	sqlite3_stmt *st = NULL;
+	char **names = NULL;
+	int nr = 0, rc = 0;
+
+	if (!r->db) {
+		say(".tables: the event catalog could not be read (see the error above)");
+		return EXIT_ERR;
+	}
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) ||
+	    sqlite3_bind_text(st, 1, glob, -1, SQLITE_TRANSIENT)) {
+		say(".tables: %s", sqlite3_errmsg(r->db));
+		rc = EXIT_ERR;
+		goto out;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char **more = realloc(names, (size_t)(nr + 1) * sizeof(*names));
+
+		if (!more)
+			break;
+		names = more;
+		names[nr++] = strdup((const char *)sqlite3_column_text(st, 0));
+	}
+	if (nr)
+		print_names(names, nr);
+	else
+		say(".tables: no table matches '%s'", glob);
+out:
+	for (int i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+	sqlite3_finalize(st);
+	sqlite3_free(glob);
+	return rc;
+}
+
+static int cmd_schema(struct repl *r, int argc, char **argv, const char *rest)
+{
+	struct query q = r->q;
+
+	q.sql = NULL;
+	q.schema = argv[1];
+	q.out.headers_done = 0;
+	return repl__query(r, &q);
+}
+
+static int cmd_interval(struct repl *r, int argc, char **argv, const char *rest)
+{
+	char *end;
+	long ms;
+
+	if (argc == 1) {
+		r->interval_ms ? printf("%ld ms\n", r->interval_ms) : printf("off\n");
+		return 0;
+	}
+	if (!strcmp(argv[1], "off")) {
+		r->interval_ms = 0;
+		return 0;
+	}
+	ms = strtol(argv[1], &end, 10);
+	if (end == argv[1] || (*end && strcmp(end, "ms")) || ms < 1) {
+		say(".interval '%s': expected milliseconds >= 1 (300, 1000ms) or off", argv[1]);
+		return EXIT_USAGE;
+	}
+	r->interval_ms = ms;
+	return 0;
+}
+
+static int cmd_duration(struct repl *r, int argc, char **argv, const char *rest)
+{
+	long ms;
+
+	if (argc == 1) {
+		r->duration_ms ? printf("%ld ms\n", r->duration_ms) : printf("off (until Ctrl-C)\n");
+		return 0;
+	}
+	ms = strcmp(argv[1], "off") ? parse_duration(argv[1]) : 0;
+	if (ms < 0 || (ms == 0 && strcmp(argv[1], "off"))) {
+		say(".duration '%s': expected a duration like 5, 5s, 500ms or 2m, or off", argv[1]);
+		return EXIT_USAGE;
+	}
+	r->duration_ms = ms;
+	return 0;
+}
+
+static int cmd_mode(struct repl *r, int argc, char **argv, const char *rest)
+{
+	static const char *const names[] = { "table", "csv", "json" };
+	int mode;
+
+	if (argc == 1) {
+		printf("%s\n", names[r->q.out.mode]);
+		return 0;
+	}
+	if ((mode = output__mode(argv[1])) < 0) {
+		say("no such output mode '%s'; choices: table csv json", argv[1]);
+		return EXIT_USAGE;
+	}
+	r->q.out.mode = mode;
+	return 0;
+}
+
+static int cmd_output(struct repl *r, int argc, char **argv, const char *rest)
+{
+	FILE *f = stdout;
+
+	if (argc == 1 || !strcmp(argv[1], "stdout")) {
+		if (argc == 1) {
+			printf("%s\n", r->q.out.f == stdout ? "stdout" : r->out_path[0] ? r->out_path :
+			       "the -o file");
+			return 0;
+		}
+	} else if (!(f = fopen(argv[1], "w"))) {
+		say("%s: %s; check the directory exists and is writable", argv[1], strerror(errno));
+		return EXIT_ERR;
+	}
+	if (r->own_out)
+		fclose(r->q.out.f);
+	r->q.out.f = f;
+	r->own_out = f != stdout;
+	snprintf(r->out_path, sizeof(r->out_path), "%s", f != stdout ? argv[1] : "");
+	return 0;
+}
+
+/* .cpu / .pid: a list checked when the next query opens its events */
+static int set_list(const char *name, int argc, char **argv, char *list, size_t len)
+{
+	if (argc == 1) {
+		printf("%s\n", list[0] ? list : "all");
+		return 0;
+	}
+	if (strspn(argv[1], "0123456789,-") != strlen(argv[1]) && strcmp(argv[1], "all")) {
+		say(".%s '%s': expected a list like 0,2-3, or all", name, argv[1]);
+		return EXIT_USAGE;
+	}
+	snprintf(list, len, "%s", strcmp(argv[1], "all") ? argv[1] : "");
+	return 0;
+}
+
+static int cmd_cpu(struct repl *r, int argc, char **argv, const char *rest)
+{
+	return set_list("cpu", argc, argv, r->cpu_list, sizeof(r->cpu_list));
+}
+
+static int cmd_pid(struct repl *r, int argc, char **argv, const char *rest)
+{
+	return set_list("pid", argc, argv, r->pid_list, sizeof(r->pid_list));
+}
+
+static int cmd_freq(struct repl *r, int argc, char **argv, const char *rest)
+{
+	char *end;
+	long hz;
+
+	if (argc == 1) {
+		r->freq_hz ? printf("%ld Hz\n", r->freq_hz) : printf("default (99 Hz)\n");
+		return 0;
+	}
+	hz = strtol(argv[1], &end, 10);
+	if (end == argv[1] || *end || hz < 1 || hz > 1000000) {
+		say(".freq '%s': expected a sampling frequency in Hz >= 1 (e.g. 99)", argv[1]);
+		return EXIT_USAGE;
+	}
+	r->freq_hz = hz;
+	printf("sampling at %ld Hz: applies to PMU tables (cpu_clock, cycles, ...); tracepoint "
+	       "tables record every event\n", hz);
+	return 0;
+}
+
+/* "NAME=VALUE" -> a parameter :NAME, typed like SQLite would read the literal */
+static int parse_param(const char *arg, struct query_param *p, char *name, size_t len)
+{
+	size_t n = strcspn(arg, "=");
+	const char *v = arg + n + 1;
+	char *end;
+
+	if (!n || !arg[n] || n >= len - 1 || strspn(arg, "abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n) {
+		say(".run: parameter '%s': expected NAME=VALUE (e.g. pid=1234)", arg);
+		return EXIT_USAGE;
+	}
+	snprintf(name, len, ":%.*s", (int)n, arg);
+	*p = (struct query_param){ .name = name, .type = SQLITE_TEXT, .text = v };
+	if (*v && (p->i = strtoll(v, &end, 0), !*end))
+		p->type = SQLITE_INTEGER;
+	else if (*v && (p->d = strtod(v, &end), !*end))
+		p->type = SQLITE_FLOAT;
+	else if (!strcasecmp(v, "null"))
+		p->type = SQLITE_NULL;
+	return 0;
+}
+
+/* does list (":a :b ") hold word (":a ")? */
+static bool has_word(const char *list, const char *word)
+{
+	for (const char *p = strstr(list, word); p; p = strstr(p + 1, word))
+		if (p == list || p[-1] == ' ')
+			return true;
+	return false;
+}
+
+/* the parameters sql's statements take in names_out, each followed by ' ' (":a :b ") */
+static void params_of(sqlite3 *db, const char *sql, char *names_out, size_t len)
+{
+	const char *tail;
+	size_t off = 0;
+	char key[80];
+
+	names_out[0] = '\0';
+	while (db && sql && *sql) {
+		sqlite3_stmt *st = NULL;
+
+		if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK)
+			break;
+		for (int i = 1; st && i <= sqlite3_bind_parameter_count(st); i++) {
+			const char *n = sqlite3_bind_parameter_name(st, i);
+
+			snprintf(key, sizeof(key), "%s ", n ? n : "?");
+			if (n && !has_word(names_out, key) && off < len)
+				off += (size_t)snprintf(names_out + off, len - off, "%s", key);
+		}
+		sqlite3_finalize(st);
+		sql = tail;
+	}
+}
+
+static int cmd_run(struct repl *r, int argc, char **argv, const char *rest)
+{
+	struct query_param params[32];
+	char names[32][72], have[512], key[80];
+	struct err e = { 0 };
+	char *sql = saved__load(argv[1], &e);
+	int rc = 0;
+
+	if (!sql)
+		return report(&e);
+	if (argc - 2 > 32) {
+		say(".run: at most 32 parameters");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	params_of(r->db, sql, have, sizeof(have));
+	for (int i = 0; !rc && i < argc - 2; i++) {
+		if ((rc = parse_param(argv[i + 2], &params[i], names[i], sizeof(names[i]))))
+			break;
+		snprintf(key, sizeof(key), "%.70s ", names[i]);
+		if (r->db && !has_word(have, key)) {
+			say(".run: %s has no parameter %s; %s%.*s", argv[1], names[i],
+			    have[0] ? "its parameters: " : "it takes none", (int)strlen(have) - 1, have);
+			rc = EXIT_USAGE;
+		}
+	}
+	if (!rc)
+		rc = repl__run_sql(r, sql, params, argc - 2, false);
+out:
+	free(sql);
+	return rc;
+}
+
+static int cmd_save(struct repl *r, int argc, char **argv, const char *rest)
+{
+	struct err e = { 0 };
+	char path[PATH_MAX + 80];
+
+	if (saved__check_name(argv[1], &e))
+		return report(&e);
+	if (!r->last_sql) {
+		say(".save: nothing to save yet: run a query first");
+		return EXIT_ERR;
+	}
+	if (saved__save(argv[1], r->last_sql, path, sizeof(path), &e))
+		return report(&e);
+	printf("saved %s (%s); run it with .run %s\n", argv[1], path, argv[1]);
+	return 0;
+}
+
+static void print_saved(void *ctx, const char *name, const char *summary)
+{
+	(*(int *)ctx)++;
+	printf("%-20s %s\n", name, summary);
+}
+
+static int cmd_profilers(struct repl *r, int argc, char **argv, const char *rest)
+{
+	struct err e = { 0 };
+	int nr = 0;
+
+	if (saved__list(print_saved, &nr, &e))
+		return report(&e);
+	if (!nr)
+		printf("no saved queries yet: run a query, then .save NAME\n");
+	return 0;
+}
+
+static int cmd_explain(struct repl *r, int argc, char **argv, const char *rest)
+{
+	if (!rest[0] && !r->last_sql) {
+		say(".explain: no query yet: give one (.explain SELECT ...) or run one first");
+		return EXIT_USAGE;
+	}
+	if (rest[0])
+		return repl__run_sql(r, rest, NULL, 0, true);
+	return repl__run_sql(r, r->last_sql, r->last_params, r->nr_last_params, true);
+}
+
+static int cmd_stats(struct repl *r, int argc, char **argv, const char *rest)
+{
+	if (argc == 1 && r->last_sql)
+		printf("last query: %.3f s, exit status %d\n", r->last_ms / 1e3, r->last_status);
+	if (argc == 1)
+		printf("stats after each query: %s\n", r->stats ? "on" : "off");
+	return argc == 1 ? 0 : on_off("stats", argc, argv, &r->stats);
+}
+
+static int cmd_timer(struct repl *r, int argc, char **argv, const char *rest)
+{
+	return on_off("timer", argc, argv, &r->timer);
+}
+
+static int cmd_quit(struct repl *r, int argc, char **argv, const char *rest)
+{
+	r->quit = true;
+	return 0;
+}
+
+static const struct dot_cmd dot_cmds[] = {
+	{ "help", cmd_help, 0, 1, "[COMMAND]", "this list, or one command's line" },
+	{ "tables", cmd_tables, 0, 1, "[GLOB]",
+	  "list tables (a word without * ? [ matches anywhere)" },
+	{ "schema", cmd_schema, 1, 1, "TABLE", "the columns and types of TABLE" },
+	{ "interval", cmd_interval, 0, 1, "MS|off", "watch: print a result every MS until Ctrl-C" },
+	{ "duration", cmd_duration, 0, 1, "D|off",
+	  "collect for D (500ms, 5s, 2m; default 1s), then print" },
+	{ "mode", cmd_mode, 0, 1, "table|csv|json", "output format" },
+	{ "output", cmd_output, 0, 1, "FILE|stdout", "write query results (and .schema) to FILE" },
+	{ "cpu", cmd_cpu, 0, 1, "LIST|all", "only these CPUs (0,2-3)" },
+	{ "pid", cmd_pid, 0, 1, "LIST|all", "only these processes (all their threads)" },
+	{ "freq", cmd_freq, 0, 1, "HZ", "sampling frequency of PMU tables" },
+	{ "run", cmd_run, 1, MAX_ARGS - 1, "NAME [PARAM=VALUE...]",
+	  "run a saved query, binding :PARAM" },
+	{ "save", cmd_save, 1, 1, "NAME", "save the last query as NAME" },
+	{ "profilers", cmd_profilers, 0, 0, "", "list saved queries" },
+	{ "explain", cmd_explain, 0, MAX_ARGS - 1, "[SQL]",
+	  "the plan of SQL or the last query (events, filters)" },
+	{ "stats", cmd_stats, 0, 1, "[on|off]",
+	  "last query's time; on: received/lost per table after each query" },
+	{ "timer", cmd_timer, 0, 1, "on|off", "print the time each query took" },
+	{ "quit", cmd_quit, 0, 0, "", "leave (so do EOF and Ctrl-C twice)" },
+	{ 0 },
+};
+
+const char *commands__name(int nth)
+{
+	int nr = (int)(sizeof(dot_cmds) / sizeof(dot_cmds[0]));
+
+	return nth >= 0 && nth < nr ? dot_cmds[nth].name : NULL;
+}
+
+int commands__run(struct repl *r, const char *line)
+{
+	char *copy = strdup(line), *argv[MAX_ARGS + 1], *save = NULL;
+	const char *rest = line + 1 + strcspn(line + 1, " \t");
+	const struct dot_cmd *c;
+	int argc = 0, rc;
+
+	if (!copy)
+		return EXIT_ERR;
+	for (char *t = strtok_r(copy + 1, " \t", &save); t && argc <= MAX_ARGS;
+	     t = strtok_r(NULL, " \t", &save))
+		argv[argc++] = t;
+	rest += strspn(rest, " \t");
+	for (c = dot_cmds; c->name && (!argc || strcmp(c->name, argv[0])); c++)
+		;
+	if (!argc || !c->name)
+		rc = (say("no such command '.%s'; see .help", argc ? argv[0] : ""), EXIT_USAGE);
+	else if (argc - 1 < c->min_args || argc - 1 > c->max_args)
+		rc = usage(c);
+	else
+		rc = c->fn(r, argc, argv, rest);
+	free(copy);
+	return rc;
+}

@@ -1,0 +1,12 @@
+# profiler rundelay: 200 sleeps of 1 ms -> 200-203 wakeup -> run pairs for the sleeper's tid.
+# (pinned to CPU 0: on this VM, CPU 1 drops timer-wakeup samples from hard-IRQ context)
+. "$(dirname "$0")/lib.sh"; need_root
+out=$(q rundelay limit=-1 -- taskset -c 0 "$WL/sleeper" 200 1) || fail "perf-sql rundelay failed"
+row=$(printf '%s\n' "$out" | grep '^sleeper,') || fail "no sleeper row: $out"
+[ "$(printf '%s\n' "$row" | wc -l)" = 1 ] || fail "more than one sleeper row: $row"
+# comm,tid,runs,total_us,min_us,p50_us,p99_us,max_us
+between "$(echo "$row" | cut -d, -f3)" 200 203 "wakeup -> run pairs of the sleeper"
+[[ "$(echo "$row" | cut -d, -f2)" =~ ^[0-9]+$ ]] || fail "tid is not a number: $row"
+# than=1s: no sleeper waited that long for a CPU
+out=$(q rundelay than=1s -- taskset -c 0 "$WL/sleeper" 20 1) || fail "rundelay than=1s failed"
+eq "$(printf '%s\n' "$out" | grep -c '^sleeper,')" 0 "sleeper rows with than=1s"
