@@ -43,6 +43,7 @@
 volatile sig_atomic_t session_stop;
 
 static void tree_add(struct session *s, uint32_t tid);
+static struct source *new_source(struct session *s, struct tp_event *ev, struct err *e);
 
 
 uint64_t now_ns(int clock)
@@ -203,14 +204,34 @@ static void set_task_fields(struct source *src)
 				src->task_fields[n++] = names[k];
 }
 
+struct source *session__counter(struct session *s, struct tp_event *ev, struct err *e)
+{
+	struct source *src;
+
+	for (int i = 0; i < s->nr_src; i++)
+		if (s->src[i]->ev == ev && s->src[i]->counter)
+			return s->src[i];
+	src = new_source(s, ev, e);
+	if (src) {
+		src->counter = true;
+		src->optional = ev->kind != EV_SOFTWARE;
+	}
+	return src;
+}
+
 struct source *session__source(struct session *s, struct tp_event *ev, struct err *e)
+{
+	for (int i = 0; i < s->nr_src; i++)
+		if (s->src[i]->ev == ev && !s->src[i]->counter)
+			return s->src[i];
+	return new_source(s, ev, e);
+}
+
+static struct source *new_source(struct session *s, struct tp_event *ev, struct err *e)
 {
 	struct source *src, **nsrc;
 	size_t n = (size_t)s->nr_cpus;
 
-	for (int i = 0; i < s->nr_src; i++)
-		if (s->src[i]->ev == ev)
-			return s->src[i];
 	if (catalog__parse(s->cat, ev, e))
 		return NULL;
 	src = calloc(1, sizeof(*src));
@@ -416,7 +437,7 @@ static struct perf_evsel *new_source_evsel(struct session *s, struct source *src
 		a.bp_addr = src->ev->pmu_config1;
 		a.bp_len = src->ev->bp_len;
 	}
-	src->counting = !src->need_rows && !src->task_fields[0];
+	src->counting = src->counter || (!src->need_rows && !src->task_fields[0]);
 	set_rate(s, src, &a);
 	a.sample_type = source__sample_type(src);
 	a.sample_regs_user = src->need_regs ? UPROBE_REGS_MASK : 0;
@@ -424,6 +445,8 @@ static struct perf_evsel *new_source_evsel(struct session *s, struct source *src
 	if (src->task_fields[0])
 		a.inherit = a.enable_on_exec = 0;   /* opened on every CPU: enabled with the rest */
 	a.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+	if (src->counter)   /* perf stat's scaling when counters are multiplexed */
+		a.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	src->sample_type = a.sample_type;
 	return perf_evsel__new(&a);
 }
@@ -528,7 +551,14 @@ static int open_events(struct session *s, struct err *e)
 		if (src->task_fields[0])
 			evsel__set_system_wide(src->evsel);
 		ret = open_one(s, src->evsel, src->task_fields[0] ? s->any_thread : s->threads,
-			       s->opts.mmap_pages, src->ev->full, e);
+			       src->counting ? 1 : s->opts.mmap_pages, src->ev->full, e);
+		if (ret && src->optional) {   /* a counter this machine lacks: a NULL row */
+			perf_evlist__delete(s->evlists[--s->nr_evlists]);
+			src->evsel = NULL;
+			src->unsupported = true;
+			e->code = 0;
+			continue;
+		}
 		if (ret)
 			return ret;
 		if ((ret = add_ids(s, src->evsel, src)))
@@ -603,6 +633,10 @@ void session__plan_filters(struct session *s)
 		struct source *src = s->src[i];
 		bool want = src->nr_scans && !src->want_all && src->want_filter[0];
 
+		if (src->ev->kind != EV_TRACEPOINT) {   /* ftrace filters are for tracepoints */
+			src->filter[0] = '\0';
+			continue;
+		}
 		if (src->task_fields[0] && !src->tree_filter) {
 			task_filter(s, src, want);
 			continue;
@@ -626,7 +660,7 @@ static void set_filters(struct session *s)
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];
 
-		if (!src->filter[0] || !evsel__set_filter(src->evsel, src->filter))
+		if (!src->evsel || !src->filter[0] || !evsel__set_filter(src->evsel, src->filter))
 			continue;
 		src->filter_rejected = true;
 		snprintf(src->filter, sizeof(src->filter), "%s", self_f);
@@ -816,6 +850,7 @@ static void read_counts(struct session *s)
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];
 
+		src->enabled_ns = src->running_ns = 0;   /* cumulative, summed over CPUs */
 		for (int c = 0; c < s->nr_cpus; c++) {
 			uint64_t val = 0, lost = 0;
 
@@ -825,6 +860,8 @@ static void read_counts(struct session *s)
 				if (src->evsel && !perf_evsel__read(src->evsel, c, t, &v)) {
 					val += v.val;
 					lost += v.lost;
+					src->enabled_ns += v.ena;
+					src->running_ns += v.run;
 				}
 			}
 			src->count_seen[c] = val;

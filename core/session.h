@@ -55,6 +55,10 @@ struct source {
 	uint64_t hz, period;     /* asked by the query (0: default) */
 	uint64_t hz_used, period_used;   /* what was opened */
 	bool counting;           /* opened as a counter: no samples, rows = the count */
+	bool counter;            /* a row of the counters table (never a table's source) */
+	bool optional;           /* its open may fail (hardware in a VM): then unsupported */
+	bool unsupported;
+	uint64_t enabled_ns, running_ns;   /* counters: time enabled/running, all CPUs, so far */
 	/* with -p/-t: scheduler events are opened on every CPU and filtered on the field that
 	 * names the task, because a per-task event misses the wakeup of a sleeping task */
 	const char *task_fields[2];
@@ -133,6 +137,8 @@ struct session *session__new(const struct session_opts *opts, struct err *e);
 void session__close(struct session *s);
 /* The source of event ev, created (and its format parsed) on first use. */
 struct source *session__source(struct session *s, struct tp_event *ev, struct err *e);
+/* A counting-only source for the counters table (separate from the event's table source). */
+struct source *session__counter(struct session *s, struct tp_event *ev, struct err *e);
 /* Plan: what columns a scan of src reads. Called from xBestIndex; only adds needs. */
 void source__plan(struct source *src, bool raw, bool comm, bool rows);
 /* What else a scan reads: call chains, sample addresses, user registers. */

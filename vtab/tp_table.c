@@ -551,7 +551,7 @@ int vtabs__register(sqlite3 *db, struct session *s)
 	if (n == 0)
 		sqlite3_free(aux);
 	if ((rc = perf_sql_events__register(db, s)) || (rc = perf_sql_stats__register(db, s)) ||
-	    (rc = pairs__register(db, s)) || (rc = hist_rows__register(db)) || (rc = heatmap_rows__register(db)))
+	    (rc = pairs__register(db, s)) || (rc = counters__register(db, s)) || (rc = hist_rows__register(db)) || (rc = heatmap_rows__register(db)))
 		return rc;
 	return SQLITE_OK;
 }
