@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "repl/flamegraph.h"
 #include "repl/output.h"
 #include "sqlite/heatmap.h"
 #include "sqlite/hist.h"
@@ -266,6 +267,15 @@ static void grid_free(struct grid *g)
 	free(g->width);
 }
 
+/* --flame-graph: every column named folded_stack... feeds the flame graph */
+static void collect_folded(struct output *o, sqlite3_stmt *st, const char *window)
+{
+	for (int i = 0; i < sqlite3_column_count(st); i++)
+		if (!sqlite3_strnicmp(sqlite3_column_name(st, i), "folded_stack", 12) &&
+		    sqlite3_column_type(st, i) == SQLITE_TEXT)
+			flame__add(o->flame, (const char *)sqlite3_column_text(st, i), window);
+}
+
 int output__statement(struct output *o, sqlite3_stmt *st, int nth, const char *window_start)
 {
 	const char *window = o->windowed ? window_start : NULL;
@@ -285,6 +295,8 @@ int output__statement(struct output *o, sqlite3_stmt *st, int nth, const char *w
 	if (o->mode == OUT_CSV && g.nc)
 		csv_header(o, st, nth);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (o->flame)
+			collect_folded(o, st, window);
 		if (o->mode == OUT_TABLE)
 			rc = grid_add(&g, st);
 		else if (o->mode == OUT_CSV)

@@ -15,6 +15,7 @@ struct output {
 	bool windowed;          /* -i: a window_start column (csv/json) or a window line (table) */
 	int headers_done;       /* CSV: statements whose header was printed (bit per statement) */
 	bool broken_pipe;       /* the reader went away: stop quietly */
+	struct flame *flame;    /* --flame-graph: folded_stack() columns are collected here */
 };
 
 /* "table", "csv", "json" -> mode; -1 if unknown */

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <linux/perf_event.h>
 #include "core/session.h"
+#include "repl/flamegraph.h"
 #include "repl/query.h"
 #include "symbols/probes.h"
 #include "sqlite/functions.h"
@@ -377,7 +378,23 @@ int query__run(struct query *c)
 	s = session__new(&c->so, &e);
 	if (!s)
 		return report(&e);
+	if (c->flame_graph && !(c->out.flame = flame__new())) {
+		session__close(s);
+		say("out of memory");
+		return EXIT_ERR;
+	}
 	status = run(c, s);
+	if (c->out.flame && !status) {
+		int ret = flame__write(c->out.flame, c->flame_graph, c->sql ? c->sql : "perf-sql");
+
+		if (ret) {
+			say("--flame-graph %s: %s; check the directory is writable", c->flame_graph,
+			    strerror(-ret));
+			status = EXIT_ERR;
+		}
+	}
+	flame__free(c->out.flame);
+	c->out.flame = NULL;
 	for (int i = 0; i < c->nr_stmts; i++)
 		sqlite3_finalize(c->stmts[i]);
 	sqlite3_close(c->db);   /* before the session: the tables point into it */

@@ -1,0 +1,28 @@
+# --flame-graph FILE: an SVG (well-formed, one rect per frame) and FILE.folded from
+# folded_stack(); with -i the folded lines carry their window's start.
+. "$(dirname "$0")/lib.sh"; need_root
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+"$PERF_SQL" --flame-graph "$dir/cpu.svg" "select folded_stack(stack) from cpu_clock(999)
+	where _pid = workload_pid()" -- "$WL/burn" 1 > /dev/null || fail "run"
+[ -s "$dir/cpu.svg" ] && [ -s "$dir/cpu.svg.folded" ] || fail "files missing: $(ls "$dir")"
+ls "$dir" | grep -q tmp && fail "a temporary file was left"
+python3 - "$dir/cpu.svg" "$dir/cpu.svg.folded" <<'PY' || fail "svg"
+import sys, xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+root = ET.parse(sys.argv[1]).getroot()
+titles = [t.text for t in root.iter(ns + 'title')]
+assert any(t.startswith('burn_a (') for t in titles), titles[:5]
+assert any(t.startswith('main (') for t in titles), titles[:5]
+lines = open(sys.argv[2]).read().splitlines()
+assert all(l.rsplit(' ', 1)[1].isdigit() for l in lines), lines[:3]
+print("ok: svg has frames main and burn_a; %d folded lines" % len(lines))
+PY
+"$PERF_SQL" -i 300 --flame-graph "$dir/win.svg" "select folded_stack(stack) from cpu_clock(99)
+	where _pid = workload_pid()" -- "$WL/burn" 1 > /dev/null || fail "run -i"
+first=$(head -1 "$dir/win.svg.folded")
+[[ "$first" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+[+-][0-9:]+\;burn\; ]] || fail "time prefix: $first"
+echo "ok: windowed folded lines start with the window: ${first:0:40}..."
+err=$("$PERF_SQL" --flame-graph /nonexistent/x.svg "select folded_stack(stack) from cpu_clock(99)" \
+      -d 200ms 2>&1 >/dev/null); rc=$?
+eq "$rc" 1 "exit status for an unwritable flame graph"
+[[ "$err" == *"--flame-graph /nonexistent/x.svg: No such file or directory"* ]] || fail "message: $err"
