@@ -112,3 +112,56 @@ clean:
 
 # the one file that sees libperf's internal headers
 $(BUILD)/obj/core/perf_glue.o: PKG_CFLAGS += -I$(LIBPERF)/src/tools/lib/perf/include -I$(LIBPERF)/src/tools/include -I$(LIBPERF)/src/tools/arch/x86/include -I$(LIBPERF)/src/tools/include/uapi
+
+# --- fuzzing (tests/fuzz) ---
+#   make fuzz          build/fuzz/fuzz_NAME: libFuzzer targets of tests/fuzz/fuzz_NAME.c
+#                      (clang, -fsanitize=fuzzer,address,undefined; the library objects are
+#                      rebuilt with clang under build/fuzz/obj)
+#   make fuzz-smoke    runs each for FUZZ_SECONDS (default 60) from tests/fuzz/corpus/NAME;
+#                      fails on any finding, which is kept in tests/fuzz/regress/NAME/ and then
+#                      replayed by every unit test run (tests/unit/test_fuzz_regress.c)
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_DIR     := $(patsubst %/san,%,$(BUILD))/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(WFLAGS) \
+		-I. -I$(LIBPERF)/include -I$(BUILD)/gen $(PKG_CFLAGS)
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(filter-out repl/main.c,$(SRCS)))
+FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
+
+.PHONY: fuzz fuzz-smoke
+fuzz: $(FUZZ_BINS)
+.SECONDARY: $(FUZZ_OBJS)
+
+$(FUZZ_DIR)/obj/%.o: %.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  FUZZCC  $<"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+$(FUZZ_DIR)/obj/profilers/registry.o: $(BUILD)/gen/queries.h
+$(FUZZ_DIR)/obj/sqlite/syscall_name.o: $(BUILD)/gen/syscalls.h
+$(FUZZ_DIR)/obj/core/perf_glue.o: PKG_CFLAGS += -I$(LIBPERF)/src/tools/lib/perf/include -I$(LIBPERF)/src/tools/include -I$(LIBPERF)/src/tools/arch/x86/include -I$(LIBPERF)/src/tools/include/uapi
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
+	@echo "  FUZZLD  $@"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LIBS)
+
+# each target: a scratch corpus seeded from tests/fuzz/corpus/NAME, crashes into regress/NAME
+fuzz-smoke: $(FUZZ_BINS)
+	$(Q)fail=0; for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_DIR)/corpus/$$t tests/fuzz/regress/$$t; \
+		dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+		log=$(FUZZ_DIR)/$$t.log; \
+		if ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 $(FUZZ_DIR)/fuzz_$$t \
+			-max_total_time=$(FUZZ_SECONDS) -timeout=25 -rss_limit_mb=2048 -max_len=65536 \
+			-print_final_stats=1 -artifact_prefix=tests/fuzz/regress/$$t/ $$dict \
+			$(FUZZ_DIR)/corpus/$$t tests/fuzz/corpus/$$t > $$log 2>&1; then \
+			echo "ok    fuzz/$$t  ($$(grep -o 'stat::number_of_executed_units: *[0-9]*' $$log | grep -o '[0-9]*$$') executions in $(FUZZ_SECONDS)s)"; \
+		else \
+			fail=1; tail -n 40 $$log | sed 's/^/      /'; \
+			echo "FAIL  fuzz/$$t  (input kept in tests/fuzz/regress/$$t/)"; \
+		fi; \
+	done; [ $$fail = 0 ]
+
+-include $(FUZZ_OBJS:.o=.d)
+# --- end fuzzing ---

@@ -1,0 +1,222 @@
+/*
+ * repl/lockdown.c - the locked-down SQL connection (see repl/lockdown.h, docs/security.md).
+ *
+ * perf-sql runs as root; the SQL it runs may come from a saved profiler or a shared shell
+ * history. Whatever it says, it may only read events, compute, and keep scratch state in temp
+ * tables of its own session.
+ *
+ * (1) load_extension() is off (SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION 0, for the C API and
+ *     the SQL function both), and the authorizer refuses the function as well.
+ * (2) SQLITE_DBCONFIG_DEFENSIVE is on: no writable_schema, no writes to sqlite_dbpage or shadow
+ *     tables; SQLITE_DBCONFIG_TRUSTED_SCHEMA off, fts3_tokenizer() off.
+ * (3) The authorizer allows reads, functions, recursion, transactions and savepoints; it
+ *     allows CREATE/DROP TEMP TABLE/VIEW/INDEX/TRIGGER and INSERT/UPDATE/DELETE/ALTER/REINDEX on
+ *     objects of the "temp" schema. Everything else that writes is refused with
+ *     "not authorized: WHAT; ..." saying what is allowed: main-schema objects, virtual tables,
+ *     ANALYZE, REINDEX, pragmas other than a short read-only list (the table_info family with
+ *     a name, listing pragmas without a value), and ATTACH unless --allow-attach. With
+ *     --allow-attach, attached databases may be read and written too (that is their use: keep
+ *     results in a file); the main schema stays read-only.
+ * (4) VACUUM (and VACUUM INTO 'file', which writes a file) needs an attach slot:
+ *     SQLITE_LIMIT_ATTACHED is 0 unless --allow-attach, so it fails to prepare... and the
+ *     nested ATTACH it runs is refused by the authorizer as well.
+ * (5) SQLITE_LIMIT_* are lowered to what an event query needs (table `limits` below): a
+ *     string or blob of 64 MiB, 1 MiB of SQL, 500 columns, expressions 200 deep, ...
+ * (6) A progress handler checks the clock every PROGRESS_OPS virtual machine instructions:
+ *     past the deadline set by lockdown__arm() the statement stops with SQLITE_INTERRUPT,
+ *     lockdown__expired() turns true, and lockdown__message() gives the error to print. The
+ *     caller reports it and goes on with the next window, which re-arms.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "repl/lockdown.h"
+
+#define PROGRESS_OPS 1000
+
+static const struct {
+	int id;
+	int value;
+} limits[] = {
+	{ SQLITE_LIMIT_LENGTH, 64 << 20 },
+	{ SQLITE_LIMIT_SQL_LENGTH, 1 << 20 },
+	{ SQLITE_LIMIT_COLUMN, 500 },
+	{ SQLITE_LIMIT_EXPR_DEPTH, 200 },
+	{ SQLITE_LIMIT_COMPOUND_SELECT, 100 },
+	{ SQLITE_LIMIT_VDBE_OP, 250000 },
+	{ SQLITE_LIMIT_FUNCTION_ARG, 64 },
+	{ SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 1000 },
+	{ SQLITE_LIMIT_VARIABLE_NUMBER, 1000 },
+	{ SQLITE_LIMIT_TRIGGER_DEPTH, 10 },
+	{ SQLITE_LIMIT_WORKER_THREADS, 0 },
+};
+
+/* pragmas that only read; with a value only where the value names a table or index */
+static const struct {
+	const char *name;
+	bool takes_name;
+} read_pragmas[] = {
+	{ "table_info", true },     { "table_xinfo", true },   { "index_list", true },
+	{ "index_info", true },     { "index_xinfo", true },   { "foreign_key_list", true },
+	{ "table_list", true },     { "function_list", false }, { "module_list", false },
+	{ "pragma_list", false },   { "collation_list", false }, { "database_list", false },
+	{ "compile_options", false }, { "data_version", false }, { "schema_version", false },
+	{ "user_version", false },  { "encoding", false },     { "page_size", false },
+	{ "page_count", false },    { "freelist_count", false },
+};
+
+static const char *const refused_functions[] = { "load_extension", "fts3_tokenizer" };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static long timeout_ms(const struct lockdown *l)
+{
+	return l->opts.timeout_ms ? l->opts.timeout_ms : LOCKDOWN_TIMEOUT_MS;
+}
+
+static int on_progress(void *ctx)
+{
+	struct lockdown *l = ctx;
+
+	if (!l->deadline_ns || mono_ns() < l->deadline_ns)
+		return 0;
+	l->expired = true;
+	return 1;
+}
+
+static bool pragma_ok(const char *name, const char *value)
+{
+	for (size_t i = 0; i < sizeof(read_pragmas) / sizeof(read_pragmas[0]); i++)
+		if (!sqlite3_stricmp(name, read_pragmas[i].name))
+			return !value || read_pragmas[i].takes_name;
+	return false;
+}
+
+/* a write to an object of schema db: the session's temp objects, or an attached file */
+static bool write_ok(const struct lockdown *l, const char *db)
+{
+	if (!db)
+		return false;
+	if (!sqlite3_stricmp(db, "temp"))
+		return true;
+	return l->opts.allow_attach && sqlite3_stricmp(db, "main");
+}
+
+static int authorize(void *ctx, int action, const char *a1, const char *a2, const char *db,
+		     const char *trigger)
+{
+	const struct lockdown *l = ctx;
+
+	switch (action) {
+	case SQLITE_UPDATE:
+		/* SQLite's own nested UPDATE of the schema table when an eponymous virtual table
+		 * (pragma_table_xinfo, every event table) is first used; a user's UPDATE of it is
+		 * refused by SQLite itself (no writable_schema: see (2)) */
+		if (a1 && !trigger && (!sqlite3_stricmp(a1, "sqlite_master") ||
+				       !sqlite3_stricmp(a1, "sqlite_schema")))
+			return SQLITE_OK;
+		return write_ok(l, db) ? SQLITE_OK : SQLITE_DENY;
+	case SQLITE_SELECT: case SQLITE_READ: case SQLITE_RECURSIVE:
+	case SQLITE_TRANSACTION: case SQLITE_SAVEPOINT: case SQLITE_DETACH:
+		return SQLITE_OK;
+	case SQLITE_FUNCTION:
+		for (size_t i = 0; i < sizeof(refused_functions) / sizeof(refused_functions[0]); i++)
+			if (a2 && !sqlite3_stricmp(a2, refused_functions[i]))
+				return SQLITE_DENY;
+		return SQLITE_OK;
+	case SQLITE_PRAGMA:
+		return pragma_ok(a1, a2) ? SQLITE_OK : SQLITE_DENY;
+	case SQLITE_ATTACH:
+		return l->opts.allow_attach ? SQLITE_OK : SQLITE_DENY;
+	case SQLITE_CREATE_TEMP_TABLE: case SQLITE_CREATE_TEMP_VIEW: case SQLITE_CREATE_TEMP_INDEX:
+	case SQLITE_CREATE_TEMP_TRIGGER: case SQLITE_DROP_TEMP_TABLE: case SQLITE_DROP_TEMP_VIEW:
+	case SQLITE_DROP_TEMP_INDEX: case SQLITE_DROP_TEMP_TRIGGER:
+		return SQLITE_OK;
+	case SQLITE_CREATE_TABLE: case SQLITE_CREATE_VIEW: case SQLITE_CREATE_INDEX:
+	case SQLITE_CREATE_TRIGGER: case SQLITE_DROP_TABLE: case SQLITE_DROP_VIEW:
+	case SQLITE_DROP_INDEX: case SQLITE_DROP_TRIGGER:
+	case SQLITE_INSERT: case SQLITE_DELETE: case SQLITE_REINDEX:
+		return write_ok(l, db) ? SQLITE_OK : SQLITE_DENY;
+	case SQLITE_ALTER_TABLE:
+		return write_ok(l, a1) ? SQLITE_OK : SQLITE_DENY;
+	default:   /* virtual tables, ANALYZE, REINDEX, and codes newer than this file */
+		return SQLITE_DENY;
+	}
+}
+
+static int fail(sqlite3 *db, int rc, const char *what, char **err_out)
+{
+	if (err_out)
+		*err_out = sqlite3_mprintf("sqlite: cannot lock the connection down (%s): %s", what,
+					   rc ? sqlite3_errstr(rc) : "setting not taken");
+	return rc ? rc : SQLITE_ERROR;
+}
+
+int lockdown__apply(sqlite3 *db, struct lockdown *l, char **err_out)
+{
+	static const struct {
+		int op, on;
+		const char *what;
+	} configs[] = {
+		{ SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, "load_extension off" },
+		{ SQLITE_DBCONFIG_DEFENSIVE, 1, "defensive mode" },
+		{ SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, "untrusted schema" },
+		{ SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, "fts3_tokenizer off" },
+	};
+	int rc;
+
+	if (err_out)
+		*err_out = NULL;
+	l->deadline_ns = 0;
+	l->expired = false;
+	for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
+		int now = -1;
+
+		rc = sqlite3_db_config(db, configs[i].op, configs[i].on, &now);
+		if (rc != SQLITE_OK || now != configs[i].on)
+			return fail(db, rc, configs[i].what, err_out);
+	}
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		sqlite3_limit(db, limits[i].id, limits[i].value);
+	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, l->opts.allow_attach ? 4 : 0);
+	rc = sqlite3_set_authorizer(db, authorize, l);
+	if (rc != SQLITE_OK)
+		return fail(db, rc, "authorizer", err_out);
+	if (timeout_ms(l) > 0)
+		sqlite3_progress_handler(db, PROGRESS_OPS, on_progress, l);
+	return SQLITE_OK;
+}
+
+void lockdown__arm(struct lockdown *l)
+{
+	long ms = timeout_ms(l);
+
+	l->expired = false;
+	l->deadline_ns = ms > 0 ? mono_ns() + (uint64_t)ms * 1000000ull : 0;
+}
+
+bool lockdown__expired(const struct lockdown *l)
+{
+	return l->expired;
+}
+
+const char *lockdown__message(struct lockdown *l)
+{
+	long ms = timeout_ms(l);
+	char d[32];
+
+	if (ms % 1000)
+		snprintf(d, sizeof(d), "%ldms", ms);
+	else
+		snprintf(d, sizeof(d), "%lds", ms / 1000);
+	snprintf(l->msg, sizeof(l->msg), "query took longer than --query-timeout %s; stopped for "
+		 "this window (it runs again the next one); raise --query-timeout or bound the "
+		 "query (a recursive CTE needs a LIMIT or a WHERE that ends it)", d);
+	return l->msg;
+}

@@ -1,0 +1,43 @@
+/*
+ * repl/lockdown.h - the locked-down SQL connection: what a query may do besides reading events
+ * (docs/security.md), and the per-window time budget (--query-timeout).
+ *
+ *   struct lockdown lock = { .opts = { .timeout_ms = 0, .allow_attach = false } };
+ *   lockdown__apply(db, &lock, &msg);       once, after the modules and functions are registered
+ *   lockdown__arm(&lock);                   before each window's statements (and the dry run)
+ *   if (rc == SQLITE_INTERRUPT && lockdown__expired(&lock)) say("%s", lockdown__message(&lock));
+ */
+#ifndef PERF_SQL_LOCKDOWN_H
+#define PERF_SQL_LOCKDOWN_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+#define LOCKDOWN_TIMEOUT_MS 10000   /* --query-timeout default */
+
+struct lockdown_opts {
+	long timeout_ms;        /* per-window budget: 0 = LOCKDOWN_TIMEOUT_MS, < 0 = none */
+	bool allow_attach;      /* --allow-attach: ATTACH files, read and write them */
+};
+
+struct lockdown {
+	struct lockdown_opts opts;
+	/* while running */
+	uint64_t deadline_ns;   /* CLOCK_MONOTONIC; 0 = disarmed */
+	bool expired;           /* the progress handler stopped a statement since the last arm */
+	char msg[320];
+};
+
+/*
+ * Locks db down: load_extension off, defensive mode, the authorizer, lower SQLITE_LIMIT_*,
+ * the progress handler (l must outlive db). 0, or an SQLite error code with *err_out set to a
+ * sqlite3_malloc'd message (free with sqlite3_free; err_out may be NULL).
+ */
+int lockdown__apply(sqlite3 *db, struct lockdown *l, char **err_out);
+/* Starts the time budget of one window (or of the planning dry run). */
+void lockdown__arm(struct lockdown *l);
+/* Did the budget stop a statement since lockdown__arm()? */
+bool lockdown__expired(const struct lockdown *l);
+/* "query took longer than --query-timeout 10s; ..." */
+const char *lockdown__message(struct lockdown *l);
+#endif
