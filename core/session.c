@@ -463,6 +463,7 @@ static struct perf_evsel *new_sideband(struct session *s)
 	a.comm = 1;
 	a.comm_exec = 1;
 	a.task = 1;
+	a.mmap = a.mmap2 = s->need_mmaps;   /* executable mappings, for user stacks */
 	a.sample_id_all = 1;
 	return perf_evsel__new(&a);
 }
@@ -563,7 +564,8 @@ static int open_events(struct session *s, struct err *e)
 			return ret;
 		if ((ret = add_ids(s, src->evsel, src)))
 			return err_set(e, ret, "%s: cannot read event ids", src->ev->full);
-		need_comm |= src->need_comm || src->tree_filter;
+		need_comm |= src->need_comm || src->tree_filter || src->need_stack;
+		s->need_mmaps |= src->need_stack;
 	}
 	if (need_comm) {
 		s->sideband = new_sideband(s);
@@ -588,10 +590,18 @@ static void for_each_evlist(struct session *s, void (*fn)(struct perf_evlist *))
 		fn(s->evlists[i]);
 }
 
-static void self_filter(struct session *s, char *buf, size_t len)
+/*
+ * "common_pid != self" keeps perf-sql's own events out of system-wide tables, but not out of
+ * scheduler events that name tasks: a switch from perf-sql to a task is that task's
+ * switch-in, and leaving it out would break every wakeup->run and off-CPU pairing.
+ */
+static void self_filter(struct session *s, const struct source *src, char *buf, size_t len)
 {
+	bool names_tasks = !strcmp(src->ev->system, "sched") &&
+			   (field__find(src->ev, "pid") || field__find(src->ev, "next_pid"));
+
 	buf[0] = '\0';
-	if ((!s->wl.pid || s->opts.all) && !s->nr_tids)
+	if ((!s->wl.pid || s->opts.all) && !s->nr_tids && !names_tasks)
 		snprintf(buf, len, "common_pid != %d", (int)getpid());
 }
 
@@ -628,11 +638,11 @@ void session__plan_filters(struct session *s)
 {
 	char self_f[64];
 
-	self_filter(s, self_f, sizeof(self_f));
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];
 		bool want = src->nr_scans && !src->want_all && src->want_filter[0];
 
+		self_filter(s, src, self_f, sizeof(self_f));
 		if (src->ev->kind != EV_TRACEPOINT) {   /* ftrace filters are for tracepoints */
 			src->filter[0] = '\0';
 			continue;
@@ -641,8 +651,6 @@ void session__plan_filters(struct session *s)
 			task_filter(s, src, want);
 			continue;
 		}
-		if (src->tree_filter)
-			snprintf(self_f, sizeof(self_f), "common_pid != %d", (int)getpid());
 		if (want && self_f[0])
 			snprintf(src->filter, sizeof(src->filter), "(%s) && %s", src->want_filter, self_f);
 		else
@@ -656,10 +664,10 @@ static void set_filters(struct session *s)
 	char self_f[64];
 
 	session__plan_filters(s);
-	self_filter(s, self_f, sizeof(self_f));
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];
 
+		self_filter(s, src, self_f, sizeof(self_f));
 		if (!src->evsel || !src->filter[0] || !evsel__set_filter(src->evsel, src->filter))
 			continue;
 		src->filter_rejected = true;
@@ -801,6 +809,14 @@ static void handle_side(struct session *s, const union perf_event *ev)
 	case PERF_RECORD_COMM:
 		if (s->comms)
 			comm_map__set(s->comms, ev->comm.tid, time, ev->comm.comm);
+		if ((ev->header.misc & PERF_RECORD_MISC_COMM_EXEC) && s->on_mmap &&
+		    ev->comm.pid == ev->comm.tid)   /* a new program: its old mappings are gone */
+			s->on_mmap(s->stack_ctx, ev->comm.pid, 0, 0, 0, NULL);
+		break;
+	case PERF_RECORD_MMAP2:
+		if (s->on_mmap)
+			s->on_mmap(s->stack_ctx, ev->mmap2.pid, ev->mmap2.start, ev->mmap2.len,
+				   ev->mmap2.pgoff, ev->mmap2.filename);
 		break;
 	case PERF_RECORD_FORK:
 		if (s->comms)

@@ -107,6 +107,10 @@ struct session {
 	void (*on_new_stack_pid)(void *ctx, uint32_t pid);
 	void *stack_ctx;
 	void (*stack_ctx_free)(void *ctx);
+	/* an executable mapping seen by the sideband (filename NULL: pid exec'd, forget its maps) */
+	void (*on_mmap)(void *ctx, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+			const char *filename);
+	bool need_mmaps;
 	int nr_tids;
 	struct perf_evlist **evlists;   /* one per source (+ the sideband): one ring per CPU each */
 	int nr_evlists;

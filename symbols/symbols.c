@@ -4,8 +4,10 @@
  * HOW IT WORKS
  * (1) Kernel: /proc/kallsyms, loaded at the first kernel frame.
  * (2) Processes: symbols__note_pid() snapshots /proc/PID/maps (executable mappings) when the
- *     first stack of a pid is collected, and loads each file's symbols then, through
- *     /proc/PID/root (containers), while the process lives: short-lived processes keep names.
+ *     first stack or mapping of a pid is collected, and loads each file's symbols then,
+ *     through /proc/PID/root (containers), while the process lives; later mappings come from
+ *     the sideband's MMAP2 records (newest first), and an exec forgets the old ones: a
+ *     short-lived process keeps its names.
  * (3) Files (dsos) are cached by path and shared by every process that maps them; an address
  *     becomes file offset (addr - start + pgoff), then a vaddr (+ load bias), then a symbol.
  * (4) Anonymous executable memory is looked up in /tmp/perf-PID.map (JITs), if there is one.
@@ -124,6 +126,58 @@ static void load_jit_map(struct proc *p)
 	symtab__finish(&p->jit);
 }
 
+static struct proc *proc_new(struct symbols *sy, uint32_t pid)
+{
+	struct proc *p;
+
+	if (sy->nr_procs == sy->cap_procs) {
+		size_t ncap = sy->cap_procs ? sy->cap_procs * 2 : 64;
+		struct proc *n = realloc(sy->procs, ncap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		sy->procs = n;
+		sy->cap_procs = ncap;
+	}
+	p = &sy->procs[sy->nr_procs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+static void map_add(struct proc *p, struct map m)
+{
+	struct map *n = realloc(p->maps, (p->nr + 1) * sizeof(*n));
+
+	if (!n)
+		return;
+	p->maps = n;
+	/* newest first: a later mapping of the same range wins */
+	memmove(p->maps + 1, p->maps, p->nr * sizeof(*n));
+	p->maps[0] = m;
+	p->nr++;
+}
+
+void symbols__add_map(struct symbols *sy, uint32_t pid, uint64_t start, uint64_t len,
+		      uint64_t pgoff, const char *path)
+{
+	struct proc *p = proc_find(sy, pid);
+
+	if (!path) {
+		if (p)
+			p->nr = 0;
+		return;
+	}
+	if (!p) {   /* first news of pid: what it mapped before, then this */
+		symbols__note_pid(sy, pid);
+		p = proc_find(sy, pid);
+		if (!p && !(p = proc_new(sy, pid)))
+			return;
+	}
+	map_add(p, (struct map){ start, start + len, pgoff,
+				 path[0] == '/' ? dso_get(sy, path, pid) : NULL });
+}
+
 void symbols__note_pid(struct symbols *sy, uint32_t pid)
 {
 	unsigned long long start, end, off;
@@ -131,37 +185,19 @@ void symbols__note_pid(struct symbols *sy, uint32_t pid)
 	struct proc *p;
 	FILE *f;
 
-	if (!pid || proc_find(sy, pid))
+	if (!pid || proc_find(sy, pid) || !(p = proc_new(sy, pid)))
 		return;
-	if (sy->nr_procs == sy->cap_procs) {
-		size_t ncap = sy->cap_procs ? sy->cap_procs * 2 : 64;
-		struct proc *n = realloc(sy->procs, ncap * sizeof(*n));
-
-		if (!n)
-			return;
-		sy->procs = n;
-		sy->cap_procs = ncap;
-	}
-	p = &sy->procs[sy->nr_procs++];
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
 	f = fopen(path, "re");
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		struct map *n;
-
 		file[0] = '\0';
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off,
 			   file) < 4 || perms[2] != 'x')
 			continue;
-		n = realloc(p->maps, (p->nr + 1) * sizeof(*n));
-		if (!n)
-			break;
-		p->maps = n;
-		p->maps[p->nr++] = (struct map){ start, end, off,
-						 file[0] == '/' ? dso_get(sy, file, pid) : NULL };
+		map_add(p, (struct map){ start, end, off,
+					 file[0] == '/' ? dso_get(sy, file, pid) : NULL });
 	}
 	fclose(f);
 	load_jit_map(p);
@@ -190,7 +226,7 @@ const char *symbols__resolve(struct symbols *sy, uint32_t pid, uint64_t addr, in
 		s = symtab__find(&sy->kernel, addr);
 		if (dso_out)
 			*dso_out = "kernel";
-	} else if ((p = proc_find(sy, pid))) {
+	} else if ((p = proc_find(sy, pid)) || (symbols__note_pid(sy, pid), p = proc_find(sy, pid))) {
 		for (size_t i = 0; i < p->nr && !s; i++) {
 			struct map *m = &p->maps[i];
 

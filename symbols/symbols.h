@@ -13,6 +13,10 @@ struct symbols *symbols__new(void);
 void symbols__free(struct symbols *sy);
 /* Reads pid's mappings now (while it lives): call when a stack of a new pid is collected. */
 void symbols__note_pid(struct symbols *sy, uint32_t pid);
+/* An executable mapping of pid as it happens (PERF_RECORD_MMAP2); path NULL forgets pid's
+ * mappings (it exec'd). Mappings so learnt make the /proc snapshot unnecessary. */
+void symbols__add_map(struct symbols *sy, uint32_t pid, uint64_t start, uint64_t len,
+		      uint64_t pgoff, const char *path);
 /*
  * The function holding addr (kernel when kernel, else in pid's mappings), or NULL.
  * off_out (may be NULL) gets addr - function start; dso_out (may be NULL) the file's base name.

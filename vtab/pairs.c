@@ -185,6 +185,9 @@ static struct pairer *pairer_get(struct pairs_module *m, char **args, char **err
 	raw_e = p->end_key.kind == SPEC_FIELD || p->end_col.kind == SPEC_FIELD;
 	source__plan(p->start, raw_s, p->start_col.kind == SPEC_COMM, true);
 	source__plan(p->end, raw_e, p->end_col.kind == SPEC_COMM, true);
+	/* pairing needs every row: no other scan's WHERE may become these tables' filter */
+	source__dry_scan(p->start, NULL);
+	source__dry_scan(p->end, NULL);
 	p->stat = session__extra_stat(m->s, "pairs(%s, %s, %s, %s)", args[0], args[1], args[2],
 				      args[3]);
 	m->p[m->nr++] = p;

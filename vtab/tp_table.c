@@ -518,6 +518,12 @@ static void note_pid(void *sy, uint32_t pid)
 	symbols__note_pid(sy, pid);
 }
 
+static void add_map(void *sy, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *path)
+{
+	symbols__add_map(sy, pid, start, len, pgoff, path);
+}
+
 static void free_symbols(void *sy)
 {
 	symbols__free(sy);
@@ -534,6 +540,7 @@ int vtabs__register(sqlite3 *db, struct session *s)
 		s->stack_ctx = symbols__new();
 		s->on_new_stack_pid = note_pid;
 		s->stack_ctx_free = free_symbols;
+		s->on_mmap = add_map;
 	}
 	/* the aux array lives as long as the connection: freed by the first module's destructor */
 	for (int i = 0; i < n; i++) {

@@ -17,5 +17,5 @@ if perf stat -e cycles true 2>&1 | grep -q "not supported"; then
 fi
 # -i windows: the sum over windows is the total
 out=$(q -i 100 "select value from counters where name = 'context-switches'" \
-      -- "$WL/pingpong" 20000 | awk -F, '{ s += $2 } END { print s }')
+      -- "$WL/pingpong" -c 0 20000 | awk -F, '{ s += $2 } END { print s }')
 between "$out" 40000 40100 "context switches of 20,000 round trips summed over windows"

@@ -10,6 +10,8 @@ out=$(q -a "select count(*) from sched_switch where prev_comm = 'pingpong'" \
       -- "$WL/pingpong" -c 0 $n) || fail "perf-sql -a failed"
 between "$out" $((2 * n)) $((2 * n + 20)) "switches out of the pair (-a, system-wide)"
 # scheduler rows of a workload are those of its tasks: switches out of them and into them
-out=$(q "select count(*) from sched_switch where prev_comm != 'pingpong' and next_comm != 'pingpong'" \
+# (before its exec the workload is still named perf-sql)
+out=$(q "select count(*) from sched_switch where prev_comm not in ('pingpong', 'perf-sql')
+         and next_comm not in ('pingpong', 'perf-sql')" \
       -- "$WL/pingpong" -c 0 $n) || fail "perf-sql failed"
 eq "$out" 0 "switches neither out of nor into the workload"
