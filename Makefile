@@ -152,7 +152,7 @@ fuzz-smoke: $(FUZZ_BINS)
 		mkdir -p $(FUZZ_DIR)/corpus/$$t tests/fuzz/regress/$$t; \
 		dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
 		log=$(FUZZ_DIR)/$$t.log; \
-		if ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 $(FUZZ_DIR)/fuzz_$$t \
+		if ASAN_OPTIONS=allocator_may_return_null=1 $(FUZZ_DIR)/fuzz_$$t \
 			-max_total_time=$(FUZZ_SECONDS) -timeout=25 -rss_limit_mb=2048 -max_len=65536 \
 			-print_final_stats=1 -artifact_prefix=tests/fuzz/regress/$$t/ $$dict \
 			$(FUZZ_DIR)/corpus/$$t tests/fuzz/corpus/$$t > $$log 2>&1; then \

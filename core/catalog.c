@@ -141,6 +141,17 @@ const char *event_kind_name(enum event_kind kind)
 	return names[kind];
 }
 
+struct catalog *catalog__new_offline(struct err *e)
+{
+	struct catalog *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		err_set(e, -ENOMEM, "catalog: out of memory");
+	else
+		c->header_parsed = true;   /* formats come from a capture: no header page needed */
+	return c;
+}
+
 struct catalog *catalog__new(const char *tracefs, struct err *e)
 {
 	struct catalog *c = calloc(1, sizeof(*c));
@@ -187,6 +198,7 @@ void catalog__free(struct catalog *c)
 		free(c->events[i].full);
 		free(c->events[i].fields);
 		free(c->events[i].probe_path);
+		free(c->events[i].format_text);
 	}
 	free(c->events);
 	if (c->tep)
@@ -281,7 +293,6 @@ static int parse_header(struct catalog *c, struct err *e)
 int catalog__parse(struct catalog *c, struct tp_event *ev, struct err *e)
 {
 	char path[512], *buf = NULL;
-	struct tep_event *tev = NULL;
 	size_t len;
 	int ret;
 
@@ -293,12 +304,25 @@ int catalog__parse(struct catalog *c, struct tp_event *ev, struct err *e)
 	ret = read_file(path, &buf, &len);
 	if (ret)
 		return err_set(e, ret, "%s: cannot read its format (%s)", ev->full, strerror(-ret));
-	if (tep_parse_format(c->tep, &tev, buf, (unsigned long)len, ev->system) != TEP_ERRNO__SUCCESS ||
-	    !tev) {
-		free(buf);
-		return err_set(e, -EINVAL, "%s: cannot parse its format (%s)", ev->full, path);
-	}
+	ret = catalog__parse_text(c, ev, buf, len, e);
 	free(buf);
+	return ret;
+}
+
+int catalog__parse_text(struct catalog *c, struct tp_event *ev, const char *text, size_t len,
+			struct err *e)
+{
+	struct tep_event *tev = NULL;
+	int ret;
+
+	if (!c->tep && !(c->tep = tep_alloc()))
+		return err_set(e, -ENOMEM, "libtraceevent: out of memory");
+	if (tep_parse_format(c->tep, &tev, text, (unsigned long)len, ev->system) != TEP_ERRNO__SUCCESS ||
+	    !tev)
+		return err_set(e, -EINVAL, "%s: cannot parse its format", ev->full);
+	ev->format_text = strndup(text, len);
+	if (!ev->format_text)
+		return err_set(e, -ENOMEM, "%s: out of memory", ev->full);
 	ev->id = tev->id;
 	ret = convert_fields(ev, tev);
 	if (ret)

@@ -40,6 +40,7 @@ struct tp_event {
 	uint64_t pmu_config, pmu_config1, pmu_config2;
 	uint32_t bp_type, bp_len;     /* breakpoints */
 	char *probe_path;             /* uprobes: the binary (config1 points at it) */
+	char *format_text;            /* tracepoints, once parsed: kept for captures */
 	bool short_unique;            /* no other system has an event of this name */
 	bool parsed;
 	int id;                       /* tracepoint id (PERF_TYPE_TRACEPOINT config), after parse */
@@ -57,6 +58,11 @@ int catalog__nr_events(const struct catalog *c);
 struct tp_event *catalog__event(struct catalog *c, int idx);
 /* "sched_switch" or "sched:sched_switch" ("sched/sched_switch" too); NULL when unknown */
 struct tp_event *catalog__find(struct catalog *c, const char *name);
+/* A catalog with no tracefs behind it (replaying a capture): events come from catalog__add. */
+struct catalog *catalog__new_offline(struct err *e);
+/* Parses ev's format from text (a capture's copy); 0 or -errno with e set. */
+int catalog__parse_text(struct catalog *c, struct tp_event *ev, const char *text, size_t len,
+			struct err *e);
 /* Reads id and format of ev (once); 0 or -errno with e set. */
 int catalog__parse(struct catalog *c, struct tp_event *ev, struct err *e);
 /* Up to 3 closest names to a misspelt one, ", "-separated, in buf ("" when none is close). */

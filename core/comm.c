@@ -6,6 +6,7 @@
  *     started between the snapshot and the first COMM record still get their name.
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ struct comm_map {
 	struct comm_ent *ents;
 	uint32_t cap, used;
 	struct comm_at idle;   /* tid 0, the idle task: "swapper" */
+	bool offline;
 };
 
 struct comm_map *comm_map__new(void)
@@ -150,6 +152,8 @@ const char *comm_map__get(struct comm_map *m, uint32_t tid, uint64_t time)
 	if (tid == 0)
 		return m->idle.comm;
 	e = slot(m->ents, m->cap, tid);
+	if (!e->tid && m->offline)
+		return NULL;
 	if (!e->tid) {
 		/* /proc/TID/task/TID works for threads too */
 		if (read_comm(tid, tid, buf, sizeof(buf)) || comm_map__set(m, tid, 0, buf))
@@ -189,4 +193,17 @@ int comm_map__snapshot(struct comm_map *m)
 	}
 	closedir(proc);
 	return 0;
+}
+
+void comm_map__for_each(struct comm_map *m, void (*fn)(void *ctx, uint32_t tid, uint64_t since,
+							const char *comm), void *ctx)
+{
+	for (uint32_t i = 0; i < m->cap; i++)
+		for (uint32_t k = 0; m->ents[i].tid && k < m->ents[i].nr; k++)
+			fn(ctx, m->ents[i].tid, m->ents[i].hist[k].time, m->ents[i].hist[k].comm);
+}
+
+void comm_map__set_offline(struct comm_map *m)
+{
+	m->offline = true;
 }

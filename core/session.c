@@ -688,6 +688,10 @@ int session__start(struct session *s, struct err *e)
 {
 	int ret;
 
+	if (s->replay) {   /* rows come from a capture: nothing to open */
+		s->started = true;
+		return 0;
+	}
 	if ((ret = session__fork(s, e)))
 		return ret;
 	if (s->nr_tids)
@@ -924,7 +928,7 @@ static void account_lost(struct session *s)
 	}
 }
 
-static void clear_window(struct session *s)
+void session__clear_window(struct session *s)
 {
 	size_t n = (size_t)s->nr_cpus * 8;
 
@@ -952,7 +956,7 @@ static int end_window(struct session *s, window_fn fn, void *ctx)
 	drain(s);
 	account_lost(s);
 	ret = fn(ctx, s);
-	clear_window(s);
+	session__clear_window(s);
 	return ret;
 }
 
@@ -981,6 +985,8 @@ int session__run(struct session *s, window_fn on_window, void *ctx, struct err *
 	uint64_t next = s->opts.interval_ms ? start + (uint64_t)s->opts.interval_ms * 1000000 : UINT64_MAX;
 	int ret = 0;
 
+	if (s->replay)
+		return session__run_replay(s, on_window, ctx, e);
 	/* nothing to collect and nothing to wait for: answer at once */
 	if (!s->nr_src && !s->wl.pid && !s->opts.duration_ms)
 		return on_window(ctx, s);
@@ -1036,5 +1042,7 @@ void session__close(struct session *s)
 	if (s->stack_ctx_free)
 		s->stack_ctx_free(s->stack_ctx);
 	catalog__free(s->cat);
+	if (s->replay_free)
+		s->replay_free(s->replay);
 	free(s);
 }

@@ -130,6 +130,8 @@ struct session {
 	uint64_t window_start_mono;  /* CLOCK_MONOTONIC (perf clock) of the same */
 	int nr_windows;
 	uint32_t self;               /* perf-sql's pid: its own samples are left out */
+	void *replay;                /* core/replay.c: rows come from a capture */
+	void (*replay_free)(void *replay);
 	struct extra_stat extra[32];
 	int nr_extra;
 };
@@ -164,6 +166,10 @@ int session__start(struct session *s, struct err *e);
  */
 typedef int (*window_fn)(void *ctx, struct session *s);
 int session__run(struct session *s, window_fn on_window, void *ctx, struct err *e);
+/* Replay (core/replay.c): the windows of a capture instead of perf events. */
+int session__run_replay(struct session *s, window_fn on_window, void *ctx, struct err *e);
+/* Ends a window: clears stores and per-window counts. */
+void session__clear_window(struct session *s);
 /* Name of tid at time (NULL if unknown). */
 const char *session__comm(struct session *s, uint32_t tid, uint64_t time);
 pid_t session__workload_pid(const struct session *s);

@@ -181,3 +181,54 @@ const struct wrow *wscan__next(struct wscan *sc)
 		sc->pos[who].off += best->size;
 	return best;
 }
+
+int window__for_each_run(struct window *w, int stream,
+			 int (*fn)(void *ctx, const void *rows, size_t len), void *ctx)
+{
+	int ret = 0;
+
+	if (stream < 0 || stream >= w->nr_streams)
+		return -EINVAL;
+	for (struct wchunk *c = w->streams[stream].head; c && !ret; c = c->next)
+		if (c->used)
+			ret = fn(ctx, c->data, c->used);
+	return ret;
+}
+
+int window__append_rows(struct window *w, int stream, const void *rows, size_t len)
+{
+	const uint8_t *p = rows, *end = p + len;
+
+	if (stream < 0 || stream >= w->nr_streams)
+		return -EINVAL;
+	while (p < end) {
+		struct wrow hdr;
+		struct wchunk *c;
+		size_t body;
+
+		if ((size_t)(end - p) < sizeof(hdr))
+			return -EINVAL;
+		memcpy(&hdr, p, sizeof(hdr));
+		body = ((hdr.raw_size + 7u) & ~7u) + (size_t)hdr.nr_stack * 8 + hdr.regs_off_nr * 8;
+		if (hdr.size % 8 || hdr.size < sizeof(hdr) || hdr.size > (size_t)(end - p) ||
+		    hdr.regs_off_nr > 64 || body != hdr.size - sizeof(hdr))
+			return -EINVAL;
+		if (w->budget) {
+			if (*w->budget < hdr.size) {
+				w->nr_dropped++;
+				p += hdr.size;
+				continue;
+			}
+			*w->budget -= hdr.size;
+		}
+		c = chunk_for(&w->streams[stream], hdr.size);
+		if (!c)
+			return -ENOMEM;
+		memcpy(c->data + c->used, p, hdr.size);
+		c->used += hdr.size;
+		w->nr_rows++;
+		w->bytes += hdr.size;
+		p += hdr.size;
+	}
+	return 0;
+}

@@ -46,6 +46,11 @@ struct window *window__new(int nr_streams, size_t *budget);
 void window__free(struct window *w);
 /* Copies s into stream (a CPU index); -ENOSPC past the budget (counted), -ENOMEM. */
 int window__append(struct window *w, int stream, const struct sample *s, int keep_stack);
+/* Calls fn on each run of whole rows of stream (a chunk's used bytes): for captures. */
+int window__for_each_run(struct window *w, int stream,
+			 int (*fn)(void *ctx, const void *rows, size_t len), void *ctx);
+/* Appends a run of rows as window__for_each_run gave them; -EINVAL if a row's size lies. */
+int window__append_rows(struct window *w, int stream, const void *rows, size_t len);
 /* Drops all rows (keeps one chunk per stream for reuse) and gives their bytes back. */
 void window__clear(struct window *w);
 

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "profilers/cli.h"
+#include "core/record.h"
 #include "repl/query.h"
 #include "repl/repl.h"
 
@@ -32,6 +33,9 @@ struct cli {
 
 static const char usage_text[] =
 "usage: perf-sql [OPTIONS] \"SQL\" [-- CMD [ARGS...]]\n"
+"       perf-sql record -o FILE [OPTIONS] TABLE[,TABLE...]|\"SQL\" [-- CMD]   capture for later\n"
+"       perf-sql -r FILE [OPTIONS] \"SQL\"      query a capture\n"
+"       perf-sql info FILE                     what a capture holds\n"
 "       perf-sql [OPTIONS] [--repl]   interactive shell; reads statements from stdin when\n"
 "                                     it is not a terminal (docs/repl.md)\n"
 "\n"
@@ -62,6 +66,8 @@ static const char usage_text[] =
 "                         a table breakpoint of accesses (default 8 bytes, w); SYMBOL is\n"
 "                         looked up in the workload's binary; 4 at most\n"
 "      --flame-graph FILE write FILE (SVG) and FILE.folded from a folded_stack() column\n"
+"  -r, --replay FILE      query a capture instead of the live kernel (no privileges needed);\n"
+"                         with -i, one result per recorded window\n"
 "  -v, --verbose          say what is opened\n"
 "  -h, --help             this help\n"
 "      --version          print the version\n"
@@ -126,6 +132,7 @@ static void parse_args(struct cli *c, int argc, char **argv)
 		{ "uretprobe", required_argument, NULL, 'u' + 256 },
 		{ "breakpoint", required_argument, NULL, 'B' + 256 },
 		{ "flame-graph", required_argument, NULL, 'G' + 256 },
+		{ "replay", required_argument, NULL, 'r' },
 		{ 0 },
 	};
 	int nargs = argc, opt, mode;
@@ -140,7 +147,7 @@ static void parse_args(struct cli *c, int argc, char **argv)
 			break;
 		}
 	opterr = 0;
-	while ((opt = getopt_long(nargs, argv, ":d:i:f:o:aC:p:t:m:F:vh", longs, NULL)) != -1) {
+	while ((opt = getopt_long(nargs, argv, ":d:i:f:o:aC:p:t:m:F:r:vh", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			c->q.so.duration_ms = parse_duration(optarg);
@@ -189,6 +196,7 @@ static void parse_args(struct cli *c, int argc, char **argv)
 										PROBE_BREAKPOINT;
 			break;
 		case 'G' + 256: c->q.flame_graph = optarg; break;
+		case 'r': c->q.replay_path = optarg; break;
 		case 'E' + 256: c->q.explain = true; break;
 		case 'N' + 256: c->q.no_pushdown = true; break;
 		case 'R' + 256: c->repl = true; break;
@@ -236,15 +244,66 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);   /* a closed pipe shows as EPIPE: stop quietly */
 }
 
+/* perf-sql info FILE: what a capture holds */
+static int info_main(int argc, char **argv)
+{
+	struct err e = { 0 };
+
+	if (argc != 3)
+		usage_error("usage: perf-sql info FILE");
+	return replay__info(argv[2], stdout, &e) ? report(&e) : 0;
+}
+
+/* record: -o is the capture; TABLE[,TABLE...] means every column of each */
+static int record_args(struct cli *c, int argc, char **argv)
+{
+	static char sql[4096], cmd[1024];
+	size_t off = 0;
+
+	if (!c->out_path)
+		usage_error("record needs -o FILE (the capture to write)");
+	if (c->q.replay_path)
+		usage_error("record and -r cannot be combined");
+	c->q.record_path = c->out_path;
+	c->out_path = NULL;
+	if (c->q.sql && !strpbrk(c->q.sql, " \t\n")) {
+		const char *p = c->q.sql;
+
+		while (*p && off < sizeof(sql) - 256) {
+			size_t n = strcspn(p, ",");
+
+			off += (size_t)snprintf(sql + off, sizeof(sql) - off, "SELECT * FROM \"%.*s\";",
+						(int)n, p);
+			p += n + (p[n] == ',');
+		}
+		c->q.sql = sql;
+	}
+	for (int i = 0, o = 0; i < argc && o < (int)sizeof(cmd) - 2; i++)
+		o += snprintf(cmd + o, sizeof(cmd) - (size_t)o, "%s%s", i ? " " : "perf-sql record",
+			      i ? argv[i] : "");
+	c->q.command_line = cmd;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = { .q = { .out = { .mode = OUT_TABLE, .f = stdout } } };
+	bool record = argc > 1 && !strcmp(argv[1], "record");
 	int status;
 
+	if (argc > 1 && !strcmp(argv[1], "info"))
+		return info_main(argc, argv);
+	if (record) {   /* perf-sql record -o FILE [OPTIONS] TABLE[,TABLE]|"SQL" [-- CMD] */
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	/* perf-sql list | help NAME | save | delete | NAME [PARAM=VALUE...]: profilers/cli.c */
-	if ((status = profilers__main(&argc, &argv, &c.q)) >= 0)
+	if (!record && (status = profilers__main(&argc, &argv, &c.q)) >= 0)
 		return status;
 	parse_args(&c, argc, argv);
+	if (record && (status = record_args(&c, argc, argv)))
+		return status;
 	if (c.out_path && !(c.q.out.f = fopen(c.out_path, "w"))) {
 		say("%s: %s; check the directory exists and is writable", c.out_path, strerror(errno));
 		return EXIT_ERR;

@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <linux/perf_event.h>
 #include "core/session.h"
 #include "repl/flamegraph.h"
+#include "core/record.h"
 #include "repl/query.h"
 #include "symbols/probes.h"
 #include "sqlite/functions.h"
@@ -172,7 +174,14 @@ static int on_window(void *ctx, struct session *s)
 {
 	struct query *c = ctx;
 	char window[64];
+	int ret;
 
+	if (c->capture) {   /* recording: the window's rows go to the file, nothing is printed */
+		warn_lost(s);
+		if ((ret = record__window(s, c->capture)))
+			say("%s: %s", c->record_path, strerror(-ret));
+		return ret;
+	}
 	format_rfc3339(s->window_start_ns, window, sizeof(window));
 	warn_lost(s);
 	for (int i = 0; i < c->nr_stmts; i++) {
@@ -329,6 +338,48 @@ static int add_probes(struct query *c, struct session *s)
 	return ret ? report(&e) : 0;
 }
 
+static int record_start(struct query *c, struct session *s)
+{
+	struct err e = { 0 };
+	int ret;
+
+	c->capture = capture__create(c->record_path, &e);
+	if (!c->capture)
+		return report(&e);
+	ret = record__begin(s, c->capture, c->command_line ? c->command_line : "");
+	if (ret) {
+		say("%s: %s", c->record_path, strerror(-ret));
+		return EXIT_ERR;
+	}
+	c->record_t0 = now_ns(CLOCK_MONOTONIC);
+	return 0;
+}
+
+/* the capture's last block, then what was written: events, compression ratio, write rate */
+static int record_finish(struct query *c, struct session *s)
+{
+	uint64_t raw, file, events = 0, lost = 0;
+	double secs = (double)(now_ns(CLOCK_MONOTONIC) - c->record_t0) / 1e9;
+	struct err e = { 0 };
+	int ret = record__end(s, c->capture);
+
+	capture__sizes(c->capture, &raw, &file);
+	if (capture__close(c->capture, &e) || ret) {
+		c->capture = NULL;
+		return e.code ? report(&e) : (say("%s: %s", c->record_path, strerror(-ret)), EXIT_ERR);
+	}
+	c->capture = NULL;
+	for (int i = 0; i < s->nr_src; i++) {
+		events += s->src[i]->total_received;
+		lost += s->src[i]->total_lost;
+	}
+	fprintf(stderr, "perf-sql: recorded %llu events (%llu lost) of %d tables in %s: %.1f MB of rows "
+		"in %.1f MB (%.1fx), %.1f MB/s\n", (unsigned long long)events, (unsigned long long)lost,
+		s->nr_src, c->record_path, (double)raw / 1e6, (double)file / 1e6,
+		file ? (double)raw / (double)file : 0.0, secs > 0 ? (double)file / 1e6 / secs : 0.0);
+	return 0;
+}
+
 static int run(struct query *c, struct session *s)
 {
 	struct err e = { 0 };
@@ -358,9 +409,13 @@ static int run(struct query *c, struct session *s)
 		return report(&e);
 	if (c->so.verbose)
 		explain(c, s, stderr);
+	if (c->record_path && (rc = record_start(c, s)))
+		return rc;
 	c->out.windowed = c->so.interval_ms > 0;
 	if (session__run(s, on_window, c, &e) && !c->status)
 		return report(&e);
+	if (c->capture && (rc = record_finish(c, s)))
+		return rc;
 	report_workload(&s->wl);
 	return c->status;
 }
@@ -375,7 +430,7 @@ int query__run(struct query *c)
 	c->nr_stmts = 0;
 	c->status = 0;
 	session_stop = 0;
-	s = session__new(&c->so, &e);
+	s = c->replay_path ? session__new_replay(&c->so, c->replay_path, &e) : session__new(&c->so, &e);
 	if (!s)
 		return report(&e);
 	if (c->flame_graph && !(c->out.flame = flame__new())) {

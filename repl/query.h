@@ -9,6 +9,8 @@
 #include "core/session.h"
 #include "repl/output.h"
 
+struct capture_writer;
+
 /* exit statuses (docs/cli.md) */
 enum { EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_PRIV = 77 };
 
@@ -36,6 +38,11 @@ struct query {
 	} probes[16];           /* --uprobe, --uretprobe, --breakpoint */
 	int nr_probes;
 	const char *flame_graph;   /* --flame-graph FILE */
+	const char *record_path;   /* perf-sql record -o FILE: windows go to a capture */
+	const char *replay_path;   /* -r FILE: tables come from a capture */
+	const char *command_line;  /* recorded in the capture's META */
+	struct capture_writer *capture;
+	unsigned long long record_t0;
 	struct query_param params[32];
 	int nr_params;
 	/* while running */

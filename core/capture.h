@@ -1,0 +1,46 @@
+/*
+ * core/capture.h - the capture file of `perf-sql record`: a versioned header, then blocks,
+ * each one LZ4 frame, so a file cut short by a crash stays readable up to its last whole block.
+ * docs/record.md describes the format for other tools.
+ */
+#ifndef PERF_SQL_CAPTURE_H
+#define PERF_SQL_CAPTURE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "core/err.h"
+
+#define CAPTURE_MAGIC "PSQLCAP1"
+#define CAPTURE_VERSION 1
+
+enum capture_block {
+	CAP_META = 1,       /* text: key=value lines (host, kernel, cpus, start, command) */
+	CAP_TABLE = 2,      /* u32 index, u32 kind, then "system\0name\0format text" */
+	CAP_RECORDS = 3,    /* u32 table index, u32 stream (CPU index), then struct wrow rows */
+	CAP_WINDOW = 4,     /* u64 window start (realtime ns), u32 nr, nr x {u32 table, u32 cpu,
+			     * u64 received, u64 lost} */
+	CAP_COMMS = 5,      /* {u32 tid, u32 pad, u64 since_ns, char comm[16]} entries */
+	CAP_KALLSYMS = 6,   /* the text of /proc/kallsyms (when stacks were recorded) */
+	CAP_MAPS = 7,       /* {u32 pid, u32 len of path, u64 start, end, pgoff, path} entries */
+};
+
+struct capture_writer;
+struct capture_reader;
+
+struct capture_writer *capture__create(const char *path, struct err *e);
+/* compresses and appends one block; 0 or -errno */
+int capture__write(struct capture_writer *w, enum capture_block type, const void *data, size_t len);
+/* bytes before / after compression so far */
+void capture__sizes(const struct capture_writer *w, uint64_t *raw_out, uint64_t *file_out);
+int capture__close(struct capture_writer *w, struct err *e);
+
+struct capture_reader *capture__open(const char *path, struct err *e);
+/*
+ * The next block: 1 with *data_out (valid until the next call) and *len_out, 0 at the end of
+ * the file (or of its last whole block: *truncated_out is set), or -errno with e set.
+ */
+int capture__next(struct capture_reader *r, uint32_t *type_out, const void **data_out,
+		  size_t *len_out, int *truncated_out, struct err *e);
+void capture__free(struct capture_reader *r);
+/* decoding one block from memory (what capture__next does after reading it): fuzzable */
+int capture__decode(const void *frame, size_t len, void **out, size_t *len_out);
+#endif

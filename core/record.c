@@ -1,0 +1,152 @@
+/*
+ * core/record.c - writing a session's windows to a capture (perf-sql record).
+ *
+ * (1) The header blocks say what the rows are: META (host, kernel, CPUs, start), then one
+ *     TABLE per table with its tracepoint format text, so another machine decodes the fields.
+ * (2) Each window: its rows exactly as the window store holds them (struct wrow runs, one
+ *     RECORDS block per chunk), then a WINDOW block with received/lost per table and CPU.
+ * (3) At the end: COMMS, every task name the session learnt (with the time it took effect).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "core/capture.h"
+#include "core/record.h"
+
+int record__begin(struct session *s, struct capture_writer *w, const char *command)
+{
+	char meta[4096], host[256] = "?";
+	struct utsname u;
+	size_t off;
+	int ret;
+
+	gethostname(host, sizeof(host) - 1);
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	off = (size_t)snprintf(meta, sizeof(meta), "host=%s\nkernel=%s\nmachine=%s\ncpus=%d\n"
+			       "start_ns=%llu\ncommand=%s\ncpu_list=", host, u.release, u.machine,
+			       s->nr_cpus, (unsigned long long)s->window_start_ns, command);
+	for (int i = 0; i < s->nr_cpus && off < sizeof(meta) - 16; i++)
+		off += (size_t)snprintf(meta + off, sizeof(meta) - off, "%s%d", i ? "," : "",
+					s->cpu_num[i]);
+	off += (size_t)snprintf(meta + off, sizeof(meta) - off, "\n");
+	if ((ret = capture__write(w, CAP_META, meta, off)))
+		return ret;
+	for (int i = 0; i < s->nr_src; i++) {
+		const struct tp_event *ev = s->src[i]->ev;
+		const char *fmt = ev->format_text ? ev->format_text : "";
+		size_t len = 8 + strlen(ev->system) + 1 + strlen(ev->name) + 1 + strlen(fmt);
+		uint8_t *b = malloc(len);
+		uint32_t hdr[2] = { (uint32_t)i, (uint32_t)ev->kind };
+
+		if (!b)
+			return -ENOMEM;
+		memcpy(b, hdr, 8);
+		memcpy(b + 8, ev->system, strlen(ev->system) + 1);
+		memcpy(b + 8 + strlen(ev->system) + 1, ev->name, strlen(ev->name) + 1);
+		memcpy(b + len - strlen(fmt), fmt, strlen(fmt));
+		ret = capture__write(w, CAP_TABLE, b, len);
+		free(b);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+struct run_ctx {
+	struct capture_writer *w;
+	uint32_t table, stream;
+};
+
+static int write_run(void *ctx_, const void *rows, size_t len)
+{
+	struct run_ctx *ctx = ctx_;
+	uint8_t *b = malloc(8 + len);
+	int ret;
+
+	if (!b)
+		return -ENOMEM;
+	memcpy(b, &ctx->table, 4);
+	memcpy(b + 4, &ctx->stream, 4);
+	memcpy(b + 8, rows, len);
+	ret = capture__write(ctx->w, CAP_RECORDS, b, 8 + len);
+	free(b);
+	return ret;
+}
+
+int record__window(struct session *s, struct capture_writer *w)
+{
+	size_t n = (size_t)s->nr_src * (size_t)s->nr_cpus, off = 12;
+	uint8_t *b = malloc(12 + n * 24);
+	uint32_t nr = (uint32_t)n;
+	int ret = 0;
+
+	if (!b)
+		return -ENOMEM;
+	for (int i = 0; i < s->nr_src && !ret; i++)
+		for (int c = 0; c < s->nr_cpus && !ret; c++) {
+			struct run_ctx ctx = { w, (uint32_t)i, (uint32_t)c };
+
+			ret = window__for_each_run(s->src[i]->win, c, write_run, &ctx);
+		}
+	memcpy(b, &s->window_start_ns, 8);
+	memcpy(b + 8, &nr, 4);
+	for (int i = 0; i < s->nr_src; i++)
+		for (int c = 0; c < s->nr_cpus; c++) {
+			uint32_t ids[2] = { (uint32_t)i, (uint32_t)c };
+
+			memcpy(b + off, ids, 8);
+			memcpy(b + off + 8, &s->src[i]->received[c], 8);
+			memcpy(b + off + 16, &s->src[i]->lost[c], 8);
+			off += 24;
+		}
+	if (!ret)
+		ret = capture__write(w, CAP_WINDOW, b, off);
+	free(b);
+	return ret;
+}
+
+struct comms_ctx {
+	uint8_t *buf;
+	size_t len, cap;
+	int err;
+};
+
+static void add_comm(void *ctx_, uint32_t tid, uint64_t since, const char *comm)
+{
+	struct comms_ctx *ctx = ctx_;
+	uint8_t ent[32] = { 0 };
+
+	if (ctx->len + 32 > ctx->cap) {
+		size_t ncap = ctx->cap ? ctx->cap * 2 : 65536;
+		void *p = realloc(ctx->buf, ncap);
+
+		if (!p) {
+			ctx->err = -ENOMEM;
+			return;
+		}
+		ctx->buf = p;
+		ctx->cap = ncap;
+	}
+	memcpy(ent, &tid, 4);
+	memcpy(ent + 8, &since, 8);
+	strncpy((char *)ent + 16, comm, 15);
+	memcpy(ctx->buf + ctx->len, ent, 32);
+	ctx->len += 32;
+}
+
+int record__end(struct session *s, struct capture_writer *w)
+{
+	struct comms_ctx ctx = { 0 };
+	int ret;
+
+	if (!s->comms)
+		return 0;
+	comm_map__for_each(s->comms, add_comm, &ctx);
+	ret = ctx.err ? ctx.err : capture__write(w, CAP_COMMS, ctx.buf ? ctx.buf : (uint8_t *)"", ctx.len);
+	free(ctx.buf);
+	return ret;
+}

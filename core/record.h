@@ -1,0 +1,20 @@
+/*
+ * core/record.h - record and replay: a session's windows to a capture file and back
+ * (core/record.c writes, core/replay.c reads).
+ */
+#ifndef PERF_SQL_RECORD_H
+#define PERF_SQL_RECORD_H
+#include <stdio.h>
+#include "core/capture.h"
+#include "core/session.h"
+
+int record__begin(struct session *s, struct capture_writer *w, const char *command);
+int record__window(struct session *s, struct capture_writer *w);
+int record__end(struct session *s, struct capture_writer *w);
+
+/* A session whose tables and rows come from a capture: no tracefs, no perf events. */
+struct session *session__new_replay(const struct session_opts *opts, const char *path,
+				    struct err *e);
+/* Prints what a capture holds (perf-sql info FILE); 0 or -errno with e set. */
+int replay__info(const char *path, FILE *out, struct err *e);
+#endif
