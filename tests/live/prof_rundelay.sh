@@ -5,7 +5,9 @@ out=$(q rundelay limit=-1 -- taskset -c 0 "$WL/sleeper" 200 1) || fail "perf-sql
 row=$(printf '%s\n' "$out" | grep '^sleeper,') || fail "no sleeper row: $out"
 [ "$(printf '%s\n' "$row" | wc -l)" = 1 ] || fail "more than one sleeper row: $row"
 # comm,tid,runs,total_us,min_us,p50_us,p99_us,max_us
-between "$(echo "$row" | cut -d, -f3)" 200 203 "wakeup -> run pairs of the sleeper"
+# a timer that fires on CPU 1 (kernel.timer_migration) loses its wakeup sample there (counted
+# lost, see tests/live/pairs.sh): one such wakeup in a run is accepted
+between "$(echo "$row" | cut -d, -f3)" 199 203 "wakeup -> run pairs of the sleeper"
 [[ "$(echo "$row" | cut -d, -f2)" =~ ^[0-9]+$ ]] || fail "tid is not a number: $row"
 # than=1s: no sleeper waited that long for a CPU
 out=$(q rundelay than=1s -- taskset -c 0 "$WL/sleeper" 20 1) || fail "rundelay than=1s failed"
