@@ -337,7 +337,7 @@ int replay__info(const char *path, FILE *out, struct err *e)
 			r->names[t] : "?", (unsigned long long)recv, (unsigned long long)lost,
 			(unsigned long long)windows);
 		if (hi >= lo)
-			fprintf(out, ", %.3f s of events", (double)(hi - lo) / 1e9);
+			fprintf(out, ", %.6f s of events", (double)(hi - lo) / 1e9);
 		fputc('\n', out);
 	}
 	session__close(s);
