@@ -324,6 +324,7 @@ int catalog__parse_text(struct catalog *c, struct tp_event *ev, const char *text
 	if (!ev->format_text)
 		return err_set(e, -ENOMEM, "%s: out of memory", ev->full);
 	ev->id = tev->id;
+	ev->tep_event = tev;
 	ret = convert_fields(ev, tev);
 	if (ret)
 		return err_set(e, ret, "%s: out of memory", ev->full);
@@ -389,4 +390,50 @@ void catalog__suggest(struct catalog *c, const char *name, char *buf, size_t len
 		off += (size_t)snprintf(buf + off, len > off ? len - off : 0, "%s%s", off ? ", " : "",
 					ev->short_unique && !full ? ev->name : ev->full);
 	}
+}
+
+/* does arg (a field, or an expression over it) read the field named name? */
+static bool reads_field(const struct tep_print_arg *arg, const char *name)
+{
+	if (!arg)
+		return false;
+	switch (arg->type) {
+	case TEP_PRINT_FIELD: return arg->field.name && !strcmp(arg->field.name, name);
+	case TEP_PRINT_OP: return reads_field(arg->op.left, name) || reads_field(arg->op.right, name);
+	case TEP_PRINT_TYPE: return reads_field(arg->typecast.item, name);
+	default: return false;
+	}
+}
+
+static const struct tep_print_arg *find_print_arg(const struct tep_print_arg *arg,
+						  const char *field, bool flags)
+{
+	for (; arg; arg = arg->next) {
+		const struct tep_print_arg *hit = NULL;
+
+		if (arg->type == TEP_PRINT_FLAGS && flags && reads_field(arg->flags.field, field))
+			return arg;
+		if (arg->type == TEP_PRINT_SYMBOL && !flags && reads_field(arg->symbol.field, field))
+			return arg;
+		if (arg->type == TEP_PRINT_OP)
+			hit = find_print_arg(arg->op.left, field, flags) ?:
+			      find_print_arg(arg->op.right, field, flags);
+		else if (arg->type == TEP_PRINT_FUNC)
+			hit = find_print_arg(arg->func.args, field, flags);
+		if (hit)
+			return hit;
+	}
+	return NULL;
+}
+
+const void *catalog__print_arg(struct catalog *c, const char *field, bool flags)
+{
+	for (int i = 0; i < c->nr_events; i++) {
+		const struct tep_event *tev = c->events[i].tep_event;
+		const struct tep_print_arg *arg;
+
+		if (tev && (arg = find_print_arg(tev->print_fmt.args, field, flags)))
+			return arg;
+	}
+	return NULL;
 }

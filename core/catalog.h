@@ -41,6 +41,7 @@ struct tp_event {
 	uint32_t bp_type, bp_len;     /* breakpoints */
 	char *probe_path;             /* uprobes: the binary (config1 points at it) */
 	char *format_text;            /* tracepoints, once parsed: kept for captures */
+	void *tep_event;              /* struct tep_event *, once parsed (print fmt symbols) */
 	bool short_unique;            /* no other system has an event of this name */
 	bool parsed;
 	int id;                       /* tracepoint id (PERF_TYPE_TRACEPOINT config), after parse */
@@ -75,6 +76,9 @@ void catalog__resort(struct catalog *c);
 /* The generic software, hardware and cache events (core/pmu.c). */
 int pmu__add_events(struct catalog *c, struct err *e);
 const char *event_kind_name(enum event_kind kind);
+/* The event among the parsed ones whose print fmt maps field through __print_symbolic
+ * (flags false) or __print_flags (flags true): its struct tep_print_arg *, or NULL. */
+const void *catalog__print_arg(struct catalog *c, const char *field, bool flags);
 /* libtraceevent handle (struct tep_handle *), for pretty printing */
 void *catalog__tep(struct catalog *c);
 #endif

@@ -229,9 +229,9 @@ static void grid_print(struct output *o, struct grid *g, sqlite3_stmt *st, const
 			fprintf(o->f, "%s", g->cells[r] ? g->cells[r] : "");
 		return;
 	}
-	for (int i = 0; i < g->nc; i++)
-		fprintf(o->f, "%s%-*s", i ? "  " : "", i == g->nc - 1 && !g->numeric[i] ? 0 : g->width[i],
-			sqlite3_column_name(st, i));
+	for (int i = 0; i < g->nc; i++)   /* headers align as their column does */
+		fprintf(o->f, g->numeric[i] ? "%s%*s" : "%s%-*s", i ? "  " : "",
+			i == g->nc - 1 && !g->numeric[i] ? 0 : g->width[i], sqlite3_column_name(st, i));
 	fputc('\n', o->f);
 	for (int i = 0; i < g->nc; i++) {
 		fprintf(o->f, "%s", i ? "  " : "");

@@ -82,4 +82,6 @@ void folded_stack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void folded_stack_final(sqlite3_context *ctx);
 void ksym_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void usym_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void symbolic_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void flags_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 #endif
