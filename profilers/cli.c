@@ -201,10 +201,11 @@ static bool opt_takes_value(const char *a)
 {
 	static const char *const longs[] = { "--duration", "--interval", "--format", "--output",
 		"--cpu", "--pid", "--tid", "--mmap-pages", "--max-memory", "--schema", "--save",
-		"--freq", "--uprobe", "--uretprobe", "--breakpoint", "--flame-graph" };
+		"--freq", "--uprobe", "--uretprobe", "--breakpoint", "--flame-graph", "--heatmap",
+		"--replay", "--query-timeout" };
 
 	if (a[0] == '-' && a[1] && a[1] != '-' && !a[2])
-		return strchr("difoCptmF", a[1]) != NULL;
+		return strchr("difoCptmFr", a[1]) != NULL;
 	for (size_t i = 0; i < sizeof(longs) / sizeof(longs[0]); i++)
 		if (!strcmp(a, longs[i]))
 			return true;

@@ -66,6 +66,7 @@ static const char usage_text[] =
 "                         a table breakpoint of accesses (default 8 bytes, w); SYMBOL is\n"
 "                         looked up in the workload's binary; 4 at most\n"
 "      --flame-graph FILE write FILE (SVG) and FILE.folded from a folded_stack() column\n"
+"      --heatmap FILE     write FILE (SVG) from a heatmap() value of the result\n"
 "  -r, --replay FILE      query a capture instead of the live kernel (no privileges needed);\n"
 "                         with -i, one result per recorded window\n"
 "  -v, --verbose          say what is opened\n"
@@ -133,6 +134,7 @@ static void parse_args(struct cli *c, int argc, char **argv)
 		{ "breakpoint", required_argument, NULL, 'B' + 256 },
 		{ "flame-graph", required_argument, NULL, 'G' + 256 },
 		{ "replay", required_argument, NULL, 'r' },
+		{ "heatmap", required_argument, NULL, 'H' + 256 },
 		{ 0 },
 	};
 	int nargs = argc, opt, mode;
@@ -197,6 +199,7 @@ static void parse_args(struct cli *c, int argc, char **argv)
 			break;
 		case 'G' + 256: c->q.flame_graph = optarg; break;
 		case 'r': c->q.replay_path = optarg; break;
+		case 'H' + 256: c->q.heatmap_svg = optarg; break;
 		case 'E' + 256: c->q.explain = true; break;
 		case 'N' + 256: c->q.no_pushdown = true; break;
 		case 'R' + 256: c->repl = true; break;

@@ -267,6 +267,23 @@ static void grid_free(struct grid *g)
 	free(g->width);
 }
 
+/* --heatmap: the last heatmap() value seen is kept for the SVG */
+static void collect_heatmap(struct output *o, sqlite3_stmt *st)
+{
+	for (int i = 0; i < sqlite3_column_count(st); i++) {
+		const void *b = sqlite3_column_blob(st, i);
+		int n = sqlite3_column_bytes(st, i);
+		void *copy;
+
+		if (sqlite3_column_type(st, i) != SQLITE_BLOB || !heatmap_is(b, n) || !(copy = malloc((size_t)n)))
+			continue;
+		memcpy(copy, b, (size_t)n);
+		free(o->heatmap);
+		o->heatmap = copy;
+		o->heatmap_len = n;
+	}
+}
+
 /* --flame-graph: every column named folded_stack... feeds the flame graph */
 static void collect_folded(struct output *o, sqlite3_stmt *st, const char *window)
 {
@@ -297,6 +314,8 @@ int output__statement(struct output *o, sqlite3_stmt *st, int nth, const char *w
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (o->flame)
 			collect_folded(o, st, window);
+		if (o->want_heatmap)
+			collect_heatmap(o, st);
 		if (o->mode == OUT_TABLE)
 			rc = grid_add(&g, st);
 		else if (o->mode == OUT_CSV)

@@ -16,6 +16,9 @@ struct output {
 	int headers_done;       /* CSV: statements whose header was printed (bit per statement) */
 	bool broken_pipe;       /* the reader went away: stop quietly */
 	struct flame *flame;    /* --flame-graph: folded_stack() columns are collected here */
+	void *heatmap;          /* --heatmap: a copy of the last heatmap() value printed */
+	int heatmap_len;
+	bool want_heatmap;
 };
 
 /* "table", "csv", "json" -> mode; -1 if unknown */

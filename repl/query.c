@@ -14,6 +14,7 @@
 #include <linux/perf_event.h>
 #include "core/session.h"
 #include "repl/flamegraph.h"
+#include "repl/heatmap_svg.h"
 #include "core/record.h"
 #include "repl/query.h"
 #include "symbols/probes.h"
@@ -438,6 +439,7 @@ int query__run(struct query *c)
 		say("out of memory");
 		return EXIT_ERR;
 	}
+	c->out.want_heatmap = c->heatmap_svg != NULL;
 	status = run(c, s);
 	if (c->out.flame && !status) {
 		int ret = flame__write(c->out.flame, c->flame_graph, c->sql ? c->sql : "perf-sql");
@@ -450,6 +452,19 @@ int query__run(struct query *c)
 	}
 	flame__free(c->out.flame);
 	c->out.flame = NULL;
+	if (c->heatmap_svg && !status) {
+		int ret = c->out.heatmap ? heatmap_svg__write(c->out.heatmap, c->out.heatmap_len,
+							      c->heatmap_svg, c->sql ? c->sql : "") : -ENODATA;
+
+		if (ret == -ENODATA)
+			say("--heatmap %s: the result has no heatmap() value", c->heatmap_svg);
+		else if (ret)
+			say("--heatmap %s: %s; check the directory is writable", c->heatmap_svg,
+			    strerror(-ret));
+		status = ret ? EXIT_ERR : 0;
+	}
+	free(c->out.heatmap);
+	c->out.heatmap = NULL;
 	for (int i = 0; i < c->nr_stmts; i++)
 		sqlite3_finalize(c->stmts[i]);
 	sqlite3_close(c->db);   /* before the session: the tables point into it */

@@ -38,6 +38,7 @@ struct query {
 	} probes[16];           /* --uprobe, --uretprobe, --breakpoint */
 	int nr_probes;
 	const char *flame_graph;   /* --flame-graph FILE */
+	const char *heatmap_svg;   /* --heatmap FILE */
 	const char *record_path;   /* perf-sql record -o FILE: windows go to a capture */
 	const char *replay_path;   /* -r FILE: tables come from a capture */
 	const char *command_line;  /* recorded in the capture's META */

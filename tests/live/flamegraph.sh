@@ -26,3 +26,19 @@ err=$("$PERF_SQL" --flame-graph /nonexistent/x.svg "select folded_stack(stack) f
       -d 200ms 2>&1 >/dev/null); rc=$?
 eq "$rc" 1 "exit status for an unwritable flame graph"
 [[ "$err" == *"--flame-graph /nonexistent/x.svg: No such file or directory"* ]] || fail "message: $err"
+# --heatmap FILE: an SVG with a cell per non-empty (slot, bucket)
+"$PERF_SQL" --heatmap "$dir/h.svg" "select heatmap(end_time, latency, 100000000) from
+	pairs('sys_enter_clock_nanosleep', '_tid', 'sys_exit_clock_nanosleep', '_tid')
+	where key = workload_pid()" -- "$WL/sleeper" 20 30 > /dev/null || fail "heatmap run"
+python3 - "$dir/h.svg" <<'PY' || fail "heatmap svg"
+import sys, xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+titles = [t.text for t in ET.parse(sys.argv[1]).getroot().iter(ns + 'title')]
+total = sum(int(t.rsplit(': ', 1)[1]) for t in titles)
+assert total == 20, (total, titles)
+assert all('[16M, 2x)' in t for t in titles), titles   # 30 ms sleeps: the 2^24 ns bucket
+print("ok: heatmap svg holds the 20 sleeps, all in the 16M-32M ns bucket")
+PY
+err=$("$PERF_SQL" --heatmap "$dir/none.svg" "select 1" 2>&1); rc=$?
+eq "$rc" 1 "exit status when the result has no heatmap"
+[[ "$err" == *"the result has no heatmap() value"* ]] || fail "message: $err"
