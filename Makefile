@@ -11,11 +11,11 @@ BUILD   ?= build
 CC      ?= gcc
 LIBPERF := $(BUILD)/libperf
 SETUP   := $(BUILD)/.setup-done
-PKGS    := sqlite3 libtraceevent libelf liblz4
+PKGS    := sqlite3 libtraceevent libelf liblz4 liblzma
 
 # lazy (=): pkg-config runs when a recipe needs it, i.e. after `setup` installed the packages
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null || echo -I/usr/include/traceevent)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -ltraceevent -lelf -llz4)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -ltraceevent -lelf -llz4 -llzma)
 
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
@@ -29,7 +29,7 @@ LDFLAGS += -fsanitize=$(SANITIZE)
 BUILD   := $(BUILD)/san
 endif
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -MMD -MP $(CFLAGS) $(WFLAGS) -I. -I$(LIBPERF)/include $(PKG_CFLAGS)
-LIBS       = $(LIBPERF)/out/libperf.a $(LIBPERF)/out/libapi.a $(PKG_LIBS) -lreadline -lpthread -lm
+LIBS       = $(LIBPERF)/out/libperf.a $(LIBPERF)/out/libapi.a $(PKG_LIBS) -lreadline -lpthread -lm -lstdc++
 
 ifeq ($(V),1)
 Q :=

@@ -5,12 +5,15 @@
  *     a pointer, so the pool may grow while loading.
  * (2) Lookup is a binary search for the last start <= addr; a sized symbol must contain addr.
  * (3) kallsyms: text symbols (t/T/w/W); zero addresses (non-root view) load nothing.
- * (4) ELF: STT_FUNC (and STT_GNU_IFUNC) symbols with a value; .symtab wins over .dynsym.
+ * (4) ELF: STT_FUNC (and STT_GNU_IFUNC) symbols with a value; .symtab wins, then the
+ *     build-id debug file (/usr/lib/debug/.build-id), then MiniDebugInfo (.gnu_debugdata,
+ *     xz) with .dynsym, then .dynsym alone. C++ (and legacy Rust) names are demangled.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +119,8 @@ int kallsyms__load(struct symtab *t)
 	return ret;
 }
 
+static const char *demangled(const char *name, char **to_free);
+
 static int load_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct symtab *t)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -133,17 +138,153 @@ static int load_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct symtab *t)
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sym.st_value)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (name && *name)
-			ret = symtab__add(t, sym.st_value, sym.st_size, name);
+		if (name && *name) {
+			char *dm;
+
+			ret = symtab__add(t, sym.st_value, sym.st_size, demangled(name, &dm));
+			free(dm);
+		}
 	}
+	return ret;
+}
+
+/* C++ and Rust (legacy mangling is Itanium's) names, through libstdc++'s demangler */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+static const char *demangled(const char *name, char **to_free)
+{
+	int status = -1;
+
+	*to_free = NULL;
+	if (strncmp(name, "_Z", 2))
+		return name;
+	*to_free = __cxa_demangle(name, NULL, NULL, &status);
+	return status == 0 && *to_free ? *to_free : name;
+}
+
+struct elf_scns {
+	Elf_Scn *symtab, *dynsym, *debugdata, *buildid;
+};
+
+static void find_sections(Elf *elf, struct elf_scns *out)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	memset(out, 0, sizeof(*out));
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_SYMTAB)
+			out->symtab = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			out->dynsym = scn;
+		else if (name && !strcmp(name, ".gnu_debugdata"))
+			out->debugdata = scn;
+		else if (sh.sh_type == SHT_NOTE && name && !strcmp(name, ".note.gnu.build-id"))
+			out->buildid = scn;
+	}
+}
+
+static int load_scn(Elf *elf, Elf_Scn *scn, struct symtab *t)
+{
+	GElf_Shdr sh;
+
+	return scn && gelf_getshdr(scn, &sh) ? load_section(elf, scn, &sh, t) : 0;
+}
+
+/* /usr/lib/debug/.build-id/ab/cdef....debug of the file's GNU build-id, if installed */
+static int load_buildid_debug(Elf *elf, Elf_Scn *note, struct symtab *t)
+{
+	Elf_Data *data = elf_getdata(note, NULL);
+	size_t off = 0, name_off, desc_off;
+	char path[256];
+	GElf_Nhdr nh;
+	int n, fd, ret = -ENOENT;
+	Elf *dbg;
+	struct elf_scns s;
+
+	while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		const uint8_t *id = (const uint8_t *)data->d_buf + desc_off;
+
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_descsz < 2 || nh.n_descsz > 64)
+			continue;
+		n = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+		for (size_t i = 1; i < nh.n_descsz; i++)
+			n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", id[i]);
+		snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -ENOENT;
+		dbg = elf_begin(fd, ELF_C_READ, NULL);
+		if (dbg) {
+			find_sections(dbg, &s);
+			ret = s.symtab ? load_scn(dbg, s.symtab, t) : -ENOENT;
+			elf_end(dbg);
+		}
+		close(fd);
+		return ret;
+	}
+	return -ENOENT;
+}
+
+/* MiniDebugInfo: an xz-compressed ELF in .gnu_debugdata whose .symtab has the local functions */
+static int load_minidebuginfo(Elf *elf, Elf_Scn *scn, struct symtab *t)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	lzma_stream strm = LZMA_STREAM_INIT;
+	size_t cap = 1 << 20;
+	uint8_t *out = malloc(cap);
+	int ret = -EINVAL;
+	Elf *mini;
+	struct elf_scns s;
+
+	if (!data || !out || lzma_stream_decoder(&strm, 256 << 20, 0) != LZMA_OK)
+		goto out;
+	strm.next_in = data->d_buf;
+	strm.avail_in = data->d_size;
+	strm.next_out = out;
+	strm.avail_out = cap;
+	for (;;) {
+		lzma_ret r = lzma_code(&strm, LZMA_FINISH);
+
+		if (r == LZMA_STREAM_END)
+			break;
+		if (r != LZMA_OK || cap > (64u << 20))
+			goto out;
+		if (!strm.avail_out) {
+			uint8_t *n = realloc(out, cap * 2);
+
+			if (!n)
+				goto out;
+			out = n;
+			strm.next_out = out + cap;
+			strm.avail_out = cap;
+			cap *= 2;
+		}
+	}
+	mini = elf_memory((char *)out, strm.total_out);
+	if (mini) {
+		find_sections(mini, &s);
+		ret = s.symtab ? load_scn(mini, s.symtab, t) : -ENOENT;
+		elf_end(mini);
+	}
+out:
+	lzma_end(&strm);
+	free(out);
 	return ret;
 }
 
 int elf_syms__load(const char *path, struct symtab *t, int64_t *load_bias_out)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -EINVAL;
-	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
-	GElf_Shdr sh;
+	struct elf_scns s;
 	size_t nph;
 	Elf *elf;
 
@@ -163,16 +304,17 @@ int elf_syms__load(const char *path, struct symtab *t, int64_t *load_bias_out)
 				break;
 			}
 		}
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh)) {
-			if (sh.sh_type == SHT_SYMTAB)
-				symtab = scn;
-			else if (sh.sh_type == SHT_DYNSYM)
-				dynsym = scn;
-		}
-	ret = 0;
-	if ((symtab || dynsym) && gelf_getshdr(symtab ? symtab : dynsym, &sh))
-		ret = load_section(elf, symtab ? symtab : dynsym, &sh, t);
+	find_sections(elf, &s);
+	/* the best table there is: .symtab; else build-id debug info, else MiniDebugInfo (with
+	 * .dynsym: it holds only what .dynsym lacks), else .dynsym alone */
+	if (s.symtab)
+		ret = load_scn(elf, s.symtab, t);
+	else if (s.buildid && load_buildid_debug(elf, s.buildid, t) == 0)
+		ret = 0;
+	else if (s.debugdata && load_minidebuginfo(elf, s.debugdata, t) == 0)
+		ret = load_scn(elf, s.dynsym, t);
+	else
+		ret = load_scn(elf, s.dynsym, t);
 	symtab__finish(t);
 out:
 	if (elf)
