@@ -98,10 +98,47 @@ static int add_tid(struct session *s, pid_t tid)
 }
 
 /* -p PIDS (every thread of each) and -t TIDS -> s->tids; each must exist now */
+/*
+ * --cgroup: the threads in the cgroup now (cgroup v2 cgroup.threads, or v1 perf_event tasks),
+ * followed with inherit like -t: threads that join the cgroup later are not seen.
+ */
+static int read_cgroup(struct session *s, struct err *e)
+{
+	const char *name = s->opts.cgroup;
+	const char *const fmts[] = { "%s/cgroup.threads", "/sys/fs/cgroup/%s/cgroup.threads",
+				     "/sys/fs/cgroup/unified/%s/cgroup.threads",
+				     "/sys/fs/cgroup/perf_event/%s/tasks", "%s/tasks" };
+	char path[600];
+	FILE *f = NULL;
+	int tid;
+
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]) && !f; i++) {
+		if ((i == 0 || i == 4) && name[0] != '/')
+			continue;
+		snprintf(path, sizeof(path), fmts[i], name);
+		f = fopen(path, "re");
+	}
+	if (!f) {
+		err_set(e, -ENOENT, "--cgroup %s: no such cgroup", name);
+		return err_hint(e, "give a path under /sys/fs/cgroup or a name relative to it");
+	}
+	while (fscanf(f, "%d", &tid) == 1)
+		if (tid > 0 && add_tid(s, tid)) {
+			fclose(f);
+			return err_set(e, -ENOMEM, "out of memory");
+		}
+	fclose(f);
+	if (!s->nr_tids)
+		return err_set(e, -ESRCH, "--cgroup %s: the cgroup has no task", name);
+	return 0;
+}
+
 static int read_targets(struct session *s, struct err *e)
 {
 	const char *lists[2] = { s->opts.pid_list, s->opts.tid_list };
 
+	if (s->opts.cgroup)
+		return read_cgroup(s, e);
 	for (int k = 0; k < 2; k++) {
 		const char *p = lists[k];
 		char *end, path[64];

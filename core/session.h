@@ -29,6 +29,7 @@ struct session_opts {
 	const char *cpu_list;    /* -C: "0,2-3" (NULL: every online CPU) */
 	const char *pid_list;    /* -p: processes (all their threads) */
 	const char *tid_list;    /* -t: threads */
+	const char *cgroup;      /* --cgroup NAME|PATH: the threads in it now, and their children */
 	long interval_ms;        /* -i: 0 = one window */
 	long duration_ms;        /* -d: 0 = until Ctrl-C / workload end */
 	int verbose;

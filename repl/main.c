@@ -54,6 +54,7 @@ static const char usage_text[] =
 "                         scheduler events are taken on every CPU and filtered on the task\n"
 "                         fields (pid, prev_pid, next_pid), so wakeups are not missed\n"
 "  -t, --tid TIDS         only these threads\n"
+"      --cgroup NAME|PATH the tasks in this cgroup (v2, or v1 perf_event) and their children\n"
 "  -m, --mmap-pages N     ring buffer pages per CPU, a power of two (default 64)\n"
 "      --max-memory SIZE  cap on one window's event data (default 256M)\n"
 "      --schema TABLE     print TABLE's columns and types, then exit\n"
@@ -135,6 +136,7 @@ static void parse_args(struct cli *c, int argc, char **argv)
 		{ "flame-graph", required_argument, NULL, 'G' + 256 },
 		{ "replay", required_argument, NULL, 'r' },
 		{ "heatmap", required_argument, NULL, 'H' + 256 },
+		{ "cgroup", required_argument, NULL, 'g' + 256 },
 		{ 0 },
 	};
 	int nargs = argc, opt, mode;
@@ -200,6 +202,7 @@ static void parse_args(struct cli *c, int argc, char **argv)
 		case 'G' + 256: c->q.flame_graph = optarg; break;
 		case 'r': c->q.replay_path = optarg; break;
 		case 'H' + 256: c->q.heatmap_svg = optarg; break;
+		case 'g' + 256: c->q.so.cgroup = optarg; break;
 		case 'E' + 256: c->q.explain = true; break;
 		case 'N' + 256: c->q.no_pushdown = true; break;
 		case 'R' + 256: c->repl = true; break;
@@ -227,8 +230,10 @@ static void parse_args(struct cli *c, int argc, char **argv)
 	if (!c->q.sql && !c->q.schema && c->workload)
 		usage_error("no SQL given");
 	c->repl = !c->q.sql && !c->q.schema;
-	if (c->workload && (c->q.so.pid_list || c->q.so.tid_list))
-		usage_error("-p/-t and -- CMD cannot be combined: pick one target");
+	if (c->workload && (c->q.so.pid_list || c->q.so.tid_list || c->q.so.cgroup))
+		usage_error("-p/-t/--cgroup and -- CMD cannot be combined: pick one target");
+	if (c->q.so.cgroup && (c->q.so.pid_list || c->q.so.tid_list))
+		usage_error("--cgroup and -p/-t cannot be combined: pick one target");
 	c->q.so.workload = c->workload;
 }
 
