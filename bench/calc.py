@@ -4,6 +4,8 @@ bench/calc.py - the arithmetic and the parsing for bench/run.sh, so the shell on
 
   calc.py parse KIND FILE...   print the numbers of one tool's output on one line
   calc.py report RESULTS       print the ratio table from the "key value..." lines run.sh wrote
+  calc.py stamp                copy stdin to stdout, each line prefixed with its arrival time
+                               (CLOCK_MONOTONIC s) and a tab
 
 parse KINDs (each prints space-separated fields; a missing number prints as "-"):
   workload FILE...  getppid_loop outputs "calls=N ns=T": "calls ns_per_call" (calls summed,
@@ -18,13 +20,20 @@ parse KINDs (each prints space-separated fields; a missing number prints as "-")
                     "received lost" (received = read events + entries still in the buffer;
                     lost = overrun + dropped events)
   reader FILE...    ftrace_reader outputs "cpu=S bytes=N": "cpu_seconds" summed
+  stamps FILE       `perf-sql --csv ... | calc.py stamp` of statements whose first column is
+                    named q_NAME: one line per statement after the first, "NAME SECONDS V1 V2"
+                    (SECONDS = end of its output - end of the previous statement's: perf-sql
+                    flushes after each statement, so that is the statement's run time; V1 V2 the
+                    first two values of its first row, "-" if none)
 
 RESULTS lines are "KEY VALUE" (repeated keys are repetitions: the report takes the median) or
 "skip.TOOL.SECTION REASON..." / "note TEXT...". Every ratio is perf-sql / peer.
 """
+import csv
 import re
 import statistics
 import sys
+import time
 
 
 
@@ -138,6 +147,29 @@ def parse_reader(files):
     out(cpu)
 
 
+def stamp():
+    for line in sys.stdin.buffer:
+        t = time.monotonic()
+        sys.stdout.write("%.6f\t%s\n" % (t, line.decode(errors="replace").rstrip("\r\n")))
+        sys.stdout.flush()
+
+
+def parse_stamps(f):
+    blocks = []   # [name, time of its last line, its first row]
+    for l in open(f, errors="replace"):
+        t, _, text = l.rstrip("\n").partition("\t")
+        if text.startswith("q_"):
+            blocks.append([text.split(",")[0][2:], float(t), None])
+        elif blocks:
+            blocks[-1][1] = float(t)
+            if blocks[-1][2] is None:
+                blocks[-1][2] = next(csv.reader([text]), [])
+    for prev, b in zip(blocks, blocks[1:]):
+        row = [num(v) for v in (b[2] or [])[:2]] + [None, None]
+        sys.stdout.write(b[0] + " ")
+        out(b[1] - prev[1], row[0], row[1])
+
+
 # ---------------------------------------------------------------------------- report
 
 PEERS = ["perf-record", "perf-stat", "trace-cmd", "ftrace"]
@@ -158,6 +190,10 @@ class Results:
     def med(self, *parts):
         v = self.vals.get(".".join(parts))
         return statistics.median(v) if v else None
+
+    def min(self, *parts):
+        v = self.vals.get(".".join(parts))
+        return min(v) if v else None
 
     def count(self, *parts):
         return len(self.vals.get(".".join(parts), []))
@@ -221,6 +257,8 @@ def report_slowdown(R, sec, label):
     mine = factor(R.med(sec, "perf-sql", "nspc"))
     for t in PEERS:
         sk = R.skip(t, sec)
+        if not sk and not R.count(sec, t, "nspc"):
+            continue   # not a peer in this section
         if not sk and mine is None:
             sk = "perf-sql run failed (see anomalies)"
         row("slowdown " + label, val(mine, fmt, "x"), t, val(factor(R.med(sec, t, "nspc")), fmt, "x"),
@@ -288,14 +326,14 @@ def report_window(R):
     if n is None:
         print("1M-event window: [no data: perf-sql failed, see anomalies]")
         return
-    print("1M-event window: perf-sql received %s, lost %s; wall count(*) %s, GROUP BY %s; "
+    print("1M-event window: perf-sql received %s, lost %s; wall count(_cpu) %s, GROUP BY %s; "
           "perf record received %s, lost %s"
           % (fmt_count(n), fmt_count(lost), fmt(wc, " s"), fmt(wg, " s"),
              fmt_count(R.med("win", "perf-record", "recv")),
              fmt_count(R.med("win", "perf-record", "lost"))))
     mg, mc = mb(R.med("win", "group", "rss")), mb(R.med("win", "count", "rss"))
     for t in ("perf-record", "perf-report", "perf-script"):
-        row("peak RSS 1M-event window", ("%s (count(*) %s)" % (fmt(mg, " MB"), fmt(mc, " MB")), mg),
+        row("peak RSS 1M-event window", ("%s (count(_cpu) %s)" % (fmt(mg, " MB"), fmt(mc, " MB")), mg),
             t, val(mb(R.med("win", t, "rss")), fmt, " MB"), "lower", sk)
     q = wg - wc if wc is not None and wg is not None else None
     if q is not None and q <= 0:
@@ -314,6 +352,134 @@ def report_window(R):
     both = rw + rep if rw is not None and rep is not None else None
     row("GROUP BY comm 1M events, record+answer wall", val(wg, fmt, " s"), "perf record+report",
         val(both, fmt, " s"), "lower", sk)
+
+
+def factor_of(R, sec, tool, base):
+    v = R.med(sec, tool, "nspc")
+    return v / base if v is not None and base else None
+
+
+def report_count(R):
+    base = R.med("count", "base", "nspc")
+    if base is None:
+        print("slowdown getppid 1cpu counting: [no data: %s]" % (R.skip("base", "count") or "baseline failed"))
+        return
+    mine, peer = factor_of(R, "count", "perf-sql-count", base), factor_of(R, "count", "perf-stat", base)
+    print("baseline getppid 1cpu counting: %s ns/call untraced" % fmt(base))
+    row("slowdown getppid 1cpu, count(*) counting mode (target <= 1.1x perf stat's)",
+        val(mine, fmt, "x"), "perf-stat", val(peer, fmt, "x"), "lower", R.skip("perf-stat", "count"))
+    n, recv = R.med("count", "perf-sql-count", "recv"), R.med("count", "perf-stat", "recv")
+    print("events counted getppid 1cpu: perf-sql %s  perf-stat %s (each counts its own run)"
+          % (fmt_count(n), fmt_count(recv)))
+
+
+def report_pushdown(R):
+    base = R.med("pushdown", "base", "nspc")
+    if base is None:
+        print("pushdown: [no data: %s]" % (R.skip("base", "pushdown") or "baseline failed"))
+        return
+    on, off = (factor_of(R, "pushdown", t, base) for t in ("perf-sql-pd", "perf-sql-nopd"))
+    print("baseline writes (WHERE count = %d matches %d): %s ns/write untraced"
+          % (int(R.med("pushdown", "size") or 0), int(R.med("pushdown", "n") or 0), fmt(base)))
+    row("slowdown writes, kernel filter on vs off", val(on, fmt, "x"), "perf-sql --no-pushdown",
+        val(off, fmt, "x"), "lower")
+    con, coff = (R.med("pushdown", t, "cpu") for t in ("perf-sql-pd", "perf-sql-nopd"))
+
+    def cpu(v):
+        # /usr/bin/time counts in 10 ms steps: 0 means under 10 ms (ratio taken at 5 ms)
+        return ("<0.01 s", 0.005) if v == 0 else val(v, fmt, " s")
+    row("perf-sql CPU (user+sys) writes, kernel filter on vs off", cpu(con),
+        "perf-sql --no-pushdown", cpu(coff), "lower")
+    print("events to user space: pushdown %s (lost %s), --no-pushdown %s (lost %s)"
+          % tuple(fmt_count(R.med("pushdown", t, k)) for t in ("perf-sql-pd", "perf-sql-nopd")
+                  for k in ("recv", "lost")))
+    sk = R.skip("perf-record-filter", "pushdown")
+    row("slowdown writes, kernel filter", val(on, fmt, "x"), "perf-record --filter",
+        val(factor_of(R, "pushdown", "perf-record-filter", base), fmt, "x"), "lower", sk)
+    row("tracer CPU (user+sys) writes, kernel filter", cpu(con), "perf-record --filter",
+        cpu(R.med("pushdown", "perf-record-filter", "cpu")), "lower", sk)
+
+
+def report_sym(R):
+    text, base = R.min("sym", "text", "secs"), R.min("sym", "base", "secs")
+    frames, copies = R.med("sym", "text", "frames"), int(R.med("sym", "copies") or 0)
+    rows = R.med("sym", "text", "rows")
+    if text is None or base is None or not frames:
+        print("symbol resolution: [no data: perf-sql failed, see anomalies]")
+        return
+    dt = text - base
+    mine = frames / dt if dt > 0 else None
+    print("symbol resolution: perf-sql %s stacks (%s samples x %d), %s frames: statement %s with "
+          "stack_text, %s without (fastest of %d); %s per 1M frames (target < 0.5 s)"
+          % (fmt_count(rows), fmt_count(rows / copies if copies and rows else None), copies,
+             fmt_count(frames), fmt(text, " s"), fmt(base, " s"), R.count("sym", "text", "secs"),
+             fmt(dt * 1e6 / frames if dt > 0 else None, " s")))
+    lo, hi = R.med("sym", "perf", "frames999"), R.med("sym", "perf", "frames9999")
+    sk = R.skip("perf-record", "sym")
+
+    def rate(v):
+        return ("%s/s" % fmt(v / 1e6 if v else None, "M"), v)
+    for t in ("perf-script", "perf-report"):
+        wl, wh = R.med("sym", t, "wall999"), R.med("sym", t, "wall9999")
+        whole = lo / wl if lo and wl else None
+        marg = (hi - lo) / (wh - wl) if lo and hi and wl and wh and wh > wl else None
+        name = "perf script" if t == "perf-script" else "perf report -g none --sort sym"
+        row("frames/s symbolized, warm", rate(mine),
+            name + " whole run (-F 999 file: %s frames in %s)" % (fmt_count(lo), fmt(wl, " s")),
+            rate(whole), "higher", sk)
+        row("frames/s symbolized, warm", rate(mine),
+            name + " marginal ((-F 9999 file - -F 999 file) / time difference, %s frames)"
+            % fmt_count(hi - lo if hi and lo else None), rate(marg), "higher", sk)
+
+
+def report_burn(R):
+    base, cbase = R.med("burn", "base", "sink"), R.med("burn", "base", "cpurate")
+    secs, unit = R.med("burn", "secs"), R.med("burn", "unit")
+    if base is None:
+        print("sampling overhead: [no data: %s]" % (R.skip("base", "burn") or "baseline failed"))
+        return
+    per_round = unit * (2 * unit - 1) + unit * (unit - 1) / 2 if unit else None
+    rate = "%s rounds/s" % fmt(base / per_round / secs) if per_round and secs else "-"
+    crate = ("%s rounds per CPU s" % fmt(cbase * 1e9 / per_round)) if per_round and cbase else "-"
+    print("baseline burn %d on CPU 0, untraced: %s of wall time, %s (work read from its `sink` at "
+          "exit, %d runs)" % (secs or 0, rate, crate, R.count("burn", "base", "sink")))
+
+    def slow(key, b):
+        def f(t):
+            v = R.med("burn", t, key)
+            return b / v if v and b else None
+        return f
+
+    def cell(f):
+        return ("%.3fx (%+.2f%%)" % (f, 100 * (f - 1)), f) if f is not None else ("n/a", None)
+    sk = R.skip("perf-record", "burn")
+    for key, b, what in (("sink", base, "work per wall s"), ("cpurate", cbase, "work per CPU s")):
+        s = slow(key, b)
+        row("slowdown burn, 999 Hz stacks, %s (target <= 2%%)" % what, cell(s("perf-sql")),
+            "perf-record -F 999 -g", cell(s("perf-record")), "lower", sk)
+
+
+def report_agg(R):
+    k, rows = R.med("agg", "copies"), R.med("agg", "rows")
+    base = R.min("agg", "count", "secs")
+    if base is None or not k or not rows:
+        print("aggregates: [no data: perf-sql failed, see anomalies]")
+        return
+    n = k * rows
+    print("aggregates over one %s-row window of sys_enter_write (writes 1000000 8), each statement "
+          "%d copies of the aggregate, timed per statement, fastest of %d: count(count) %s "
+          "(%.1f ns/row per copy); cost = (statement - count statement) / (%d x rows)"
+          % (fmt_count(rows), k, R.count("agg", "count", "secs"), fmt(base, " s"),
+             base * 1e9 / n, k))
+
+    def per_row(f):
+        w = R.min("agg", f, "secs")
+        return (w - base) * 1e9 / n if w is not None else None
+    ref = per_row("sum")
+    for f in ("log2_hist", "p99", "stats", "heatmap"):
+        arg = "_time, count" if f == "heatmap" else "count"
+        row("aggregate %s(%s) cost" % (f, arg), val(per_row(f), fmt, " ns/row"),
+            "SQLite sum(count)", val(ref, fmt, " ns/row"), "lower")
 
 
 def report(path):
@@ -335,6 +501,16 @@ def report(path):
         report_startup(R)
     if any(k.startswith("win.") for k in R.vals):
         report_window(R)
+    if R.count("count", "base", "nspc"):
+        report_count(R)
+    if R.count("sym", "text", "secs") or R.count("sym", "base", "secs"):
+        report_sym(R)
+    if R.count("burn", "base", "sink"):
+        report_burn(R)
+    if R.count("pushdown", "base", "nspc"):
+        report_pushdown(R)
+    if R.count("agg", "count", "secs"):
+        report_agg(R)
     for why in sorted(set(R.skips.values())):
         if ";" in why:
             print("note: " + why)
@@ -343,6 +519,8 @@ def report(path):
 
 
 def main(argv):
+    if len(argv) == 2 and argv[1] == "stamp":
+        return stamp()
     if len(argv) >= 3 and argv[1] == "report":
         return report(argv[2])
     if len(argv) >= 4 and argv[1] == "parse":
@@ -354,7 +532,8 @@ def main(argv):
              "perf-stat": lambda: parse_perf_stat(files[0]),
              "time": lambda: parse_time(files[0]),
              "ftrace": lambda: parse_ftrace(files),
-             "reader": lambda: parse_reader(files)}[kind]()
+             "reader": lambda: parse_reader(files),
+             "stamps": lambda: parse_stamps(files[0])}[kind]()
         except (OSError, KeyError) as e:
             print("-")
             print("calc.py: %s" % e, file=sys.stderr)

@@ -4,10 +4,10 @@
  * HOW IT WORKS
  * (1) Planning: the SQL layer asks for a source per table it names and says which columns it
  *     reads; nothing is opened until session__start().
- * (2) Opening: one tracepoint event per online CPU (pid -1), or per workload task with inherit
- *     and enable_on_exec; sample_type IDENTIFIER|TID|TIME|CPU|PERIOD (+RAW only when a field is
- *     read); read_format ID|LOST. All events of a CPU share one ring (libperf SET_OUTPUT),
- *     so records arrive in time order per CPU and are told apart by their identifier.
+ * (2) Opening: one event per online CPU (pid -1), or per workload task with inherit and
+ *     enable_on_exec; sample_type IDENTIFIER|TID|TIME|CPU|PERIOD (+RAW only when a field is
+ *     read); read_format ID|LOST. Each table has its own ring per CPU, so records arrive in
+ *     time order per CPU and a busy table cannot crowd another out.
  * (3) A dummy sideband event (comm, task records) runs only when a query reads _comm.
  * (4) Collecting: poll wakes on the ring watermark (a quarter of the ring), never per event;
  *     each record is copied into its table's window store. At the end of a window the
@@ -340,6 +340,11 @@ void session__extra_add(struct session *s, int idx, uint64_t received, uint64_t 
 	s->extra[idx].lost += lost;
 }
 
+bool source__counts(const struct source *src)
+{
+	return src->counter || (!src->need_rows && !src->task_fields[0]);
+}
+
 void source__plan_more(struct source *src, bool stack, bool addr, bool regs)
 {
 	src->need_stack |= stack;
@@ -431,6 +436,10 @@ uint64_t source__sample_type(const struct source *src)
 		st |= src->need_raw ? PERF_SAMPLE_RAW : 0;
 	else
 		st |= PERF_SAMPLE_IP | (src->need_addr ? PERF_SAMPLE_ADDR : 0);
+	/* software events with PERF_SAMPLE_PERIOD and a fixed period sample every event (the
+	 * kernel's perf_swevent_event): leave it out, _period is then the period asked */
+	if (src->period_used > 1 && (src->ev->kind == EV_SOFTWARE || src->ev->kind == EV_BREAKPOINT))
+		st &= ~(uint64_t)PERF_SAMPLE_PERIOD;
 	if (src->ev->kind == EV_UPROBE && src->need_regs)
 		st |= PERF_SAMPLE_REGS_USER;
 	return src->need_stack ? st | PERF_SAMPLE_CALLCHAIN : st;
@@ -474,7 +483,7 @@ static struct perf_evsel *new_source_evsel(struct session *s, struct source *src
 		a.bp_addr = src->ev->pmu_config1;
 		a.bp_len = src->ev->bp_len;
 	}
-	src->counting = src->counter || (!src->need_rows && !src->task_fields[0]);
+	src->counting = source__counts(src);
 	set_rate(s, src, &a);
 	a.sample_type = source__sample_type(src);
 	a.sample_regs_user = src->need_regs ? UPROBE_REGS_MASK : 0;
@@ -820,6 +829,8 @@ static void handle_sample(struct session *s, const union perf_event *ev)
 	if (sample__parse(body, len, m->src->sample_type,
 			  m->src->need_regs ? UPROBE_REGS_MASK : 0, &smp))
 		return;
+	if (!(m->src->sample_type & PERF_SAMPLE_PERIOD))
+		smp.period = m->src->period_used;
 	idx = stream_of(s, smp.cpu);
 	if (m->src->tree_filter && !in_tree(s, m->src, &smp)) {
 		m->src->filtered[idx]++;

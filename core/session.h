@@ -148,6 +148,8 @@ struct source *session__source(struct session *s, struct tp_event *ev, struct er
 struct source *session__counter(struct session *s, struct tp_event *ev, struct err *e);
 /* Plan: what columns a scan of src reads. Called from xBestIndex; only adds needs. */
 void source__plan(struct source *src, bool raw, bool comm, bool rows);
+/* Whether src will be (or is) opened as a counter: no scan reads a column of it. */
+bool source__counts(const struct source *src);
 /* What else a scan reads: call chains, sample addresses, user registers. */
 void source__plan_more(struct source *src, bool stack, bool addr, bool regs);
 /* A sampling rate the query asked for; -EINVAL if another scan asked another one. */

@@ -24,8 +24,11 @@
  *     string or blob of 64 MiB, 1 MiB of SQL, 500 columns, expressions 200 deep, ...
  * (6) A progress handler checks the clock every PROGRESS_OPS virtual machine instructions:
  *     past the deadline set by lockdown__arm() the statement stops with SQLITE_INTERRUPT,
- *     lockdown__expired() turns true, and lockdown__message() gives the error to print. The
+ *     lockdown__expired() turns true, and lockdown__error() gives the message to print. The
  *     caller reports it and goes on with the next window, which re-arms.
+ * (7) SQLite's refusal is the bare "not authorized"; the authorizer remembers what it refused
+ *     and why, and lockdown__error() turns the bare message into "not authorized: CREATE
+ *     TABLE main.t; the SQL may write only its own TEMP objects ...".
  */
 #include <stdio.h>
 #include <string.h>
@@ -33,6 +36,7 @@
 #include "repl/lockdown.h"
 
 #define PROGRESS_OPS 1000
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct {
 	int id;
@@ -92,7 +96,7 @@ static int on_progress(void *ctx)
 
 static bool pragma_ok(const char *name, const char *value)
 {
-	for (size_t i = 0; i < sizeof(read_pragmas) / sizeof(read_pragmas[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(read_pragmas); i++)
 		if (!sqlite3_stricmp(name, read_pragmas[i].name))
 			return !value || read_pragmas[i].takes_name;
 	return false;
@@ -108,32 +112,87 @@ static bool write_ok(const struct lockdown *l, const char *db)
 	return l->opts.allow_attach && sqlite3_stricmp(db, "main");
 }
 
+static const char *const action_names[] = {
+	[SQLITE_CREATE_INDEX] = "CREATE INDEX",   [SQLITE_CREATE_TABLE] = "CREATE TABLE",
+	[SQLITE_CREATE_TRIGGER] = "CREATE TRIGGER", [SQLITE_CREATE_VIEW] = "CREATE VIEW",
+	[SQLITE_DELETE] = "DELETE FROM",          [SQLITE_DROP_INDEX] = "DROP INDEX",
+	[SQLITE_DROP_TABLE] = "DROP TABLE",       [SQLITE_DROP_TRIGGER] = "DROP TRIGGER",
+	[SQLITE_DROP_VIEW] = "DROP VIEW",         [SQLITE_INSERT] = "INSERT INTO",
+	[SQLITE_PRAGMA] = "PRAGMA",               [SQLITE_UPDATE] = "UPDATE",
+	[SQLITE_ATTACH] = "ATTACH",               [SQLITE_ALTER_TABLE] = "ALTER TABLE",
+	[SQLITE_REINDEX] = "REINDEX",             [SQLITE_ANALYZE] = "ANALYZE",
+	[SQLITE_CREATE_VTABLE] = "CREATE VIRTUAL TABLE",
+	[SQLITE_DROP_VTABLE] = "DROP VIRTUAL TABLE",
+	[SQLITE_FUNCTION] = "function",
+};
+
+/* remembers why, for lockdown__error(); returns SQLITE_DENY */
+static int deny(struct lockdown *l, int action, const char *a1, const char *a2, const char *db)
+{
+	const char *what = "this statement";
+
+	if (action >= 0 && action < (int)ARRAY_SIZE(action_names) && action_names[action])
+		what = action_names[action];
+
+	switch (action) {
+	case SQLITE_ATTACH:
+		snprintf(l->why, sizeof(l->why), "ATTACH '%s'; database files are attached "
+			 "only with --allow-attach (docs/security.md)", a1 ? a1 : "");
+		break;
+	case SQLITE_PRAGMA:
+		snprintf(l->why, sizeof(l->why), "PRAGMA %s%s%s; only pragmas that read may "
+			 "run (table_info, table_xinfo, function_list, ...; docs/security.md)",
+			 a1 ? a1 : "", a2 ? " = " : "", a2 ? a2 : "");
+		break;
+	case SQLITE_FUNCTION:
+		snprintf(l->why, sizeof(l->why), "%s(); extensions cannot be loaded "
+			 "(docs/security.md)", a2 ? a2 : "");
+		break;
+	case SQLITE_INSERT: case SQLITE_UPDATE: case SQLITE_DELETE: case SQLITE_CREATE_TABLE:
+	case SQLITE_CREATE_VIEW: case SQLITE_CREATE_INDEX: case SQLITE_CREATE_TRIGGER:
+	case SQLITE_DROP_TABLE: case SQLITE_DROP_VIEW: case SQLITE_DROP_INDEX:
+	case SQLITE_DROP_TRIGGER: case SQLITE_REINDEX: case SQLITE_ALTER_TABLE:
+		snprintf(l->why, sizeof(l->why), "%s %s.%s; the SQL may write only its own TEMP "
+			 "objects (CREATE TEMP TABLE IF NOT EXISTS ..., docs/security.md)", what,
+			 action == SQLITE_ALTER_TABLE ? (a1 ? a1 : "main") : (db ? db : "main"),
+			 action == SQLITE_ALTER_TABLE ? (a2 ? a2 : "") : (a1 ? a1 : ""));
+		break;
+	default:
+		snprintf(l->why, sizeof(l->why), "%s%s%s; the SQL may only read events and "
+			 "write its own TEMP objects (docs/security.md)", what, a1 ? " " : "",
+			 a1 ? a1 : "");
+	}
+	return SQLITE_DENY;
+}
+
 static int authorize(void *ctx, int action, const char *a1, const char *a2, const char *db,
 		     const char *trigger)
 {
-	const struct lockdown *l = ctx;
+	struct lockdown *l = ctx;
 
 	switch (action) {
-	case SQLITE_UPDATE:
-		/* SQLite's own nested UPDATE of the schema table when an eponymous virtual table
-		 * (pragma_table_xinfo, every event table) is first used; a user's UPDATE of it is
-		 * refused by SQLite itself (no writable_schema: see (2)) */
+	case SQLITE_INSERT: case SQLITE_UPDATE: case SQLITE_DELETE:
+		/* The schema table: SQLite's own nested UPDATE when an eponymous virtual table
+		 * (pragma_table_xinfo, every event table) is first used, and the INSERT/DELETE a
+		 * CREATE/DROP does before its own check (CREATE TABLE, ... below), which is the
+		 * one that refuses, with a better message. A user's write to it is refused by
+		 * SQLite itself (no writable_schema: see (2)). */
 		if (a1 && !trigger && (!sqlite3_stricmp(a1, "sqlite_master") ||
 				       !sqlite3_stricmp(a1, "sqlite_schema")))
 			return SQLITE_OK;
-		return write_ok(l, db) ? SQLITE_OK : SQLITE_DENY;
+		return write_ok(l, db) ? SQLITE_OK : deny(l, action, a1, a2, db);
 	case SQLITE_SELECT: case SQLITE_READ: case SQLITE_RECURSIVE:
 	case SQLITE_TRANSACTION: case SQLITE_SAVEPOINT: case SQLITE_DETACH:
 		return SQLITE_OK;
 	case SQLITE_FUNCTION:
-		for (size_t i = 0; i < sizeof(refused_functions) / sizeof(refused_functions[0]); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(refused_functions); i++)
 			if (a2 && !sqlite3_stricmp(a2, refused_functions[i]))
-				return SQLITE_DENY;
+				return deny(l, action, a1, a2, db);
 		return SQLITE_OK;
 	case SQLITE_PRAGMA:
-		return pragma_ok(a1, a2) ? SQLITE_OK : SQLITE_DENY;
+		return pragma_ok(a1, a2) ? SQLITE_OK : deny(l, action, a1, a2, db);
 	case SQLITE_ATTACH:
-		return l->opts.allow_attach ? SQLITE_OK : SQLITE_DENY;
+		return l->opts.allow_attach ? SQLITE_OK : deny(l, action, a1, a2, db);
 	case SQLITE_CREATE_TEMP_TABLE: case SQLITE_CREATE_TEMP_VIEW: case SQLITE_CREATE_TEMP_INDEX:
 	case SQLITE_CREATE_TEMP_TRIGGER: case SQLITE_DROP_TEMP_TABLE: case SQLITE_DROP_TEMP_VIEW:
 	case SQLITE_DROP_TEMP_INDEX: case SQLITE_DROP_TEMP_TRIGGER:
@@ -141,12 +200,12 @@ static int authorize(void *ctx, int action, const char *a1, const char *a2, cons
 	case SQLITE_CREATE_TABLE: case SQLITE_CREATE_VIEW: case SQLITE_CREATE_INDEX:
 	case SQLITE_CREATE_TRIGGER: case SQLITE_DROP_TABLE: case SQLITE_DROP_VIEW:
 	case SQLITE_DROP_INDEX: case SQLITE_DROP_TRIGGER:
-	case SQLITE_INSERT: case SQLITE_DELETE: case SQLITE_REINDEX:
-		return write_ok(l, db) ? SQLITE_OK : SQLITE_DENY;
+	case SQLITE_REINDEX:
+		return write_ok(l, db) ? SQLITE_OK : deny(l, action, a1, a2, db);
 	case SQLITE_ALTER_TABLE:
-		return write_ok(l, a1) ? SQLITE_OK : SQLITE_DENY;
-	default:   /* virtual tables, ANALYZE, REINDEX, and codes newer than this file */
-		return SQLITE_DENY;
+		return write_ok(l, a1) ? SQLITE_OK : deny(l, action, a1, a2, db);
+	default:   /* virtual tables, ANALYZE, and codes newer than this file */
+		return deny(l, action, a1, a2, db);
 	}
 }
 
@@ -175,14 +234,15 @@ int lockdown__apply(sqlite3 *db, struct lockdown *l, char **err_out)
 		*err_out = NULL;
 	l->deadline_ns = 0;
 	l->expired = false;
-	for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
+	l->why[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(configs); i++) {
 		int now = -1;
 
 		rc = sqlite3_db_config(db, configs[i].op, configs[i].on, &now);
 		if (rc != SQLITE_OK || now != configs[i].on)
 			return fail(db, rc, configs[i].what, err_out);
 	}
-	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(limits); i++)
 		sqlite3_limit(db, limits[i].id, limits[i].value);
 	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, l->opts.allow_attach ? 4 : 0);
 	rc = sqlite3_set_authorizer(db, authorize, l);
@@ -206,17 +266,25 @@ bool lockdown__expired(const struct lockdown *l)
 	return l->expired;
 }
 
-const char *lockdown__message(struct lockdown *l)
+const char *lockdown__error(struct lockdown *l, const char *sqlite_msg)
 {
 	long ms = timeout_ms(l);
 	char d[32];
 
-	if (ms % 1000)
-		snprintf(d, sizeof(d), "%ldms", ms);
-	else
-		snprintf(d, sizeof(d), "%lds", ms / 1000);
-	snprintf(l->msg, sizeof(l->msg), "query took longer than --query-timeout %s; stopped for "
-		 "this window (it runs again the next one); raise --query-timeout or bound the "
-		 "query (a recursive CTE needs a LIMIT or a WHERE that ends it)", d);
-	return l->msg;
+	if (l->expired) {
+		if (ms % 1000)
+			snprintf(d, sizeof(d), "%ldms", ms);
+		else
+			snprintf(d, sizeof(d), "%lds", ms / 1000);
+		snprintf(l->msg, sizeof(l->msg), "query took longer than --query-timeout %s; "
+			 "stopped for this window (it runs again the next one); raise "
+			 "--query-timeout or bound the query (a recursive CTE needs a LIMIT or a "
+			 "WHERE that ends it)", d);
+		return l->msg;
+	}
+	if (sqlite_msg && !strncmp(sqlite_msg, "not authorized", 14) && l->why[0]) {
+		snprintf(l->msg, sizeof(l->msg), "not authorized: %s", l->why);
+		return l->msg;
+	}
+	return sqlite_msg;
 }

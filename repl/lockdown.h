@@ -5,7 +5,8 @@
  *   struct lockdown lock = { .opts = { .timeout_ms = 0, .allow_attach = false } };
  *   lockdown__apply(db, &lock, &msg);       once, after the modules and functions are registered
  *   lockdown__arm(&lock);                   before each window's statements (and the dry run)
- *   if (rc == SQLITE_INTERRUPT && lockdown__expired(&lock)) say("%s", lockdown__message(&lock));
+ *   say("%s", lockdown__error(&lock, sqlite3_errmsg(db)));   on any statement error
+ *   lockdown__expired(&lock)               the error was the budget: go on with the next window
  */
 #ifndef PERF_SQL_LOCKDOWN_H
 #define PERF_SQL_LOCKDOWN_H
@@ -25,7 +26,8 @@ struct lockdown {
 	/* while running */
 	uint64_t deadline_ns;   /* CLOCK_MONOTONIC; 0 = disarmed */
 	bool expired;           /* the progress handler stopped a statement since the last arm */
-	char msg[320];
+	char why[256];          /* what the authorizer refused last, and why */
+	char msg[400];
 };
 
 /*
@@ -38,6 +40,10 @@ int lockdown__apply(sqlite3 *db, struct lockdown *l, char **err_out);
 void lockdown__arm(struct lockdown *l);
 /* Did the budget stop a statement since lockdown__arm()? */
 bool lockdown__expired(const struct lockdown *l);
-/* "query took longer than --query-timeout 10s; ..." */
-const char *lockdown__message(struct lockdown *l);
+/*
+ * The message to print for a statement's error: "query took longer than --query-timeout 10s;
+ * ..." after the budget stopped it, "not authorized: WHAT; what is allowed" after a refusal,
+ * else sqlite_msg itself. Points into l (or is sqlite_msg): print it before the next call.
+ */
+const char *lockdown__error(struct lockdown *l, const char *sqlite_msg);
 #endif

@@ -57,6 +57,8 @@ static const char usage_text[] =
 "      --cgroup NAME|PATH the tasks in this cgroup (v2, or v1 perf_event) and their children\n"
 "  -m, --mmap-pages N     ring buffer pages per CPU, a power of two (default 64)\n"
 "      --max-memory SIZE  cap on one window's event data (default 256M)\n"
+"      --query-timeout D  stop a window's query after D (default 10s; 0: no limit)\n"
+"      --allow-attach     let the SQL ATTACH database files (docs/security.md)\n"
 "      --schema TABLE     print TABLE's columns and types, then exit\n"
 "      --explain          print the plan (events, sample_type, kernel filters), collect nothing\n"
 "      --no-pushdown      keep WHERE out of the kernel (for benchmarks)\n"
@@ -122,6 +124,8 @@ static void parse_args(struct cli *c, int argc, char **argv)
 		{ "tid", required_argument, NULL, 't' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "max-memory", required_argument, NULL, 'M' + 256 },
+		{ "query-timeout", required_argument, NULL, 'T' + 256 },
+		{ "allow-attach", no_argument, NULL, 'A' + 256 },
 		{ "schema", required_argument, NULL, 'S' + 256 },
 		{ "explain", no_argument, NULL, 'E' + 256 },
 		{ "no-pushdown", no_argument, NULL, 'N' + 256 },
@@ -189,6 +193,17 @@ static void parse_args(struct cli *c, int argc, char **argv)
 				usage_error(msg);
 			}
 			break;
+		case 'T' + 256:
+			c->q.lock.opts.timeout_ms = parse_duration(optarg);
+			if (c->q.lock.opts.timeout_ms < 0) {
+				snprintf(msg, sizeof(msg), "--query-timeout '%s': expected a duration "
+					 "like 10s or 500ms (0: no limit)", optarg);
+				usage_error(msg);
+			}
+			if (!c->q.lock.opts.timeout_ms)
+				c->q.lock.opts.timeout_ms = -1;   /* 0: no limit */
+			break;
+		case 'A' + 256: c->q.lock.opts.allow_attach = true; break;
 		case 'S' + 256: c->q.schema = optarg; break;
 		case 'F': c->q.so.freq = (int)parse_long("-F", optarg, 1); break;
 		case 'U' + 256: case 'u' + 256: case 'B' + 256:

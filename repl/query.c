@@ -81,6 +81,7 @@ static int sql_error(struct query *c, struct session *s, const char *msg)
 	const char *key = "no such table: ";
 	char near[256] = "";
 
+	msg = lockdown__error(&c->lock, msg);   /* the time budget, a refusal: say which */
 	if (!strncmp(msg, key, strlen(key))) {
 		const char *name = msg + strlen(key);
 
@@ -185,6 +186,7 @@ static int on_window(void *ctx, struct session *s)
 	}
 	format_rfc3339(s->window_start_ns, window, sizeof(window));
 	warn_lost(s);
+	lockdown__arm(&c->lock);
 	for (int i = 0; i < c->nr_stmts; i++) {
 		int rc;
 
@@ -196,7 +198,8 @@ static int on_window(void *ctx, struct session *s)
 		}
 		if (rc != SQLITE_OK) {
 			c->status = sql_error(c, s, sqlite3_errmsg(c->db));
-			return -EIO;
+			/* over the time budget: this window's result is lost, the next one runs */
+			return lockdown__expired(&c->lock) ? 0 : -EIO;
 		}
 	}
 	return 0;
@@ -207,6 +210,7 @@ static int print_schema(struct query *c, struct session *s)
 	c->sql = sqlite3_mprintf("SELECT name AS column, type FROM pragma_table_xinfo(%Q)", c->schema);
 	if (prepare_all(c, s))
 		return EXIT_ERR;
+	lockdown__arm(&c->lock);
 	if (sqlite3_step(c->stmts[0]) != SQLITE_ROW) {
 		char near[256] = "";
 
@@ -226,6 +230,7 @@ static int print_schema(struct query *c, struct session *s)
 static int dry_run(struct query *c, struct session *s)
 {
 	s->dry_run = true;
+	lockdown__arm(&c->lock);
 	for (int i = 0; i < c->nr_stmts; i++) {
 		int rc;
 
@@ -272,15 +277,15 @@ static void explain(struct query *c, struct session *s, FILE *f)
 		fprintf(f, "table %s\n", src->ev->full);
 		if (src->ev->kind == EV_TRACEPOINT)
 			fprintf(f, "  event        type=tracepoint config=%d (%s) %s\n", src->ev->id,
-				src->ev->full, src->need_rows ? "sample_period=1" :
-								"counting (no column is read)");
+				src->ev->full, !source__counts(src) ? "sample_period=1" :
+								      "counting (no column is read)");
 		else
 			fprintf(f, "  event        type=%s (%u) config=%#llx %s\n",
 				event_kind_name(src->ev->kind), src->ev->pmu_type,
-				(unsigned long long)src->ev->pmu_config, !src->need_rows ?
+				(unsigned long long)src->ev->pmu_config, source__counts(src) ?
 				"counting (no column is read)" : src->hz ? "sampled at the asked rate" :
 				src->period ? "sampled every period events" : "sampled at the default rate");
-		fprintf(f, "  sample_type  %s\n", src->need_rows ? st : "none");
+		fprintf(f, "  sample_type  %s\n", !source__counts(src) ? st : "none");
 		if (src->tree_filter)
 			fprintf(f, "  target       every CPU; rows of the workload's tasks (the task, "
 				"or %s%s%s) kept in user space: a per-task event misses wakeups\n",
@@ -299,8 +304,11 @@ static void explain(struct query *c, struct session *s, FILE *f)
 		else
 			fprintf(f, "  target       every task on %d CPUs (perf-sql itself left out)\n",
 				s->nr_cpus);
-		fprintf(f, "  ring         %d pages per CPU, wakeup at a quarter full\n",
-			s->opts.mmap_pages);
+		if (source__counts(src))
+			fprintf(f, "  ring         none needed (1 page per CPU, unused)\n");
+		else
+			fprintf(f, "  ring         %d pages per CPU, wakeup at a quarter full\n",
+				s->opts.mmap_pages);
 		fprintf(f, "  kernel filter %s%s\n", src->filter[0] ? src->filter : "(none)",
 			src->filter_rejected ? "  [rejected by the kernel: user space only]" : "");
 		fprintf(f, "  from WHERE   %s\n", !src->want_all && src->want_filter[0] ?
@@ -384,6 +392,7 @@ static int record_finish(struct query *c, struct session *s)
 static int run(struct query *c, struct session *s)
 {
 	struct err e = { 0 };
+	char *msg = NULL;
 	int rc;
 
 	s->no_pushdown = c->no_pushdown;
@@ -392,6 +401,11 @@ static int run(struct query *c, struct session *s)
 	if (sqlite3_open_v2(":memory:", &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) ||
 	    (rc = vtabs__register(c->db, s)) || (rc = sql_functions__register(c->db, s))) {
 		say("sqlite: %s", c->db ? sqlite3_errmsg(c->db) : "out of memory");
+		return EXIT_ERR;
+	}
+	if (lockdown__apply(c->db, &c->lock, &msg)) {
+		say("%s", msg ? msg : "sqlite: cannot lock the connection down");
+		sqlite3_free(msg);
 		return EXIT_ERR;
 	}
 	if (c->schema)

@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 #include "core/err.h"
 #include "core/session.h"
+#include "repl/lockdown.h"
 #include "repl/output.h"
 
 struct capture_writer;
@@ -46,6 +47,7 @@ struct query {
 	unsigned long long record_t0;
 	struct query_param params[32];
 	int nr_params;
+	struct lockdown lock;   /* --query-timeout, --allow-attach; the budget while running */
 	/* while running */
 	sqlite3 *db;
 	sqlite3_stmt *stmts[32];

@@ -60,6 +60,8 @@ static int cmp_sym(const void *a, const void *b)
 
 void symtab__finish(struct symtab *t)
 {
+	if (!t->nr)
+		return;
 	for (size_t i = 0; i < t->nr; i++)
 		t->syms[i].name = t->pool + (uintptr_t)t->syms[i].name;
 	qsort(t->syms, t->nr, sizeof(*t->syms), cmp_sym);
@@ -79,7 +81,7 @@ const struct sym *symtab__find(const struct symtab *t, uint64_t addr)
 	}
 	if (!lo)
 		return NULL;
-	if (t->syms[lo - 1].size && addr >= t->syms[lo - 1].start + t->syms[lo - 1].size)
+	if (t->syms[lo - 1].size && addr - t->syms[lo - 1].start >= t->syms[lo - 1].size)
 		return NULL;
 	return &t->syms[lo - 1];
 }

@@ -183,8 +183,9 @@ static struct pairer *pairer_get(struct pairs_module *m, char **args, char **err
 	}
 	raw_s = p->start_key.kind == SPEC_FIELD || p->start_col.kind == SPEC_FIELD;
 	raw_e = p->end_key.kind == SPEC_FIELD || p->end_col.kind == SPEC_FIELD;
-	source__plan(p->start, raw_s, p->start_col.kind == SPEC_COMM, true);
-	source__plan(p->end, raw_e, p->end_col.kind == SPEC_COMM, true);
+	/* comm is a column of every pair: task names are always tracked */
+	source__plan(p->start, raw_s, true, true);
+	source__plan(p->end, raw_e, true, true);
 	/* pairing needs every row: no other scan's WHERE may become these tables' filter */
 	source__dry_scan(p->start, NULL);
 	source__dry_scan(p->end, NULL);

@@ -207,26 +207,32 @@ static enum kf_op kf_op_of(int op)
 }
 
 /* cpu_clock(99) / WHERE period = 1000: the rate is known at prepare time, or it is an error */
-static int rate_arg(struct tp_vtab *vt, sqlite3_index_info *info, int i, bool hz)
+static int rate_arg(struct tp_vtab *vt, sqlite3_index_info *info, int i, bool hz,
+		    sqlite3_str *plan, int *argv_idx)
 {
 	sqlite3_value *v = NULL;
 	sqlite3_int64 n;
 
 	if (sqlite3_vtab_rhs_value(info, i, &v) != SQLITE_OK || !v ||
-	    sqlite3_value_type(v) != SQLITE_INTEGER || (n = sqlite3_value_int64(v)) <= 0) {
-		vt->base.zErrMsg = sqlite3_mprintf("%s: the %s must be a positive integer literal, "
-						   "e.g. %s(99) or WHERE period = 1000",
+	    (sqlite3_value_type(v) != SQLITE_INTEGER && sqlite3_value_type(v) != SQLITE_NULL) ||
+	    (n = sqlite3_value_int64(v)) < 0) {
+		vt->base.zErrMsg = sqlite3_mprintf("%s: the %s must be an integer literal (0 or NULL: "
+						   "the default), e.g. %s(99) or WHERE period = 1000",
 						   vt->src->ev->name, hz ? "rate (Hz)" : "period",
 						   vt->src->ev->name);
 		return SQLITE_ERROR;
 	}
-	if (source__set_rate(vt->src, hz ? (uint64_t)n : 0, hz ? 0 : (uint64_t)n)) {
-		vt->base.zErrMsg = sqlite3_mprintf("%s: one sampling rate per run (%s %lld asked "
-						   "after another)", vt->src->ev->name,
-						   hz ? "hz" : "period", (long long)n);
+	if (n && source__set_rate(vt->src, hz ? (uint64_t)n : 0, hz ? 0 : (uint64_t)n)) {
+		vt->base.zErrMsg = sqlite3_mprintf("%s: one sampling rate per run: %s = %lld conflicts "
+						   "with the %s asked elsewhere", vt->src->ev->name,
+						   hz ? "hz" : "period", (long long)n,
+						   vt->src->hz ? "hz" : "period");
 		return SQLITE_ERROR;
 	}
+	/* omit is honoured only with an argvIndex: the plan marks it "R" so the dry run skips it */
+	info->aConstraintUsage[i].argvIndex = ++*argv_idx;
 	info->aConstraintUsage[i].omit = 1;
+	sqlite3_str_appendall(plan, "R,");
 	return SQLITE_OK;
 }
 
@@ -263,9 +269,12 @@ static int tp_table_best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 		if (c->usable && c->iColumn >= 0 && c->op == SQLITE_INDEX_CONSTRAINT_EQ &&
 		    (vt->cols[c->iColumn].kind == TP_COL_HZ ||
 		     vt->cols[c->iColumn].kind == TP_COL_PERIOD_ARG)) {
-			rc = rate_arg(vt, info, i, vt->cols[c->iColumn].kind == TP_COL_HZ);
-			if (rc != SQLITE_OK)
+			rc = rate_arg(vt, info, i, vt->cols[c->iColumn].kind == TP_COL_HZ, plan,
+				      &argv_idx);
+			if (rc != SQLITE_OK) {
+				sqlite3_free(sqlite3_str_finish(plan));
 				return rc;
+			}
 			continue;
 		}
 		if (!c->usable || c->iColumn < 0 || !filter_name(&vt->cols[c->iColumn], c->op, &is_str))
@@ -330,6 +339,10 @@ static void dry_scan(struct tp_vtab *vt, const char *idx_str, int argc, sqlite3_
 	const char *p = idx_str ? idx_str : "";
 	int arg = 0, col, op, n;
 
+	while (arg < argc && *p == 'R') {   /* a rate argument: not a filter */
+		p += 2;
+		arg++;
+	}
 	while (arg < argc && sscanf(p, "%d:%d%n", &col, &op, &n) == 2) {
 		bool in = !strncmp(p + n, ":in", 3), is_str, ok = true;
 		const char *name = filter_name(&vt->cols[col], op, &is_str);
@@ -354,6 +367,10 @@ static void dry_scan(struct tp_vtab *vt, const char *idx_str, int argc, sqlite3_
 			if (vals[k].is_str)
 				sqlite3_free((char *)vals[k].s);
 		arg++;
+		while (arg < argc && *p == 'R') {
+			p += 2;
+			arg++;
+		}
 	}
 	source__dry_scan(vt->src, kfilter__str(&kf));
 }
@@ -459,6 +476,11 @@ static int tp_table_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int co
 	const struct wrow *r = c->row;
 	const char *comm;
 
+	if (vt->cols[col].kind == TP_COL_HZ || vt->cols[col].kind == TP_COL_PERIOD_ARG) {
+		sqlite3_result_int64(ctx, (sqlite3_int64)(vt->cols[col].kind == TP_COL_HZ ?
+							  vt->src->hz_used : vt->src->period_used));
+		return SQLITE_OK;
+	}
 	if (!r)
 		return SQLITE_OK;   /* a counted row has no columns: NULL */
 	switch (vt->cols[col].kind) {

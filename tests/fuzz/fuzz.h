@@ -18,7 +18,8 @@
 #define FUZZ_ASSERT(cond)                                                                \
 	do {                                                                             \
 		if (!(cond)) {                                                           \
-			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__,      \
+				__LINE__, #cond);                                        \
 			abort();                                                         \
 		}                                                                        \
 	} while (0)

@@ -78,7 +78,7 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 			rc = window__append(w, st, &s, op & 1);
 			FUZZ_ASSERT(rc == 0 || rc == -ENOSPC);
 			if (rc == -ENOSPC)
-				FUZZ_ASSERT(budget && w->nr_dropped == ++dropped);
+				FUZZ_ASSERT(initial && w->nr_dropped == ++dropped);
 		} else if (op == 6) {
 			win_scan(w);
 		} else {

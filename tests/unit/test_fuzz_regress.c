@@ -63,6 +63,8 @@ static int replay_dir(const char *dir, int (*fn)(const uint8_t *, size_t))
 		rewind(f);
 		buf = malloc(len > 0 ? (size_t)len : 1);
 		if (buf && len >= 0 && fread(buf, 1, (size_t)len, f) == (size_t)len) {
+			printf("replay %s\n", path);   /* the last line before a crash names it */
+			fflush(stdout);
 			fn(buf, (size_t)len);
 			n++;
 		}

@@ -95,6 +95,30 @@ static void test_refused(void)
 	sqlite3_close(db);
 }
 
+static void test_messages(void)
+{
+	struct lockdown l = { 0 };
+	sqlite3 *db = open_locked(&l);
+	char m[256];
+
+	T(run(db, "create table m(a)", m, sizeof(m)) == SQLITE_AUTH, "create table refused");
+	T(!strcmp(lockdown__error(&l, m), "not authorized: CREATE TABLE main.m; the SQL may "
+		  "write only its own TEMP objects (CREATE TEMP TABLE IF NOT EXISTS ..., "
+		  "docs/security.md)"), "create table message: %s", lockdown__error(&l, m));
+	run(db, "attach 'f.db' as f", m, sizeof(m));
+	T(strstr(lockdown__error(&l, m), "ATTACH 'f.db'; database files are attached only "
+		 "with --allow-attach") != NULL, "attach message: %s", lockdown__error(&l, m));
+	run(db, "pragma writable_schema = 1", m, sizeof(m));
+	T(strstr(lockdown__error(&l, m), "PRAGMA writable_schema = 1; only pragmas that read"),
+	  "pragma message: %s", lockdown__error(&l, m));
+	run(db, "select load_extension('x')", m, sizeof(m));
+	T(strstr(lockdown__error(&l, m), "load_extension(); extensions cannot be loaded") != NULL,
+	  "load_extension message: %s", lockdown__error(&l, m));
+	T(!strcmp(lockdown__error(&l, "no such table: x"), "no such table: x"),
+	  "other messages pass through");
+	sqlite3_close(db);
+}
+
 static void test_attach_allowed(void)
 {
 	struct lockdown l = { .opts = { .allow_attach = true } };
@@ -122,6 +146,10 @@ static void test_limits(void)
 	NO(db, sql, "depth");
 	NO(db, "update sqlite_master set sql = 'x'", "may not be modified");
 	NO(db, "update main.sqlite_schema set name = 'x'", "may not be modified");
+	NO(db, "insert into sqlite_master values ('table', 'x', 'x', 0, 'create table x(a)')",
+	   "may not be modified");
+	NO(db, "delete from sqlite_master", "may not be modified");
+	NO(db, "drop table main.m", "");
 	T(sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, -1) == 0, "no attach slots");
 	T(sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1) == 64 << 20, "64 MiB strings");
 	sqlite3_close(db);
@@ -138,14 +166,15 @@ static void test_timeout(void)
 		     "select count(*) from r", m, sizeof(m));
 	T(rc == SQLITE_INTERRUPT, "runaway CTE interrupted (rc %d, %s)", rc, m);
 	T(lockdown__expired(&l), "expired is set");
-	T(strstr(lockdown__message(&l), "query took longer than --query-timeout 200ms;") != NULL,
-	  "message: %s", lockdown__message(&l));
+	T(strstr(lockdown__error(&l, m), "query took longer than --query-timeout 200ms;") != NULL,
+	  "message: %s", lockdown__error(&l, m));
 	lockdown__arm(&l);
 	T(!lockdown__expired(&l), "arm clears expired");
 	OK(db, "select count(*) from (with recursive r(x) as (select 1 union all select x + 1 "
 	       "from r where x < 1000) select x from r)");
 	l.opts.timeout_ms = 10000;
-	T(strstr(lockdown__message(&l), "--query-timeout 10s;") != NULL, "10s message");
+	l.expired = true;
+	T(strstr(lockdown__error(&l, "interrupted"), "--query-timeout 10s;"), "10s message");
 	sqlite3_close(db);
 }
 
@@ -153,6 +182,7 @@ int main(void)
 {
 	RUN(test_temp_writes);
 	RUN(test_refused);
+	RUN(test_messages);
 	RUN(test_attach_allowed);
 	RUN(test_limits);
 	RUN(test_timeout);
