@@ -112,7 +112,13 @@ int comm_map__set(struct comm_map *m, uint32_t tid, uint64_t time, const char *c
 		e->hist = h;
 		e->cap = ncap;
 	}
-	at = &e->hist[e->nr++];
+	/* keep the history in time order: a name may arrive after a later one (rings drain in turn) */
+	at = &e->hist[e->nr];
+	while (at > e->hist && at[-1].time > time) {
+		*at = at[-1];
+		at--;
+	}
+	e->nr++;
 	at->time = time;
 	snprintf(at->comm, sizeof(at->comm), "%s", comm);
 	return 0;

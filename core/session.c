@@ -340,9 +340,21 @@ void session__extra_add(struct session *s, int idx, uint64_t received, uint64_t 
 	s->extra[idx].lost += lost;
 }
 
+/*
+ * Counting stands for sampling only where the count is the number of rows sampling would
+ * give: every event of a tracepoint, probe, breakpoint or software event counter, at no
+ * asked rate. A clock counts nanoseconds and hardware events count cycles or instructions.
+ */
 bool source__counts(const struct source *src)
 {
-	return src->counter || (!src->need_rows && !src->task_fields[0]);
+	const struct tp_event *ev = src->ev;
+	bool clock = ev->kind == EV_HARDWARE || ev->kind == EV_CACHE ||
+		     (ev->kind == EV_SOFTWARE && (ev->pmu_config == PERF_COUNT_SW_CPU_CLOCK ||
+						  ev->pmu_config == PERF_COUNT_SW_TASK_CLOCK));
+
+	if (src->counter)
+		return true;
+	return !src->need_rows && !src->task_fields[0] && !clock && !src->hz && !src->period;
 }
 
 void source__plan_more(struct source *src, bool stack, bool addr, bool regs)
@@ -758,11 +770,11 @@ int session__start(struct session *s, struct err *e)
 	for_each_evlist(s, perf_evlist__enable);
 	if (s->wl.pid && s->comms) {
 		/* exec renames the task before enable_on_exec turns the sideband on: name it here,
-		 * from just before its release, as the kernel will (basename of the file) */
+		 * from the start (time 1: after the /proc snapshot's 0, before any record), as the
+		 * kernel will (basename of the file); later execs come as COMM records */
 		const char *base = strrchr(s->opts.workload[0], '/');
 
-		comm_map__set(s->comms, (uint32_t)s->wl.pid, now_ns(CLOCK_MONOTONIC),
-			      base ? base + 1 : s->opts.workload[0]);
+		comm_map__set(s->comms, (uint32_t)s->wl.pid, 1, base ? base + 1 : s->opts.workload[0]);
 	}
 	tree_add(s, (uint32_t)s->wl.pid);
 	if (s->wl.pid && (ret = workload__start(&s->wl, e)))
