@@ -117,7 +117,8 @@ int probes__add_breakpoint(struct catalog *c, const char *spec, const char *work
 {
 	char target[256] = "", rwx[8] = "w", binary[PATH_MAX], name[32], *end;
 	unsigned len = 8;
-	const char *p = spec, *at;
+	const char *p = spec;
+	char *at;
 	uint64_t addr;
 	struct tp_event *ev;
 	int type;
@@ -125,12 +126,16 @@ int probes__add_breakpoint(struct catalog *c, const char *spec, const char *work
 	if (nth >= 4)
 		return err_set(e, -ENOSPC, "--breakpoint %s: at most 4 hardware breakpoints (the CPU "
 				   "has 4 debug registers)", spec);
-	sscanf(p, "%255[^/:]", target);
-	p += strlen(target);
-	if (*p == '/')
-		len = (unsigned)strtoul(p + 1, (char **)&p, 10);
-	if (*p == ':')
-		snprintf(rwx, sizeof(rwx), "%s", p + 1);
+	/* suffixes are read from the end, so a binary's path may hold '/' too */
+	snprintf(target, sizeof(target), "%s", p);
+	if ((end = strrchr(target, ':')) && end[1] && strspn(end + 1, "rwx") == strlen(end + 1)) {
+		snprintf(rwx, sizeof(rwx), "%.7s", end + 1);
+		*end = '\0';
+	}
+	if ((end = strrchr(target, '/')) && end[1] && strspn(end + 1, "0123456789") == strlen(end + 1)) {
+		len = (unsigned)strtoul(end + 1, NULL, 10);
+		*end = '\0';
+	}
 	type = bp_type_of(rwx);
 	if (!target[0] || type < 0 || (len != 1 && len != 2 && len != 4 && len != 8)) {
 		err_set(e, -EINVAL, "--breakpoint '%s': expected ADDR|SYMBOL[@BINARY][/LEN][:rwx]", spec);
@@ -140,7 +145,7 @@ int probes__add_breakpoint(struct catalog *c, const char *spec, const char *work
 	if (*end) {   /* a symbol */
 		at = strchr(target, '@');
 		if (at)
-			*(char *)at = '\0';
+			*at = '\0';
 		if (!find_binary(at ? at + 1 : workload ? workload : "", binary, sizeof(binary)))
 			return err_set(e, -ENOENT, "--breakpoint %s: no binary to find '%s' in; give "
 					   "SYMBOL@BINARY or run a workload after --", spec, target);
