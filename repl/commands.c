@@ -15,7 +15,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "repl/repl.h"
-#include "repl/saved.h"
+#include "profilers/profiler.h"
 
 #define MAX_ARGS 64
 
@@ -258,128 +258,60 @@ static int cmd_freq(struct repl *r, int argc, char **argv, const char *rest)
 	return 0;
 }
 
-/* "NAME=VALUE" -> a parameter :NAME, typed like SQLite would read the literal */
-static int parse_param(const char *arg, struct query_param *p, char *name, size_t len)
-{
-	size_t n = strcspn(arg, "=");
-	const char *v = arg + n + 1;
-	char *end;
-
-	if (!n || !arg[n] || n >= len - 1 || strspn(arg, "abcdefghijklmnopqrstuvwxyz"
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n) {
-		say(".run: parameter '%s': expected NAME=VALUE (e.g. pid=1234)", arg);
-		return EXIT_USAGE;
-	}
-	snprintf(name, len, ":%.*s", (int)n, arg);
-	*p = (struct query_param){ .name = name, .type = SQLITE_TEXT, .text = v };
-	if (*v && (p->i = strtoll(v, &end, 0), !*end))
-		p->type = SQLITE_INTEGER;
-	else if (*v && (p->d = strtod(v, &end), !*end))
-		p->type = SQLITE_FLOAT;
-	else if (!strcasecmp(v, "null"))
-		p->type = SQLITE_NULL;
-	return 0;
-}
-
-/* does list (":a :b ") hold word (":a ")? */
-static bool has_word(const char *list, const char *word)
-{
-	for (const char *p = strstr(list, word); p; p = strstr(p + 1, word))
-		if (p == list || p[-1] == ' ')
-			return true;
-	return false;
-}
-
-/* the parameters sql's statements take in names_out, each followed by ' ' (":a :b ") */
-static void params_of(sqlite3 *db, const char *sql, char *names_out, size_t len)
-{
-	const char *tail;
-	size_t off = 0;
-	char key[80];
-
-	names_out[0] = '\0';
-	while (db && sql && *sql) {
-		sqlite3_stmt *st = NULL;
-
-		if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK)
-			break;
-		for (int i = 1; st && i <= sqlite3_bind_parameter_count(st); i++) {
-			const char *n = sqlite3_bind_parameter_name(st, i);
-
-			snprintf(key, sizeof(key), "%s ", n ? n : "?");
-			if (n && !has_word(names_out, key) && off < len)
-				off += (size_t)snprintf(names_out + off, len - off, "%s", key);
-		}
-		sqlite3_finalize(st);
-		sql = tail;
-	}
-}
-
+/* .run NAME [PARAM=VALUE ...]: a built-in, system or saved profiler (profilers/registry.c) */
 static int cmd_run(struct repl *r, int argc, char **argv, const char *rest)
 {
 	struct query_param params[32];
-	char names[32][72], have[512], key[80];
 	struct err e = { 0 };
-	char *sql = saved__load(argv[1], &e);
-	int rc = 0;
+	struct profiler *p = profiler__find(argv[1], &e);
+	char *sql = NULL;
+	int nr = 0, rc;
 
-	if (!sql)
+	if (!p)
 		return report(&e);
-	if (argc - 2 > 32) {
-		say(".run: at most 32 parameters");
+	if (profiler__bind(p, argc - 2, argv + 2, params, 32, &nr, &sql, &e)) {
+		report(&e);
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	params_of(r->db, sql, have, sizeof(have));
-	for (int i = 0; !rc && i < argc - 2; i++) {
-		if ((rc = parse_param(argv[i + 2], &params[i], names[i], sizeof(names[i]))))
-			break;
-		snprintf(key, sizeof(key), "%.70s ", names[i]);
-		if (r->db && !has_word(have, key)) {
-			say(".run: %s has no parameter %s; %s%.*s", argv[1], names[i],
-			    have[0] ? "its parameters: " : "it takes none", (int)strlen(have) - 1, have);
-			rc = EXIT_USAGE;
-		}
-	}
-	if (!rc)
-		rc = repl__run_sql(r, sql, params, argc - 2, false);
+	rc = repl__run_sql(r, sql, params, nr, false);   /* it keeps its own copies */
 out:
-	free(sql);
+	sqlite3_free(sql);
+	profiler__free(p);
+	free(p);
 	return rc;
 }
 
+/* .save NAME: the last query, as a saved profiler (0600 file under $XDG_CONFIG_HOME) */
 static int cmd_save(struct repl *r, int argc, char **argv, const char *rest)
 {
 	struct err e = { 0 };
 	char path[PATH_MAX + 80];
 
-	if (saved__check_name(argv[1], &e))
+	if (profiler__check_name(argv[1], &e))
 		return report(&e);
 	if (!r->last_sql) {
 		say(".save: nothing to save yet: run a query first");
 		return EXIT_ERR;
 	}
-	if (saved__save(argv[1], r->last_sql, path, sizeof(path), &e))
+	if (profiler__save(argv[1], r->last_sql, NULL, false, path, sizeof(path), &e))
 		return report(&e);
 	printf("saved %s (%s); run it with .run %s\n", argv[1], path, argv[1]);
 	return 0;
 }
 
-static void print_saved(void *ctx, const char *name, const char *summary)
-{
-	(*(int *)ctx)++;
-	printf("%-20s %s\n", name, summary);
-}
-
+/* .profilers: every profiler, built-in and saved */
 static int cmd_profilers(struct repl *r, int argc, char **argv, const char *rest)
 {
 	struct err e = { 0 };
 	int nr = 0;
+	struct profiler **list = profilers__list(&nr, &e);
 
-	if (saved__list(print_saved, &nr, &e))
+	if (!list)
 		return report(&e);
-	if (!nr)
-		printf("no saved queries yet: run a query, then .save NAME\n");
+	for (int i = 0; i < nr; i++)
+		printf("%-20s %s\n", list[i]->name, list[i]->summary);
+	profilers__free(list, nr);
 	return 0;
 }
 

@@ -16,7 +16,7 @@
 #include <strings.h>
 #include <readline/readline.h>
 #include "repl/repl.h"
-#include "repl/saved.h"
+#include "profilers/profiler.h"
 #include "sqlite/functions.h"
 
 struct cands {
@@ -134,9 +134,14 @@ static void add_columns(struct cands *c, const char *text)
 	sqlite3_finalize(st);
 }
 
-static void add_saved(void *ctx, const char *name, const char *summary)
+static void add_profilers(struct cands *c)
 {
-	add(ctx, name, false);
+	int nr = 0;
+	struct profiler **list = profilers__list(&nr, &(struct err){ 0 });
+
+	for (int i = 0; list && i < nr; i++)
+		add(c, list[i]->name, false);
+	profilers__free(list, nr);
 }
 
 /* arguments of a dot command: line holds ".cmd ..." */
@@ -156,7 +161,7 @@ static void add_command_args(struct cands *c, const char *line)
 	if (!strncmp(line, ".schema ", 8) || !strncmp(line, ".tables ", 8))
 		add_tables(c, false);
 	if (!strncmp(line, ".run ", 5) || !strncmp(line, ".save ", 6))
-		saved__list(add_saved, c, &(struct err){ 0 });
+		add_profilers(c);
 	if (!strncmp(line, ".explain ", 9)) {
 		add_keywords(c);
 		add_tables(c, false);

@@ -24,13 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/select.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <readline/readline.h>
 #include <readline/history.h>
 #include "repl/repl.h"
-#include "repl/saved.h"
 #include "sqlite/functions.h"
 #include "vtab/tp_table.h"
 
@@ -41,6 +41,27 @@
 
 static volatile sig_atomic_t got_int, got_quit;
 static struct repl *rl_repl;   /* readline's callbacks take no context pointer */
+
+/* mkdir -p, mode 0700 (the history directory) */
+static int mkdirs(const char *dir)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	for (char *p = path + 1;; p++) {
+		char c = *p;
+
+		if (c && c != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0700) && errno != EEXIST)
+			return -errno;
+		*p = c;
+		if (!c)
+			return 0;
+	}
+}
 
 static void on_signal(int sig)
 {
@@ -85,7 +106,7 @@ static void history_init(struct repl *r)
 		return;
 	using_history();
 	stifle_history(1000);
-	if (saved__mkdirs(dir) || asprintf(&r->history, "%s/history", dir) < 0) {
+	if (mkdirs(dir) || asprintf(&r->history, "%s/history", dir) < 0) {
 		say("%s: cannot create it; history is not saved", dir);
 		r->history = NULL;
 		return;

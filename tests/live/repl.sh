@@ -63,12 +63,13 @@ eq "$(stat -c %a "$XDG_CONFIG_HOME/perf-sql/profilers")" 700 "profilers director
 out=$(printf ".mode csv\nselect :n * 2 as twice, :s as s;\n.save twice\n.run twice n=21 s=it's\n.profilers\n" | repl)
 eq "$(printf '%s\n' "$out" | sed -n 4,5p | tr '\n' '|')" "twice,s|42,it's|" ".run with parameters"
 printf '%s\n' "$out" | grep -q "^twice  *select :n \* 2 as twice" || fail ".profilers: $out"
-echo "ok: .profilers lists saved queries"
+printf '%s\n' "$out" | grep -q "^rundelay  " || fail ".profilers lacks the built-ins: $out"
+echo "ok: .profilers lists saved and built-in profilers"
 printf '.save ../evil\n.run nosuch\n.run twice bogus=1\n' | repl >/dev/null
 eq "$?" 1 "exit status after bad saved-query commands"
 grep -q "profiler name '../evil': use 1 to 64 letters, digits, '_' or '-'" "$tmp/err" || fail "$(cat "$tmp/err")"
-grep -q "no saved query 'nosuch'" "$tmp/err" || fail "$(cat "$tmp/err")"
-grep -q "twice has no parameter :bogus; its parameters: :n :s" "$tmp/err" || fail "$(cat "$tmp/err")"
+grep -q "no such profiler 'nosuch'; perf-sql list shows them all" "$tmp/err" || fail "$(cat "$tmp/err")"
+grep -q "twice has no parameter 'bogus'; parameters of twice: n (auto), s (auto)" "$tmp/err" || fail "$(cat "$tmp/err")"
 [ ! -e "$XDG_CONFIG_HOME/perf-sql/evil.sql" ] || fail "a bad name escaped the directory"
 echo "ok: names are checked"
 
