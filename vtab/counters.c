@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/session.h"
+#include "vtab/idx_cursor.h"
 #include "vtab/tp_table.h"
 
 static const char *const counter_events[] = {
@@ -39,26 +40,18 @@ struct ct_vtab {
 	int window[NR_COUNTERS];
 };
 
-struct ct_cursor {
-	sqlite3_vtab_cursor base;
-	int idx;
-};
 
 static int counters_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 			    sqlite3_vtab **out, char **pzErr)
 {
 	struct session *s = aux;
-	struct ct_vtab *vt;
 	struct err e = { 0 };
-	int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(name TEXT, value INTEGER, raw INTEGER, "
-					  "scaled INTEGER, supported INTEGER)");
+	int rc;
+	struct ct_vtab *vt = vtab__new(db, "CREATE TABLE x(name TEXT, value INTEGER, raw INTEGER, "
+					   "scaled INTEGER, supported INTEGER)", sizeof(*vt), &rc);
 
-	if (rc != SQLITE_OK)
-		return rc;
-	vt = sqlite3_malloc64(sizeof(*vt));
 	if (!vt)
-		return SQLITE_NOMEM;
-	memset(vt, 0, sizeof(*vt));
+		return rc;
 	vt->s = s;
 	for (int i = 0; i < NR_COUNTERS; i++) {
 		struct tp_event *ev = catalog__find(s->cat, counter_events[i]);
@@ -74,11 +67,6 @@ static int counters_connect(sqlite3 *db, void *aux, int argc, const char *const 
 	return SQLITE_OK;
 }
 
-static int counters_disconnect(sqlite3_vtab *vt)
-{
-	sqlite3_free(vt);
-	return SQLITE_OK;
-}
 
 static int counters_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
@@ -86,40 +74,15 @@ static int counters_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	return SQLITE_OK;
 }
 
-static int counters_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
-{
-	struct ct_cursor *c = sqlite3_malloc64(sizeof(*c));
 
-	if (!c)
-		return SQLITE_NOMEM;
-	memset(c, 0, sizeof(*c));
-	*out = &c->base;
-	return SQLITE_OK;
-}
 
-static int counters_close(sqlite3_vtab_cursor *c)
-{
-	sqlite3_free(c);
-	return SQLITE_OK;
-}
 
-static int counters_filter(sqlite3_vtab_cursor *c, int n, const char *s, int argc, sqlite3_value **v)
-{
-	((struct ct_cursor *)c)->idx = 0;
-	return SQLITE_OK;
-}
-
-static int counters_next(sqlite3_vtab_cursor *c)
-{
-	((struct ct_cursor *)c)->idx++;
-	return SQLITE_OK;
-}
 
 static int counters_eof(sqlite3_vtab_cursor *c)
 {
 	struct ct_vtab *vt = (struct ct_vtab *)c->pVtab;
 
-	return !vt->s->started || ((struct ct_cursor *)c)->idx >= NR_COUNTERS;
+	return !vt->s->started || idx_of(c) >= NR_COUNTERS;
 }
 
 /* this window's enabled/running time: the deltas of the cumulative sums, taken once a window */
@@ -142,7 +105,7 @@ static void window_times(struct ct_vtab *vt, int i, uint64_t *ena, uint64_t *run
 static int counters_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 {
 	struct ct_vtab *vt = (struct ct_vtab *)c->pVtab;
-	int i = ((struct ct_cursor *)c)->idx;
+	int i = idx_of(c);
 	struct source *src = vt->src[i];
 	uint64_t raw = 0, ena, run;
 	char name[64];
@@ -176,25 +139,20 @@ static int counters_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col
 	return SQLITE_OK;
 }
 
-static int counters_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *rowid)
-{
-	*rowid = ((struct ct_cursor *)c)->idx + 1;
-	return SQLITE_OK;
-}
 
 static const sqlite3_module counters_module = {
 	.xCreate = NULL,   /* eponymous-only */
 	.xConnect = counters_connect,
 	.xBestIndex = counters_best_index,
-	.xDisconnect = counters_disconnect,
-	.xDestroy = counters_disconnect,
-	.xOpen = counters_open,
-	.xClose = counters_close,
-	.xFilter = counters_filter,
-	.xNext = counters_next,
+	.xDisconnect = vtab__free,
+	.xDestroy = vtab__free,
+	.xOpen = idx_cursor__open,
+	.xClose = idx_cursor__close,
+	.xFilter = idx_cursor__filter,
+	.xNext = idx_cursor__next,
 	.xEof = counters_eof,
 	.xColumn = counters_column,
-	.xRowid = counters_rowid,
+	.xRowid = idx_cursor__rowid,
 };
 
 int counters__register(sqlite3 *db, struct session *s)

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 #include "core/session.h"
+#include "vtab/idx_cursor.h"
 #include "vtab/tp_table.h"
 
 enum { EV_COL_NAME, EV_COL_SYSTEM, EV_COL_EVENT, EV_COL_KIND, EV_COL_FIELDS };
@@ -18,34 +19,21 @@ struct ev_vtab {
 	struct session *s;
 };
 
-struct ev_cursor {
-	sqlite3_vtab_cursor base;
-	int idx;
-};
 
 static int events_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 			  sqlite3_vtab **out, char **pzErr)
 {
-	struct ev_vtab *vt;
-	int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(name TEXT, system TEXT, event TEXT, "
-					  "kind TEXT, fields TEXT)");
+	int rc;
+	struct ev_vtab *vt = vtab__new(db, "CREATE TABLE x(name TEXT, system TEXT, event TEXT, "
+					   "kind TEXT, fields TEXT)", sizeof(*vt), &rc);
 
-	if (rc != SQLITE_OK)
-		return rc;
-	vt = sqlite3_malloc64(sizeof(*vt));
 	if (!vt)
-		return SQLITE_NOMEM;
-	memset(vt, 0, sizeof(*vt));
+		return rc;
 	vt->s = aux;
 	*out = &vt->base;
 	return SQLITE_OK;
 }
 
-static int events_disconnect(sqlite3_vtab *vt)
-{
-	sqlite3_free(vt);
-	return SQLITE_OK;
-}
 
 static int events_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
@@ -53,40 +41,15 @@ static int events_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	return SQLITE_OK;
 }
 
-static int events_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
-{
-	struct ev_cursor *c = sqlite3_malloc64(sizeof(*c));
 
-	if (!c)
-		return SQLITE_NOMEM;
-	memset(c, 0, sizeof(*c));
-	*out = &c->base;
-	return SQLITE_OK;
-}
 
-static int events_close(sqlite3_vtab_cursor *c)
-{
-	sqlite3_free(c);
-	return SQLITE_OK;
-}
 
-static int events_filter(sqlite3_vtab_cursor *c, int n, const char *s, int argc, sqlite3_value **v)
-{
-	((struct ev_cursor *)c)->idx = 0;
-	return SQLITE_OK;
-}
-
-static int events_next(sqlite3_vtab_cursor *c)
-{
-	((struct ev_cursor *)c)->idx++;
-	return SQLITE_OK;
-}
 
 static int events_eof(sqlite3_vtab_cursor *c)
 {
 	struct ev_vtab *vt = (struct ev_vtab *)c->pVtab;
 
-	return ((struct ev_cursor *)c)->idx >= catalog__nr_events(vt->s->cat);
+	return idx_of(c) >= catalog__nr_events(vt->s->cat);
 }
 
 static void fields_result(sqlite3_context *ctx, struct session *s, struct tp_event *ev)
@@ -106,7 +69,7 @@ static void fields_result(sqlite3_context *ctx, struct session *s, struct tp_eve
 static int events_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 {
 	struct ev_vtab *vt = (struct ev_vtab *)c->pVtab;
-	struct tp_event *ev = catalog__event(vt->s->cat, ((struct ev_cursor *)c)->idx);
+	struct tp_event *ev = catalog__event(vt->s->cat, idx_of(c));
 
 	switch (col) {
 	case EV_COL_NAME:
@@ -120,25 +83,20 @@ static int events_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 	return SQLITE_OK;
 }
 
-static int events_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *rowid)
-{
-	*rowid = ((struct ev_cursor *)c)->idx + 1;
-	return SQLITE_OK;
-}
 
 static const sqlite3_module events_module = {
 	.xCreate = NULL,   /* eponymous-only */
 	.xConnect = events_connect,
 	.xBestIndex = events_best_index,
-	.xDisconnect = events_disconnect,
-	.xDestroy = events_disconnect,
-	.xOpen = events_open,
-	.xClose = events_close,
-	.xFilter = events_filter,
-	.xNext = events_next,
+	.xDisconnect = vtab__free,
+	.xDestroy = vtab__free,
+	.xOpen = idx_cursor__open,
+	.xClose = idx_cursor__close,
+	.xFilter = idx_cursor__filter,
+	.xNext = idx_cursor__next,
 	.xEof = events_eof,
 	.xColumn = events_column,
-	.xRowid = events_rowid,
+	.xRowid = idx_cursor__rowid,
 };
 
 int perf_sql_events__register(sqlite3 *db, struct session *s)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "core/session.h"
+#include "vtab/idx_cursor.h"
 #include "vtab/tp_table.h"
 
 enum { ST_COL_TABLE, ST_COL_CPU, ST_COL_RECEIVED, ST_COL_LOST, ST_COL_WINDOW };
@@ -20,10 +21,6 @@ struct st_vtab {
 	struct session *s;
 };
 
-struct st_cursor {
-	sqlite3_vtab_cursor base;
-	int idx;   /* source * nr_cpus + cpu */
-};
 
 void format_rfc3339(unsigned long long ns, char *buf, unsigned long len)
 {
@@ -41,26 +38,18 @@ void format_rfc3339(unsigned long long ns, char *buf, unsigned long len)
 static int stats_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 			 sqlite3_vtab **out, char **pzErr)
 {
-	struct st_vtab *vt;
-	int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(\"table\" TEXT, cpu INTEGER, "
-					  "received INTEGER, lost INTEGER, window_start TEXT)");
+	int rc;
+	struct st_vtab *vt = vtab__new(db, "CREATE TABLE x(\"table\" TEXT, cpu INTEGER, "
+					   "received INTEGER, lost INTEGER, window_start TEXT)",
+				       sizeof(*vt), &rc);
 
-	if (rc != SQLITE_OK)
-		return rc;
-	vt = sqlite3_malloc64(sizeof(*vt));
 	if (!vt)
-		return SQLITE_NOMEM;
-	memset(vt, 0, sizeof(*vt));
+		return rc;
 	vt->s = aux;
 	*out = &vt->base;
 	return SQLITE_OK;
 }
 
-static int stats_disconnect(sqlite3_vtab *vt)
-{
-	sqlite3_free(vt);
-	return SQLITE_OK;
-}
 
 static int stats_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
@@ -68,41 +57,16 @@ static int stats_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	return SQLITE_OK;
 }
 
-static int stats_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
-{
-	struct st_cursor *c = sqlite3_malloc64(sizeof(*c));
 
-	if (!c)
-		return SQLITE_NOMEM;
-	memset(c, 0, sizeof(*c));
-	*out = &c->base;
-	return SQLITE_OK;
-}
 
-static int stats_close(sqlite3_vtab_cursor *c)
-{
-	sqlite3_free(c);
-	return SQLITE_OK;
-}
 
-static int stats_filter(sqlite3_vtab_cursor *c, int n, const char *s, int argc, sqlite3_value **v)
-{
-	((struct st_cursor *)c)->idx = 0;
-	return SQLITE_OK;
-}
-
-static int stats_next(sqlite3_vtab_cursor *c)
-{
-	((struct st_cursor *)c)->idx++;
-	return SQLITE_OK;
-}
 
 static int stats_eof(sqlite3_vtab_cursor *c)
 {
 	struct session *s = ((struct st_vtab *)c->pVtab)->s;
 
 	/* before collection starts (while planning) there is nothing to report */
-	return !s->started || ((struct st_cursor *)c)->idx >= s->nr_src * s->nr_cpus + s->nr_extra;
+	return !s->started || idx_of(c) >= s->nr_src * s->nr_cpus + s->nr_extra;
 }
 
 static int extra_column(sqlite3_context *ctx, const struct extra_stat *x, int col)
@@ -119,7 +83,7 @@ static int extra_column(sqlite3_context *ctx, const struct extra_stat *x, int co
 static int stats_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 {
 	struct session *s = ((struct st_vtab *)c->pVtab)->s;
-	int idx = ((struct st_cursor *)c)->idx, cpu = idx % s->nr_cpus;
+	int idx = idx_of(c), cpu = idx % s->nr_cpus;
 	struct source *src = idx < s->nr_src * s->nr_cpus ? s->src[idx / s->nr_cpus] : NULL;
 	char when[64];
 
@@ -141,25 +105,20 @@ static int stats_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 	return SQLITE_OK;
 }
 
-static int stats_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *rowid)
-{
-	*rowid = ((struct st_cursor *)c)->idx + 1;
-	return SQLITE_OK;
-}
 
 static const sqlite3_module stats_module = {
 	.xCreate = NULL,   /* eponymous-only */
 	.xConnect = stats_connect,
 	.xBestIndex = stats_best_index,
-	.xDisconnect = stats_disconnect,
-	.xDestroy = stats_disconnect,
-	.xOpen = stats_open,
-	.xClose = stats_close,
-	.xFilter = stats_filter,
-	.xNext = stats_next,
+	.xDisconnect = vtab__free,
+	.xDestroy = vtab__free,
+	.xOpen = idx_cursor__open,
+	.xClose = idx_cursor__close,
+	.xFilter = idx_cursor__filter,
+	.xNext = idx_cursor__next,
 	.xEof = stats_eof,
 	.xColumn = stats_column,
-	.xRowid = stats_rowid,
+	.xRowid = idx_cursor__rowid,
 };
 
 int perf_sql_stats__register(sqlite3 *db, struct session *s)
