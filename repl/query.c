@@ -296,8 +296,8 @@ static void explain(struct query *c, struct session *s, FILE *f)
 				"miss wakeups)\n", src->task_fields[0], src->task_fields[1] ? "/" : "",
 				src->task_fields[1] ? src->task_fields[1] : "");
 		else if (s->nr_tids)
-			fprintf(f, "  target       %d threads (inherit: new threads followed), %d CPUs\n",
-				s->nr_tids, s->nr_cpus);
+			fprintf(f, "  target       %d thread%s (inherit: new threads followed), %d CPUs\n",
+				s->nr_tids, s->nr_tids == 1 ? "" : "s", s->nr_cpus);
 		else if (s->wl.pid && !s->opts.all)
 			fprintf(f, "  target       workload pid %d and its children (inherit, "
 				"enable_on_exec), %d CPUs\n", (int)s->wl.pid, s->nr_cpus);
