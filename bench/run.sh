@@ -6,7 +6,7 @@
 #   BENCH_REPS=1 bash bench/run.sh               # quicker, noisier
 #   BENCH_SECTIONS="slow1 start" bash bench/run.sh
 #
-# Sections (BENCH_SECTIONS, default all: slow1 slow2 pp count start win sym burn pushdown agg):
+# Sections (BENCH_SECTIONS, default all: slow1 slow2 pp count start win sym burn pushdown agg replay):
 #  slow1  getppid_loop -t SECS pinned to CPU 0, untraced vs traced system-wide on
 #         syscalls:sys_enter_getppid, every event sampled (perf-sql reads a column: count(_cpu);
 #         count(*) alone would be counted in the kernel, see count): (1) slowdown = traced
@@ -76,7 +76,7 @@ SECS=${BENCH_SECS:-2}
 PAGES=${BENCH_PAGES:-64}
 PP=${BENCH_PP:-200000}
 MAXMEM=${BENCH_MAX_MEMORY:-4G}
-ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg"
+ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay"
 SECTIONS=${BENCH_SECTIONS:-$ALL_SECTIONS}
 BURN_SECS=${BENCH_BURN_SECS:-10}
 SYM_COPIES=${BENCH_SYM_COPIES:-200}
@@ -748,6 +748,12 @@ section_agg() {
 }
 
 T0=$SECONDS
+# record/replay against perf record + perf report / perf script (bench/replay.sh)
+section_replay() {
+	log "replay: record 1M events, then GROUP BY comm on the capture vs perf report / perf script"
+	bash "$HERE/replay.sh" > "$TMP/replay.out" 2> /dev/null
+}
+
 log "$("$PERF_SQL" --version 2>&1 | head -1); $(perf --version 2>/dev/null); kernel $(uname -r); $NCPU CPUs"
 for sec in $SECTIONS; do
 	if declare -F "section_$sec" > /dev/null; then
@@ -762,6 +768,7 @@ done
 echo "perf-sql bench: $NCPU CPUs, kernel $(uname -r), $(perf --version 2>/dev/null || echo 'no perf')," \
 	"$PAGES ring pages/CPU, median of $REPS, $((SECONDS - T0)) s"
 calc report "$RES"
+[ -s "$TMP/replay.out" ] && cat "$TMP/replay.out"
 if [ -s "$TMP/lostwarn" ]; then
 	echo "perf-sql lost-event warnings (expected where it lost events): $(sort "$TMP/lostwarn" |
 		uniq -c | awk '{ printf "%s%s x%s", sep, $2, $1; sep = ", " }')"

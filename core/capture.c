@@ -216,6 +216,14 @@ int capture__next(struct capture_reader *r, uint32_t *type_out, const void **dat
 	return 1;
 }
 
+void *capture__take(struct capture_reader *r)
+{
+	void *d = r->data;
+
+	r->data = NULL;
+	return d;
+}
+
 void capture__free(struct capture_reader *r)
 {
 	if (!r)

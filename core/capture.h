@@ -40,6 +40,8 @@ struct capture_reader *capture__open(const char *path, struct err *e);
  */
 int capture__next(struct capture_reader *r, uint32_t *type_out, const void **data_out,
 		  size_t *len_out, int *truncated_out, struct err *e);
+/* Takes the data of the block capture__next() returned last (free() it); NULL if none. */
+void *capture__take(struct capture_reader *r);
 void capture__free(struct capture_reader *r);
 /* decoding one block from memory (what capture__next does after reading it): fuzzable */
 int capture__decode(const void *frame, size_t len, void **out, size_t *len_out);

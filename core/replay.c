@@ -30,21 +30,22 @@ struct replay {
 	int truncated;
 };
 
-static int keep_block(struct replay *r, uint32_t type, const void *data, size_t len)
+static int keep_block(struct replay *r, uint32_t type, void *data, size_t len)
 {
 	if (r->nr == r->cap) {
 		size_t ncap = r->cap ? r->cap * 2 : 64;
 		void *p = realloc(r->blocks, ncap * sizeof(*r->blocks));
 
-		if (!p)
+		if (!p) {
+			free(data);
 			return -ENOMEM;
+		}
 		r->blocks = p;
 		r->cap = ncap;
 	}
-	r->blocks[r->nr].data = malloc(len ? len : 1);
-	if (!r->blocks[r->nr].data)
+	if (!data)
 		return -ENOMEM;
-	memcpy(r->blocks[r->nr].data, data, len);
+	r->blocks[r->nr].data = data;   /* taken from the reader: no copy */
 	r->blocks[r->nr].type = type;
 	r->blocks[r->nr++].len = len;
 	return 0;
@@ -160,7 +161,8 @@ static int load(struct session *s, struct replay *r, const char *path, struct er
 		else if (type == CAP_COMMS)
 			read_comms(s, data, len);
 		else if (type == CAP_RECORDS || type == CAP_WINDOW)
-			ret = keep_block(r, type, data, len) ? err_set(e, -ENOMEM, "out of memory") : 0;
+			ret = keep_block(r, type, capture__take(cr), len) ?
+				      err_set(e, -ENOMEM, "out of memory") : 0;
 		if (ret < 0)
 			break;
 	}
@@ -253,8 +255,8 @@ int session__run_replay(struct session *s, window_fn on_window, void *ctx, struc
 		if (b->type == CAP_RECORDS && b->len >= 8) {
 			memcpy(hdr, b->data, 8);
 			src = source_of(s, r, hdr[0]);
-			if (src && (ret = window__append_rows(src->win, (int)hdr[1], b->data + 8,
-							      b->len - 8)))
+			/* the rows stay in the block's memory: the window borrows them */
+			if (src && (ret = window__adopt(src->win, (int)hdr[1], b->data + 8, b->len - 8)))
 				return err_set(e, ret, "capture: bad rows of %s", src->ev->full);
 			continue;
 		}

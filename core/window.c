@@ -10,6 +10,7 @@
  *     refused and counted, never silently lost.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/window.h"
@@ -19,7 +20,9 @@
 struct wchunk {
 	struct wchunk *next;
 	size_t used, cap;
-	uint8_t data[];
+	uint8_t *data;          /* inline[] , or rows owned by someone else (window__adopt) */
+	bool external;
+	uint8_t inline_data[];
 };
 
 struct window *window__new(int nr_streams, size_t *budget)
@@ -65,10 +68,10 @@ static struct wchunk *chunk_for(struct wstream *st, size_t need)
 	struct wchunk *c = st->tail;
 	size_t cap = need > CHUNK_SIZE ? need : CHUNK_SIZE;
 
-	if (c && c->cap - c->used >= need)
+	if (c && !c->external && c->cap - c->used >= need)
 		return c;
 	/* a cleared store keeps its first chunk: reuse it before allocating */
-	if (c && c == st->head && c->used == 0 && c->cap >= need)
+	if (c && !c->external && c == st->head && c->used == 0 && c->cap >= need)
 		return c;
 	c = malloc(sizeof(*c) + cap);
 	if (!c)
@@ -76,6 +79,8 @@ static struct wchunk *chunk_for(struct wstream *st, size_t need)
 	c->next = NULL;
 	c->used = 0;
 	c->cap = cap;
+	c->data = c->inline_data;
+	c->external = false;
 	if (st->tail)
 		st->tail->next = c;
 	else
@@ -140,6 +145,10 @@ void window__clear(struct window *w)
 		st->head->next = NULL;
 		st->head->used = 0;
 		st->tail = st->head;
+		if (st->head->external) {   /* adopted rows are not ours to reuse */
+			free(st->head);
+			st->head = st->tail = NULL;
+		}
 	}
 	if (w->budget)
 		*w->budget += w->bytes;
@@ -193,6 +202,56 @@ int window__for_each_run(struct window *w, int stream,
 		if (c->used)
 			ret = fn(ctx, c->data, c->used);
 	return ret;
+}
+
+/* every row's sizes agree with its header and the run: 0 or -EINVAL */
+static int check_rows(const uint8_t *p, const uint8_t *end)
+{
+	while (p < end) {
+		struct wrow hdr;
+		size_t body;
+
+		if ((size_t)(end - p) < sizeof(hdr))
+			return -EINVAL;
+		memcpy(&hdr, p, sizeof(hdr));
+		body = ((hdr.raw_size + 7u) & ~7u) + (size_t)hdr.nr_stack * 8 + hdr.regs_off_nr * 8;
+		if (hdr.size % 8 || hdr.size < sizeof(hdr) || hdr.size > (size_t)(end - p) ||
+		    hdr.regs_off_nr > 64 || body != hdr.size - sizeof(hdr))
+			return -EINVAL;
+		p += hdr.size;
+	}
+	return 0;
+}
+
+int window__adopt(struct window *w, int stream, void *rows, size_t len)
+{
+	struct wstream *st;
+	struct wchunk *c;
+	size_t n = 0;
+
+	if (stream < 0 || stream >= w->nr_streams || (uintptr_t)rows % 8 ||
+	    check_rows(rows, (const uint8_t *)rows + len))
+		return -EINVAL;
+	if (w->budget) {
+		if (*w->budget < len)
+			return window__append_rows(w, stream, rows, len);   /* drops what is over */
+		*w->budget -= len;
+	}
+	c = malloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	*c = (struct wchunk){ .used = len, .cap = len, .data = rows, .external = true };
+	st = &w->streams[stream];
+	if (st->tail)
+		st->tail->next = c;
+	else
+		st->head = c;
+	st->tail = c;
+	for (const uint8_t *p = rows; p < (const uint8_t *)rows + len; p += ((const struct wrow *)p)->size)
+		n++;
+	w->nr_rows += n;
+	w->bytes += len;
+	return 0;
 }
 
 int window__append_rows(struct window *w, int stream, const void *rows, size_t len)

@@ -51,6 +51,9 @@ int window__for_each_run(struct window *w, int stream,
 			 int (*fn)(void *ctx, const void *rows, size_t len), void *ctx);
 /* Appends a run of rows as window__for_each_run gave them; -EINVAL if a row's size lies. */
 int window__append_rows(struct window *w, int stream, const void *rows, size_t len);
+/* Makes rows (8-aligned, checked like window__append_rows) part of the stream without copying
+ * them; the caller keeps them alive until the window is cleared. */
+int window__adopt(struct window *w, int stream, void *rows, size_t len);
 /* Drops all rows (keeps one chunk per stream for reuse) and gives their bytes back. */
 void window__clear(struct window *w);
 

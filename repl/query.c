@@ -165,6 +165,9 @@ static void warn_lost(struct session *s)
 			    "--max-memory (%zu MiB); raise --max-memory, use -i, or filter more in "
 			    "WHERE", src->ev->full, (unsigned long long)lost,
 			    (unsigned long long)dropped, s->opts.max_memory ? s->opts.max_memory >> 20 : 256);
+		else if (lost && s->replay)
+			say("warning: %s lost %llu events in this window when it was recorded",
+			    src->ev->full, (unsigned long long)lost);
 		else if (lost)
 			say("warning: %s lost %llu events in this window; raise -m (now %d pages) or "
 			    "filter more in WHERE", src->ev->full, (unsigned long long)lost,
