@@ -40,6 +40,9 @@ struct tp_event {
 	uint64_t pmu_config, pmu_config1, pmu_config2;
 	uint32_t bp_type, bp_len;     /* breakpoints */
 	char *probe_path;             /* uprobes: the binary (config1 points at it) */
+	int8_t arg_reg[6];            /* uprobes/USDT: perf register of arg0..arg5 (-1: none) */
+	uint8_t arg_size[6];          /* USDT: bytes of each argument (0: all 8) */
+	bool arg_signed[6];
 	char *format_text;            /* tracepoints, once parsed: kept for captures */
 	void *tep_event;              /* struct tep_event *, once parsed (print fmt symbols) */
 	bool short_unique;            /* no other system has an event of this name */

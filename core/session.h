@@ -36,10 +36,17 @@ struct session_opts {
 	int freq;                /* -F: default sampling rate of clocks and hardware events */
 };
 
-/* x86-64 user registers of the first six arguments and the return value: di si dx cx r8 r9 ax
- * (perf_regs.h order: AX=0 BX CX DX SI DI BP SP IP FLAGS CS SS DS ES FS GS R8=16 R9 ...) */
-#define UPROBE_REGS_MASK ((1ull << 0) | (1ull << 2) | (1ull << 3) | (1ull << 4) | (1ull << 5) | \
-			  (1ull << 16) | (1ull << 17))
+/* x86-64 user registers sampled for uprobes and USDT probes: ax bx cx dx si di bp sp ip
+ * (perf_regs 0-8) and r8-r15 (16-23); a row's registers are in that order */
+#define UPROBE_REGS_MASK (0x1ffull | (0xffull << 16))
+
+/* index of perf register reg among the sampled ones, or -1 */
+static inline int uprobe_reg_slot(int reg)
+{
+	if (reg < 0 || reg > 63 || !((UPROBE_REGS_MASK >> reg) & 1))
+		return -1;
+	return __builtin_popcountll(UPROBE_REGS_MASK & ((1ull << reg) - 1));
+}
 
 /* The data of one table: one tracepoint opened on every CPU. */
 struct source {

@@ -202,7 +202,7 @@ static bool opt_takes_value(const char *a)
 	static const char *const longs[] = { "--duration", "--interval", "--format", "--output",
 		"--cpu", "--pid", "--tid", "--mmap-pages", "--max-memory", "--schema", "--save",
 		"--freq", "--uprobe", "--uretprobe", "--breakpoint", "--flame-graph", "--heatmap",
-		"--replay", "--query-timeout", "--cgroup" };
+		"--replay", "--query-timeout", "--cgroup", "--usdt", "--list-usdt" };
 
 	if (a[0] == '-' && a[1] && a[1] != '-' && !a[2])
 		return strchr("difoCptmFr", a[1]) != NULL;

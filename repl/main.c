@@ -20,6 +20,7 @@
 #include "profilers/cli.h"
 #include "core/record.h"
 #include "repl/query.h"
+#include "symbols/usdt.h"
 #include "repl/repl.h"
 
 #define PERF_SQL_VERSION "0.1.0"
@@ -66,6 +67,8 @@ static const char usage_text[] =
 "  -F, --freq HZ          sampling rate of cpu_clock, task_clock and hardware tables (99)\n"
 "      --uprobe FUNC@BIN  a table uprobe_FUNC of calls of FUNC in BIN (arg0..arg5)\n"
 "      --uretprobe FUNC@BIN  a table uretprobe_FUNC of returns of FUNC (ret)\n"
+"      --usdt PROV:NAME@BIN  a table usdt_NAME of a USDT probe's hits (arg0.. from its spec)\n"
+"      --list-usdt BIN    list a binary's USDT probes (.note.stapsdt), then exit\n"
 "      --breakpoint ADDR|SYMBOL[@BIN][/LEN][:rwx]\n"
 "                         a table breakpoint of accesses (default 8 bytes, w); SYMBOL is\n"
 "                         looked up in BIN or the workload's binary (static binaries only:\n"
@@ -123,6 +126,25 @@ static void usage_error(const char *what)
 	exit(EXIT_USAGE);
 }
 
+/* --list-usdt BINARY: the USDT probes in a binary */
+static int list_usdt(const char *path)
+{
+	struct usdt_probe *p = NULL;
+	struct err e = { 0 };
+	int nr = 0;
+
+	if (usdt__list(path, &p, &nr, &e))
+		return report(&e);
+	printf("%-16s %-24s %-18s %-18s %s\n", "provider", "name", "address", "semaphore", "arguments");
+	for (int i = 0; i < nr; i++)
+		printf("%-16s %-24s %#-18llx %#-18llx %s\n", p[i].provider, p[i].name,
+		       (unsigned long long)p[i].pc, (unsigned long long)p[i].semaphore, p[i].args);
+	if (!nr)
+		printf("(no USDT probes in %s)\n", path);
+	free(p);
+	return 0;
+}
+
 static void parse_args(struct cli *c, int argc, char **argv)
 {
 	static const struct option longs[] = {
@@ -150,6 +172,8 @@ static void parse_args(struct cli *c, int argc, char **argv)
 		{ "freq", required_argument, NULL, 'F' },
 		{ "uprobe", required_argument, NULL, 'U' + 256 },
 		{ "uretprobe", required_argument, NULL, 'u' + 256 },
+		{ "usdt", required_argument, NULL, 'D' + 256 },
+		{ "list-usdt", required_argument, NULL, 'L' + 256 },
 		{ "breakpoint", required_argument, NULL, 'B' + 256 },
 		{ "flame-graph", required_argument, NULL, 'G' + 256 },
 		{ "replay", required_argument, NULL, 'r' },
@@ -220,12 +244,14 @@ static void parse_args(struct cli *c, int argc, char **argv)
 		case 'A' + 256: c->q.lock.opts.allow_attach = true; break;
 		case 'S' + 256: c->q.schema = optarg; break;
 		case 'F': c->q.so.freq = (int)parse_long("-F", optarg, 1); break;
-		case 'U' + 256: case 'u' + 256: case 'B' + 256:
+		case 'L' + 256: exit(list_usdt(optarg));
+		case 'U' + 256: case 'u' + 256: case 'B' + 256: case 'D' + 256:
 			if (c->q.nr_probes == (int)(sizeof(c->q.probes) / sizeof(c->q.probes[0])))
 				usage_error("too many --uprobe/--uretprobe/--breakpoint options (at most 16)");
 			c->q.probes[c->q.nr_probes].spec = optarg;
 			c->q.probes[c->q.nr_probes++].kind = opt == 'U' + 256 ? PROBE_UPROBE :
 							     opt == 'u' + 256 ? PROBE_URETPROBE :
+							     opt == 'D' + 256 ? PROBE_USDT :
 										PROBE_BREAKPOINT;
 			break;
 		case 'G' + 256: c->q.flame_graph = optarg; break;

@@ -343,6 +343,8 @@ static int add_probes(struct query *c, struct session *s)
 		if (c->probes[i].kind == PROBE_BREAKPOINT)
 			ret = probes__add_breakpoint(s->cat, c->probes[i].spec,
 						     c->so.workload ? c->so.workload[0] : NULL, nr_bp++, &e);
+		else if (c->probes[i].kind == PROBE_USDT)
+			ret = probes__add_usdt(s->cat, c->probes[i].spec, &e);
 		else
 			ret = probes__add_uprobe(s->cat, c->probes[i].spec,
 						 c->probes[i].kind == PROBE_URETPROBE, &e);

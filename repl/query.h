@@ -24,7 +24,7 @@ struct query_param {
 	const char *text;
 };
 
-enum probe_kind { PROBE_UPROBE, PROBE_URETPROBE, PROBE_BREAKPOINT };
+enum probe_kind { PROBE_UPROBE, PROBE_URETPROBE, PROBE_BREAKPOINT, PROBE_USDT };
 
 struct query {
 	struct session_opts so;
@@ -36,7 +36,7 @@ struct query {
 	struct {
 		const char *spec;
 		enum probe_kind kind;
-	} probes[16];           /* --uprobe, --uretprobe, --breakpoint */
+	} probes[16];           /* --uprobe, --uretprobe, --usdt, --breakpoint */
 	int nr_probes;
 	const char *flame_graph;   /* --flame-graph FILE */
 	const char *heatmap_svg;   /* --heatmap FILE */

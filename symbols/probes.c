@@ -19,6 +19,7 @@
 #include "core/tracefs.h"
 #include "symbols/probes.h"
 #include "symbols/symbols.h"
+#include "symbols/usdt.h"
 
 /* a command name as execvp would find it */
 static bool find_binary(const char *name, char *out, size_t len)
@@ -87,6 +88,8 @@ int probes__add_uprobe(struct catalog *c, const char *spec, bool ret, struct err
 	ev->pmu_type = (uint32_t)type;
 	ev->pmu_config = ret ? 1 : 0;
 	ev->pmu_config2 = off;
+	for (int k = 0; k < 6; k++)   /* the x86-64 ABI: di si dx cx r8 r9 */
+		ev->arg_reg[k] = (int8_t)(int[]){ 5, 4, 3, 2, 16, 17 }[k];
 	ev->probe_path = strdup(binary);
 	if (!ev->probe_path)
 		return err_set(e, -ENOMEM, "out of memory");
@@ -163,5 +166,61 @@ int probes__add_breakpoint(struct catalog *c, const char *spec, const char *work
 	ev->bp_type = (uint32_t)type;
 	ev->bp_len = type & HW_BREAKPOINT_X ? sizeof(long) : len;
 	catalog__resort(c);
+	return 0;
+}
+
+int probes__add_usdt(struct catalog *c, const char *spec, struct err *e)
+{
+	char provider[64] = "", name[64] = "", binary[PATH_MAX], path[PATH_MAX], table[96];
+	const char *at = strchr(spec, '@');
+	struct usdt_probe *probes = NULL, *p = NULL;
+	struct tp_event *ev;
+	int nr = 0, type, ret;
+
+	if (!at || sscanf(spec, "%63[^:@]:%63[^@]", provider, name) != 2) {
+		err_set(e, -EINVAL, "--usdt '%s': expected PROVIDER:NAME@BINARY", spec);
+		return err_hint(e, "list a binary's probes with: perf-sql --list-usdt BINARY");
+	}
+	if (!find_binary(at + 1, path, sizeof(path)) || !realpath(path, binary))
+		return err_set(e, -ENOENT, "--usdt %s: no such binary '%s'", spec, at + 1);
+	if ((ret = usdt__list(binary, &probes, &nr, e)))
+		return ret;
+	for (int i = 0; i < nr && !p; i++)
+		if (!strcmp(probes[i].provider, provider) && !strcmp(probes[i].name, name))
+			p = &probes[i];
+	if (!p || !p->pc_offset) {
+		free(probes);
+		err_set(e, -ENOENT, "--usdt %s: no probe %s:%s in %s", spec, provider, name, binary);
+		return err_hint(e, "list its probes with: perf-sql --list-usdt %s", binary);
+	}
+	if ((type = uprobe_pmu_type(e)) < 0) {
+		free(probes);
+		return type;
+	}
+	snprintf(table, sizeof(table), "usdt_%s", name);
+	ev = catalog__add(c, "usdt", table, EV_UPROBE, e);
+	if (!ev) {
+		free(probes);
+		return e->code;
+	}
+	ev->pmu_type = (uint32_t)type;
+	/* a probe guarded by a semaphore: the kernel counts it up while the probe is on */
+	ev->pmu_config = p->sema_offset << 32;
+	ev->pmu_config2 = p->pc_offset;
+	for (int k = 0; k < 6; k++) {
+		int reg, size, sign;
+
+		ev->arg_reg[k] = -1;
+		if (!usdt__arg_reg(p->args, k, &reg, &size, &sign)) {
+			ev->arg_reg[k] = (int8_t)reg;
+			ev->arg_size[k] = (uint8_t)size;
+			ev->arg_signed[k] = sign;
+		}
+	}
+	free(probes);
+	ev->probe_path = strdup(binary);
+	if (!ev->probe_path)
+		return err_set(e, -ENOMEM, "out of memory");
+	catalog__resort(c);   /* ev is stale from here */
 	return 0;
 }

@@ -38,9 +38,25 @@ enum tp_col_kind { TP_COL_TIME, TP_COL_CPU, TP_COL_PID, TP_COL_TID, TP_COL_COMM,
 		   TP_COL_FIELD, TP_COL_IP, TP_COL_ADDR, TP_COL_ARG, TP_COL_RET, TP_COL_HZ,
 		   TP_COL_PERIOD_ARG, TP_COL_STACK };
 
-/* x86-64 argument registers, as indexes into the sampled UPROBE_REGS_MASK registers
- * (ax cx dx si di r8 r9): di si dx cx r8 r9 */
-static const int arg_reg[6] = { 4, 3, 2, 1, 5, 6 };
+/* argument k of a probe row: its register (the ABI's for uprobes, the spec's for USDT), cut
+ * to the argument's size and sign-extended */
+static bool probe_arg(const struct tp_event *ev, const struct wrow *r, int k, int64_t *out)
+{
+	int slot = uprobe_reg_slot(ev->arg_reg[k]);
+	unsigned size = ev->arg_size[k];
+	uint64_t v;
+
+	if (slot < 0 || (uint64_t)slot >= r->regs_off_nr)
+		return false;
+	v = wrow_regs(r)[slot];
+	if (size && size < 8) {
+		v &= (1ull << (size * 8)) - 1;
+		if (ev->arg_signed[k] && (v >> (size * 8 - 1)) & 1)
+			v |= ~0ull << (size * 8);
+	}
+	memcpy(out, &v, 8);
+	return true;
+}
 
 static const char *const meta_names[] = { "_time", "_cpu", "_pid", "_tid", "_comm", "_period" };
 static const char *const alias_names[] = { "time", "cpu", "pid", "tid", "comm", NULL };
@@ -475,6 +491,7 @@ static int tp_table_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int co
 	struct tp_vtab *vt = (struct tp_vtab *)c_->pVtab;
 	const struct wrow *r = c->row;
 	const char *comm;
+	int64_t v;
 
 	if (vt->cols[col].kind == TP_COL_HZ || vt->cols[col].kind == TP_COL_PERIOD_ARG) {
 		sqlite3_result_int64(ctx, (sqlite3_int64)(vt->cols[col].kind == TP_COL_HZ ?
@@ -498,11 +515,11 @@ static int tp_table_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int co
 	case TP_COL_IP: sqlite3_result_int64(ctx, (sqlite3_int64)r->ip); break;
 	case TP_COL_ADDR: sqlite3_result_int64(ctx, (sqlite3_int64)r->addr); break;
 	case TP_COL_ARG:
-		if (r->regs_off_nr > (uint64_t)arg_reg[vt->cols[col].arg])
-			sqlite3_result_int64(ctx, (sqlite3_int64)wrow_regs(r)[arg_reg[vt->cols[col].arg]]);
+		if (probe_arg(vt->src->ev, r, vt->cols[col].arg, &v))
+			sqlite3_result_int64(ctx, v);
 		break;
 	case TP_COL_RET:
-		if (r->regs_off_nr)
+		if (r->regs_off_nr)   /* ax: the first sampled register */
 			sqlite3_result_int64(ctx, (sqlite3_int64)wrow_regs(r)[0]);
 		break;
 	case TP_COL_HZ: sqlite3_result_int64(ctx, (sqlite3_int64)vt->src->hz_used); break;
