@@ -136,7 +136,7 @@ void catalog__resort(struct catalog *c)
 const char *event_kind_name(enum event_kind kind)
 {
 	static const char *const names[] = { "tracepoint", "software", "hardware", "cache",
-					     "uprobe", "breakpoint" };
+					     "uprobe", "breakpoint", "pmu" };
 
 	return names[kind];
 }
@@ -217,6 +217,8 @@ struct tp_event *catalog__find(struct catalog *c, const char *name)
 	char full[256], *sep;
 
 	snprintf(full, sizeof(full), "%s", name);
+	if (full[0] && full[strlen(full) - 1] == '/')   /* perf's "cpu/mem-loads/" */
+		full[strlen(full) - 1] = '\0';
 	sep = strpbrk(full, ":/");
 	if (sep) {
 		*sep = ':';

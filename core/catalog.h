@@ -31,6 +31,7 @@ enum event_kind {
 	EV_CACHE,        /* l1d_read_miss, ... */
 	EV_UPROBE,       /* --uprobe FUNC@BINARY */
 	EV_BREAKPOINT,   /* --breakpoint ADDR|SYMBOL */
+	EV_RAW,          /* a sysfs PMU event: "cpu/mem-loads/", "msr/tsc/" */
 };
 
 struct tp_event {

@@ -104,7 +104,7 @@ static int read_table(struct session *s, struct replay *r, const uint8_t *b, siz
 	sys = (const char *)b + 8;
 	name = sys + strlen(sys) + 1;
 	if ((size_t)(name - (const char *)b) >= len || !memchr(name, 0, len - (size_t)(name - (const char *)b)) ||
-	    hdr[1] > EV_BREAKPOINT || hdr[0] > 4096)
+	    hdr[1] > EV_RAW || hdr[0] > 4096)
 		return err_set(e, -EINVAL, "capture: bad table block");
 	fmt = name + strlen(name) + 1;
 	ev = catalog__add(s->cat, sys, name, (enum event_kind)hdr[1], e);

@@ -348,7 +348,7 @@ void session__extra_add(struct session *s, int idx, uint64_t received, uint64_t 
 bool source__counts(const struct source *src)
 {
 	const struct tp_event *ev = src->ev;
-	bool clock = ev->kind == EV_HARDWARE || ev->kind == EV_CACHE ||
+	bool clock = ev->kind == EV_HARDWARE || ev->kind == EV_CACHE || ev->kind == EV_RAW ||
 		     (ev->kind == EV_SOFTWARE && (ev->pmu_config == PERF_COUNT_SW_CPU_CLOCK ||
 						  ev->pmu_config == PERF_COUNT_SW_TASK_CLOCK));
 
@@ -406,8 +406,13 @@ static const struct {
 	{ EINVAL, "the kernel rejected the event's settings", "run with -v to see the attributes" },
 };
 
-static int open_error(struct err *e, const char *what, int eno)
+static int open_error(struct err *e, const char *what, int eno, enum event_kind kind)
 {
+	if (kind == EV_RAW && (eno == EINVAL || eno == EOPNOTSUPP)) {
+		err_set(e, -eno, "%s: this PMU cannot sample (%s)", what, strerror(eno));
+		return err_hint(e, "it can only count; sysfs PMU events are sampled where the PMU "
+				   "supports it (cpu/...)");
+	}
 	if ((eno == ENOENT || eno == EOPNOTSUPP) &&
 	    (!strncmp(what, "hardware:", 9) || !strncmp(what, "cache:", 6))) {
 		err_set(e, -eno, "%s: not supported by this CPU/VM", strchr(what, ':') + 1);
@@ -564,7 +569,7 @@ static int add_ids(struct session *s, struct perf_evsel *evsel, struct source *s
  * shared ring, and each table's losses are its own.
  */
 static int open_one(struct session *s, struct perf_evsel *evsel, struct perf_thread_map *threads,
-		    int pages, const char *what, struct err *e)
+		    int pages, const char *what, enum event_kind kind, struct err *e)
 {
 	struct perf_evlist *el = perf_evlist__new();
 	struct pollfd *nfds;
@@ -577,7 +582,7 @@ static int open_one(struct session *s, struct perf_evsel *evsel, struct perf_thr
 	perf_evlist__set_maps(el, s->cpus, threads);
 	ret = perf_evsel__open(evsel, s->cpus, threads);
 	if (ret)
-		return open_error(e, what, -ret);
+		return open_error(e, what, -ret, kind);
 	s->nr_open = s->nr_evlists;
 	if (perf_evlist__mmap(el, pages)) {
 		err_set(e, -errno, "ring buffers of %d pages per CPU: %s", pages, strerror(errno));
@@ -610,7 +615,7 @@ static int open_events(struct session *s, struct err *e)
 		if (src->task_fields[0])
 			evsel__set_system_wide(src->evsel);
 		ret = open_one(s, src->evsel, src->task_fields[0] ? s->any_thread : s->threads,
-			       src->counting ? 1 : s->opts.mmap_pages, src->ev->full, e);
+			       src->counting ? 1 : s->opts.mmap_pages, src->ev->full, src->ev->kind, e);
 		if (ret && src->optional) {   /* a counter this machine lacks: a NULL row */
 			perf_evlist__delete(s->evlists[--s->nr_evlists]);
 			src->evsel = NULL;
@@ -629,7 +634,8 @@ static int open_events(struct session *s, struct err *e)
 		s->sideband = new_sideband(s);
 		if (!s->sideband)
 			return err_set(e, -ENOMEM, "out of memory");
-		if ((ret = open_one(s, s->sideband, s->threads, 16, "task-name sideband (dummy event)", e)))
+		if ((ret = open_one(s, s->sideband, s->threads, 16, "task-name sideband (dummy event)",
+				    EV_SOFTWARE, e)))
 			return ret;
 		if ((ret = add_ids(s, s->sideband, NULL)))
 			return err_set(e, ret, "sideband: cannot read event ids");

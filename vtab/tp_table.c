@@ -591,6 +591,13 @@ int vtabs__register(sqlite3 *db, struct session *s)
 					      i == 0 ? sqlite3_free : NULL);
 		if (rc == SQLITE_OK && ev->short_unique)
 			rc = sqlite3_create_module_v2(db, ev->name, &tp_module, &aux[i], NULL);
+		if (rc == SQLITE_OK && ev->kind == EV_RAW) {   /* perf's spelling: "msr/tsc/" */
+			char *perf_name = sqlite3_mprintf("%s/%s/", ev->system, ev->name);
+
+			rc = perf_name ? sqlite3_create_module_v2(db, perf_name, &tp_module, &aux[i], NULL)
+				       : SQLITE_NOMEM;
+			sqlite3_free(perf_name);
+		}
 		if (rc != SQLITE_OK)
 			return rc;
 	}

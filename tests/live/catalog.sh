@@ -16,3 +16,12 @@ echo "ok: schema"
 s=$(q --schema sched_wakeup | tr '\n' ' ')
 [[ "$s" == *"time,INTEGER cpu,INTEGER tid,INTEGER comm,TEXT pid,INTEGER prio"* ]] || fail "wakeup schema: $s"
 echo "ok: sched_wakeup keeps its own comm/pid"
+# sysfs PMU events are tables too, under perf's own spelling ("msr/tsc/") and system:event
+pmus=$(q "select count(*) from perf_sql_events where kind = 'pmu'")
+n=$(ls /sys/bus/event_source/devices/*/events/ 2>/dev/null | grep -v -e : -e '\.' -e '^$' | wc -l)
+eq "$pmus" "$n" "pmu tables = sysfs PMU event files"
+if [ -e /sys/bus/event_source/devices/msr/events/tsc ]; then
+	err=$("$PERF_SQL" -d 100ms 'select count(*) from "msr/tsc/"' 2>&1); rc=$?
+	eq "$rc" 1 "exit status when a counting-only PMU is asked to sample"
+	[[ "$err" == "perf-sql: msr:tsc: this PMU cannot sample"* ]] || fail "msr: $err"
+fi
