@@ -22,7 +22,7 @@ struct wchunk {
 	size_t used, cap;
 	uint8_t *data;          /* inline[] , or rows owned by someone else (window__adopt) */
 	bool external;
-	uint8_t inline_data[];
+	_Alignas(8) uint8_t inline_data[];   /* rows are read as u64s: keep them aligned */
 };
 
 struct window *window__new(int nr_streams, size_t *budget)

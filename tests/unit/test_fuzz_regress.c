@@ -29,6 +29,9 @@
 #define FUZZ_ENTRY fuzz_sql
 #include "../fuzz/fuzz_sql.c"
 #undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_capture
+#include "../fuzz/fuzz_capture.c"
+#undef FUZZ_ENTRY
 
 static const struct {
 	const char *name;
@@ -36,6 +39,7 @@ static const struct {
 } targets[] = {
 	{ "sample", fuzz_sample }, { "window", fuzz_window }, { "kfilter", fuzz_kfilter },
 	{ "elf", fuzz_elf },       { "profiler", fuzz_profiler }, { "sql", fuzz_sql },
+	{ "capture", fuzz_capture },
 };
 
 /* every regular file of dir through fn; the number of files, -1 if dir is missing */
