@@ -54,7 +54,7 @@ else
 PERF_SQL := $(BUILD)/perf-sql
 endif
 
-.PHONY: all setup test unit live bench asan clean
+.PHONY: all setup test unit live bench asan valgrind clang-check clean
 all: $(PERF_SQL)
 
 setup: $(SETUP)
@@ -101,6 +101,23 @@ test: $(PERF_SQL) $(UNIT_BINS) $(WL_BINS)
 
 asan:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined OPT=-O1 test
+
+# the unit tests under valgrind (memcheck, definite leaks), but the two that take minutes there
+VG_BINS := $(filter-out %/test_percentile %/test_fuzz_regress,$(UNIT_BINS))
+valgrind: $(VG_BINS) $(WL_BINS)
+	$(Q)for t in $(VG_BINS); do \
+		BUILD=$(abspath $(BUILD)) valgrind -q --error-exitcode=9 --leak-check=full \
+			--errors-for-leak-kinds=definite $$t > $(BUILD)/valgrind.log 2>&1 || \
+			{ cat $(BUILD)/valgrind.log; echo "valgrind: $$t"; exit 1; }; \
+	done; echo "valgrind: $(words $(VG_BINS)) unit tests clean"
+
+# the whole tree with clang and -Werror (the gcc -Werror build is `make WERROR=1`)
+clang-check:
+	$(Q)$(MAKE) --no-print-directory CC=clang WERROR=1 BUILD=build/clang build/clang/perf-sql-clang
+
+build/clang/perf-sql-clang: $(OBJS)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 bench: $(PERF_SQL) $(WL_BINS)
 	$(Q)PERF_SQL=$(abspath $(PERF_SQL)) BUILD=$(abspath $(BUILD)) bash bench/run.sh
