@@ -5,6 +5,9 @@
  *
  * Schema: table, cpu, received (rows stored), lost (events the kernel counted but perf-sql did
  * not receive, cumulative, plus rows refused past --max-memory), window_start (RFC 3339).
+ * filtered_in_kernel is NULL: the kernel does not say how many events a filter rejected;
+ * filtered_in_user counts rows received and dropped before SQL: scheduler rows of other tasks
+ * (workload targets) and perf-sql's own PMU samples.
  * The numbers are those of the window the statement runs on.
  */
 #include <stdio.h>
@@ -14,7 +17,8 @@
 #include "vtab/idx_cursor.h"
 #include "vtab/tp_table.h"
 
-enum { ST_COL_TABLE, ST_COL_CPU, ST_COL_RECEIVED, ST_COL_LOST, ST_COL_WINDOW };
+enum { ST_COL_TABLE, ST_COL_CPU, ST_COL_RECEIVED, ST_COL_LOST, ST_COL_WINDOW,
+       ST_COL_FILTERED_KERNEL, ST_COL_FILTERED_USER };
 
 struct st_vtab {
 	sqlite3_vtab base;
@@ -40,7 +44,8 @@ static int stats_connect(sqlite3 *db, void *aux, int argc, const char *const *ar
 {
 	int rc;
 	struct st_vtab *vt = vtab__new(db, "CREATE TABLE x(\"table\" TEXT, cpu INTEGER, "
-					   "received INTEGER, lost INTEGER, window_start TEXT)",
+					   "received INTEGER, lost INTEGER, window_start TEXT, "
+					   "filtered_in_kernel INTEGER, filtered_in_user INTEGER)",
 				       sizeof(*vt), &rc);
 
 	if (!vt)
@@ -97,6 +102,10 @@ static int stats_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 	case ST_COL_CPU: sqlite3_result_int(ctx, s->cpu_num[cpu]); break;
 	case ST_COL_RECEIVED: sqlite3_result_int64(ctx, (sqlite3_int64)src->received[cpu]); break;
 	case ST_COL_LOST: sqlite3_result_int64(ctx, (sqlite3_int64)src->lost[cpu]); break;
+	case ST_COL_FILTERED_KERNEL: break;   /* perf does not report what a filter rejected: NULL */
+	case ST_COL_FILTERED_USER:
+		sqlite3_result_int64(ctx, (sqlite3_int64)src->filtered[cpu]);
+		break;
 	case ST_COL_WINDOW:
 		format_rfc3339(s->window_start_ns, when, sizeof(when));
 		sqlite3_result_text(ctx, when, -1, SQLITE_TRANSIENT);
