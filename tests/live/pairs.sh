@@ -30,3 +30,13 @@ out=$(q "select count(*) from pairs('sys_enter_getppid', '_tid', 'sys_exit_getpp
          select \"table\", received from perf_sql_stats where cpu is null" \
       -- "$WL/getppid_loop" 1000 | tail -1)
 eq "$out" "\"pairs(sys_enter_getppid, _tid, sys_exit_getppid, _tid)\",1000" "perf_sql_stats row of pairs()"
+# the pending store is bounded: 1.5M starts that never end leave at most 2^20 pending, the
+# oldest evicted and counted lost in the pairs() row of perf_sql_stats
+out=$("$PERF_SQL" --csv -m 1024 "select count(*) from pairs('sys_enter_getppid', '_time',
+      'sys_enter_getppid', '_time'); select lost from perf_sql_stats where cpu is null;
+      select sum(received) from perf_sql_stats where cpu is not null" \
+      -- "$WL/getppid_loop" 1500000 | tr -d '\r' | grep -E '^[0-9]+$' | tr '\n' ' ')
+set -- $out
+eq "$1" 0 "pairs of starts that never end"
+[ "$2" -gt 0 ] && [ $(($3 - $2)) -le 1048576 ] || fail "pending not bounded: $3 starts, $2 evicted"
+echo "ok: $3 starts, $2 evicted, $(($3 - $2)) pending (<= 2^20)"
