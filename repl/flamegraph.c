@@ -191,7 +191,18 @@ static void draw(FILE *o, const struct node *n, double x, int depth, long long t
 		n->count, 100.0 * (double)n->count / (double)total, x,
 		height - (depth + 1) * FG_ROW, w, FG_ROW - 1, 205 + h % 50, 80 + (h >> 8) % 140,
 		(h >> 16) % 55, x + 3, height - depth * FG_ROW - 5);
-	xml_text(o, n->name);
+	/* labels fit their frame without a script (7 px a character); the script redoes this
+	 * on zoom */
+	if (w >= 21) {
+		size_t fit = (size_t)(w / 7), len = strlen(n->name);
+		char *label = strndup(n->name, len > fit ? fit - 2 : len);
+
+		if (label) {
+			xml_text(o, label);
+			fputs(len > fit ? ".." : "", o);
+			free(label);
+		}
+	}
 	fputs("</text></g>\n", o);
 	for (int i = 0; i < n->nr; i++) {
 		draw(o, n->kids[i], cx, depth + 1, total, height);
