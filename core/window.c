@@ -258,20 +258,13 @@ int window__append_rows(struct window *w, int stream, const void *rows, size_t l
 {
 	const uint8_t *p = rows, *end = p + len;
 
-	if (stream < 0 || stream >= w->nr_streams)
+	if (stream < 0 || stream >= w->nr_streams || check_rows(p, end))
 		return -EINVAL;
 	while (p < end) {
 		struct wrow hdr;
 		struct wchunk *c;
-		size_t body;
 
-		if ((size_t)(end - p) < sizeof(hdr))
-			return -EINVAL;
 		memcpy(&hdr, p, sizeof(hdr));
-		body = ((hdr.raw_size + 7u) & ~7u) + (size_t)hdr.nr_stack * 8 + hdr.regs_off_nr * 8;
-		if (hdr.size % 8 || hdr.size < sizeof(hdr) || hdr.size > (size_t)(end - p) ||
-		    hdr.regs_off_nr > 64 || body != hdr.size - sizeof(hdr))
-			return -EINVAL;
 		if (w->budget) {
 			if (*w->budget < hdr.size) {
 				w->nr_dropped++;

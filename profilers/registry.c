@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "core/tracefs.h"
 #include "profilers/profiler.h"
 
 struct builtin_query {
@@ -259,26 +260,6 @@ void profilers__free(struct profiler **list, int nr)
 	free(list);
 }
 
-static int mkdirs(const char *dir)
-{
-	char path[PATH_MAX];
-
-	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	for (char *p = path + 1;; p++) {
-		char c = *p;
-
-		if (c && c != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0700) && errno != EEXIST)
-			return -errno;
-		*p = c;
-		if (!c)
-			return 0;
-	}
-}
-
 static int write_file(const char *path, const char *head, const char *sql, struct err *e)
 {
 	char tmp[PATH_MAX + 100];
@@ -354,7 +335,7 @@ int profiler__save(const char *name, const char *sql, const char *summary, bool 
 			return rc;
 		profiler__free(&check);
 	}
-	if ((rc = mkdirs(dir)))
+	if ((rc = mkdir_p(dir)))
 		return err_set(e, rc, "%s: %s", dir, strerror(-rc));
 	snprintf(path_out, len, "%s/%s.sql", dir, name);
 	return write_file(path_out, head, sql, e);

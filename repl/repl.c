@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <readline/readline.h>
 #include <readline/history.h>
+#include "core/tracefs.h"
 #include "repl/repl.h"
 #include "sqlite/functions.h"
 #include "vtab/tp_table.h"
@@ -41,27 +42,6 @@
 
 static volatile sig_atomic_t got_int, got_quit;
 static struct repl *rl_repl;   /* readline's callbacks take no context pointer */
-
-/* mkdir -p, mode 0700 (the history directory) */
-static int mkdirs(const char *dir)
-{
-	char path[PATH_MAX];
-
-	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	for (char *p = path + 1;; p++) {
-		char c = *p;
-
-		if (c && c != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0700) && errno != EEXIST)
-			return -errno;
-		*p = c;
-		if (!c)
-			return 0;
-	}
-}
 
 static void on_signal(int sig)
 {
@@ -106,7 +86,7 @@ static void history_init(struct repl *r)
 		return;
 	using_history();
 	stifle_history(1000);
-	if (mkdirs(dir) || asprintf(&r->history, "%s/history", dir) < 0) {
+	if (mkdir_p(dir) || asprintf(&r->history, "%s/history", dir) < 0) {
 		say("%s: cannot create it; history is not saved", dir);
 		r->history = NULL;
 		return;
