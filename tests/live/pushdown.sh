@@ -22,8 +22,10 @@ out=$(q "select count(*) from sys_enter_write; select sum(received), sum(lost) f
       -- "$WL/writes" 3000 8 | tr '\n' ' ') || fail "counting run"
 eq "$out" "3000 sum(received),sum(lost) 3000,0 " "count(*) in counting mode, and its stats"
 # -C 0: only CPU 0
-out=$(q -C 0 -d 500ms "select group_concat(distinct _cpu) from sched_switch") || fail "-C run"
-eq "$out" "0" "cpus seen with -C 0"
+# (sleepers on both CPUs: an idle CPU may not switch at all in a quiet half second)
+out=$(q -a -C 0 "select group_concat(distinct _cpu), count(*) >= 20 from sched_switch" \
+      -- sh -c "taskset -c 0 $WL/sleeper 20 5 & taskset -c 1 $WL/sleeper 20 5; wait") || fail "-C run"
+eq "$out" "0,1" "cpus seen with -C 0 (and CPU 0's 20 sleeps among them)"
 # -p on a sleeper: scheduler events are taken system-wide, filtered on the task fields
 sh -c "sleep 0.5; exec $WL/sleeper 50 20" & target=$!
 plan=$("$PERF_SQL" -p $target --explain "select count(*) from sched_switch") || fail "explain -p"
