@@ -9,6 +9,8 @@
  *     strings, histograms as arrays of {low, high, count}.
  */
 #include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "repl/flamegraph.h"
@@ -293,7 +295,47 @@ static void collect_folded(struct output *o, sqlite3_stmt *st, const char *windo
 			flame__add(o->flame, (const char *)sqlite3_column_text(st, i), window);
 }
 
+static int render(struct output *o, sqlite3_stmt *st, int nth, const char *window_start);
+
+/*
+ * A regular file gets each statement's rows whole or not at all: they are rendered in memory,
+ * then written at once; a short write (disk full) is cut back to the last whole row and
+ * reported through o->write_error, and the next window tries again.
+ */
 int output__statement(struct output *o, sqlite3_stmt *st, int nth, const char *window_start)
+{
+	struct stat sb;
+	FILE *real = o->f, *mem;
+	char *buf = NULL;
+	size_t len = 0;
+	ssize_t n;
+	off_t at;
+	int rc;
+
+	o->write_error = 0;
+	if (fstat(fileno(real), &sb) || !S_ISREG(sb.st_mode))
+		return render(o, st, nth, window_start);
+	mem = open_memstream(&buf, &len);
+	if (!mem)
+		return render(o, st, nth, window_start);
+	fflush(real);
+	at = lseek(fileno(real), 0, SEEK_END);
+	o->f = mem;
+	rc = render(o, st, nth, window_start);
+	o->f = real;
+	fclose(mem);
+	if (len && (n = write(fileno(real), buf, len)) != (ssize_t)len) {
+		o->write_error = n < 0 ? errno : ENOSPC;   /* a short write: the disk is full */
+		if (at >= 0 && ftruncate(fileno(real), at) == 0)
+			lseek(fileno(real), at, SEEK_SET);
+		if (nth < 31)   /* a CSV header not written is written again */
+			o->headers_done &= ~(1 << nth);
+	}
+	free(buf);
+	return rc;
+}
+
+static int render(struct output *o, sqlite3_stmt *st, int nth, const char *window_start)
 {
 	const char *window = o->windowed ? window_start : NULL;
 	struct grid g = { .nc = sqlite3_column_count(st) };

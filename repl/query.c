@@ -195,6 +195,10 @@ static int on_window(void *ctx, struct session *s)
 
 		sqlite3_reset(c->stmts[i]);
 		rc = output__statement(&c->out, c->stmts[i], i, window);
+		if (c->out.write_error)
+			say("output: %s; the rows of the window starting %s are not written (whole rows "
+			    "only: the file is as it was; the next window tries again)",
+			    strerror(c->out.write_error), window);
 		if (c->out.broken_pipe) {
 			session_stop = 1;
 			return 0;
