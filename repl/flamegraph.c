@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "repl/flamegraph.h"
+#include "repl/output.h"
 
 struct node {
 	char *name;
@@ -248,35 +249,32 @@ static int write_svg(struct flame *f, FILE *o, const char *title)
 	return ferror(o) ? -EIO : 0;
 }
 
-static int write_file(const char *path, struct flame *f, const char *title, bool svg)
-{
-	char tmp[4200];
-	FILE *o;
-	int ret;
+struct flame_out {
+	struct flame *f;
+	const char *title;
+};
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	o = fopen(tmp, "w");
-	if (!o)
-		return -errno;
-	if (svg)
-		ret = write_svg(f, o, title);
-	else
-		ret = fwrite(f->folded ? f->folded : "", 1, f->len, o) == f->len ? 0 : -EIO;
-	if (fclose(o) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+static int put_svg(FILE *o, void *ctx)
+{
+	struct flame_out *fo = ctx;
+
+	return write_svg(fo->f, o, fo->title);
+}
+
+static int put_folded(FILE *o, void *ctx)
+{
+	struct flame *f = ((struct flame_out *)ctx)->f;
+
+	return fwrite(f->folded ? f->folded : "", 1, f->len, o) == f->len ? 0 : -EIO;
 }
 
 int flame__write(struct flame *f, const char *path, const char *title)
 {
+	struct flame_out fo = { f, title };
 	char folded[4200];
 	int ret;
 
 	snprintf(folded, sizeof(folded), "%s.folded", path);
-	ret = write_file(folded, f, title, false);
-	return ret ? ret : write_file(path, f, title, true);
+	ret = output__write_file(folded, put_folded, &fo);
+	return ret ? ret : output__write_file(path, put_svg, &fo);
 }

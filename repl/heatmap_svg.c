@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "repl/heatmap_svg.h"
+#include "repl/output.h"
 #include "sqlite/heatmap.h"
 
 static void bucket_label(int b, char *buf, size_t len)
@@ -69,25 +70,23 @@ static int draw(FILE *o, const struct heatmap_view *v, const char *title)
 	return ferror(o) ? -EIO : 0;
 }
 
+struct heatmap_out {
+	struct heatmap_view v;
+	const char *title;
+};
+
+static int put_heatmap(FILE *o, void *ctx)
+{
+	struct heatmap_out *h = ctx;
+
+	return draw(o, &h->v, h->title);
+}
+
 int heatmap_svg__write(const void *blob, int len, const char *path, const char *title)
 {
-	struct heatmap_view v;
-	char tmp[4200];
-	FILE *o;
-	int ret;
+	struct heatmap_out h = { .title = title };
 
-	if (heatmap_view__decode(&v, blob, len))
+	if (heatmap_view__decode(&h.v, blob, len))
 		return -EINVAL;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	o = fopen(tmp, "w");
-	if (!o)
-		return -errno;
-	ret = draw(o, &v, title);
-	if (fclose(o) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+	return output__write_file(path, put_heatmap, &h);
 }

@@ -9,6 +9,7 @@
  *     strings, histograms as arrays of {low, high, count}.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -373,4 +374,29 @@ static int render(struct output *o, sqlite3_stmt *st, int nth, const char *windo
 	if (fflush(o->f) == EOF && errno == EPIPE)
 		o->broken_pipe = true;
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+int output__write_file(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx)
+{
+	char tmp[4200];
+	FILE *o;
+	int fd, ret;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	unlink(tmp);   /* a planted link is removed, not followed: O_EXCL makes a new file */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || !(o = fdopen(fd, "w"))) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	ret = fn(o, ctx);
+	if (fclose(o) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
 }

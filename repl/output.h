@@ -30,4 +30,7 @@ int output__mode(const char *name);
  * (the message is in sqlite3_errmsg).
  */
 int output__statement(struct output *o, sqlite3_stmt *stmt, int nth, const char *window_start);
+/* Writes path through path.tmp (a new file, links not followed) and rename: whole or absent.
+ * fn writes the contents; 0 or -errno. */
+int output__write_file(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx);
 #endif
