@@ -57,7 +57,7 @@ endif
 .PHONY: all setup test unit live bench asan valgrind clang-check clean
 all: $(PERF_SQL)
 
-setup: $(SETUP)
+setup: $(SETUP) $(PERF_SQL)   # the packages, libperf, and ./perf-sql itself
 $(SETUP): scripts/setup.sh
 	$(Q)bash scripts/setup.sh $(firstword $(subst /san, ,$(BUILD)))
 	$(Q)mkdir -p $(dir $@) && touch $@
