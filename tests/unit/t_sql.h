@@ -7,7 +7,9 @@
  */
 #ifndef PERF_SQL_T_SQL_H
 #define PERF_SQL_T_SQL_H
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
 #include "sqlite/functions.h"
@@ -34,6 +36,31 @@ static const char *q(const char *sql)
 		snprintf(out, sizeof(out), "NO ROWS");
 	else
 		snprintf(out, sizeof(out), "ERROR: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(stmt);
+	return out;
+}
+
+/* the first column of the first row, a BLOB that is_fn accepts, rendered by render_fn
+ * ("ERROR" if the statement fails, "NULL" if it renders nothing) */
+static const char *q_blob(const char *sql, bool (*is_fn)(const void *, int),
+			  char *(*render_fn)(const void *, int))
+{
+	sqlite3_stmt *stmt;
+	const void *blob;
+	char *s;
+	int len;
+
+	snprintf(out, sizeof(out), "ERROR");
+	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
+		return out;
+	if (sqlite3_step(stmt) == SQLITE_ROW) {
+		blob = sqlite3_column_blob(stmt, 0);
+		len = sqlite3_column_bytes(stmt, 0);
+		T(is_fn(blob, len), "%s: not the expected value kind", sql);
+		s = render_fn(blob, len);
+		snprintf(out, sizeof(out), "%s", s ? s : "NULL");
+		free(s);
+	}
 	sqlite3_finalize(stmt);
 	return out;
 }

@@ -25,24 +25,7 @@ static void open_db(void)
 
 static const char *qtext(const char *sql)
 {
-	sqlite3_stmt *stmt;
-	const void *blob;
-	char *s;
-	int len;
-
-	snprintf(out, sizeof(out), "ERROR");
-	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
-		return out;
-	if (sqlite3_step(stmt) == SQLITE_ROW) {
-		blob = sqlite3_column_blob(stmt, 0);
-		len = sqlite3_column_bytes(stmt, 0);
-		T(heatmap_is(blob, len), "%s: heatmap_is", sql);
-		s = heatmap_to_text(blob, len);
-		snprintf(out, sizeof(out), "%s", s ? s : "NULL");
-		free(s);
-	}
-	sqlite3_finalize(stmt);
-	return out;
+	return q_blob(sql, heatmap_is, heatmap_to_text);
 }
 
 #define CELLS(h)                                                                    \

@@ -23,24 +23,7 @@ static void open_db(void)
 /* renders the blob of the first row with hist_to_text (json false) or hist_to_json */
 static const char *qhist(const char *sql, bool json)
 {
-	sqlite3_stmt *stmt;
-	const void *blob;
-	char *s;
-	int len;
-
-	snprintf(out, sizeof(out), "ERROR");
-	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
-		return out;
-	if (sqlite3_step(stmt) == SQLITE_ROW) {
-		blob = sqlite3_column_blob(stmt, 0);
-		len = sqlite3_column_bytes(stmt, 0);
-		T(hist_is(blob, len), "%s: hist_is", sql);
-		s = json ? hist_to_json(blob, len) : hist_to_text(blob, len);
-		snprintf(out, sizeof(out), "%s", s ? s : "NULL");
-		free(s);
-	}
-	sqlite3_finalize(stmt);
-	return out;
+	return q_blob(sql, hist_is, json ? hist_to_json : hist_to_text);
 }
 
 static bool lines_fit(const char *s, size_t cols)
