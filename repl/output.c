@@ -287,13 +287,44 @@ static void collect_heatmap(struct output *o, sqlite3_stmt *st)
 	}
 }
 
-/* --flame-graph: every column named folded_stack... feeds the flame graph */
+/*
+ * A folded_stack() value, whatever its column is called: lines "FRAME;...;FRAME COUNT", COUNT a
+ * positive integer. folded_stack() ends every line with '\n'; a value without one (made in SQL)
+ * must hold a ';', so that a plain "name 3" is not taken for a stack.
+ */
+static bool folded_is(const char *s)
+{
+	bool semi = false;
+	const char *p = s;
+
+	if (!s || !*s)
+		return false;
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		const char *sp = p + len;
+
+		while (sp > p && sp[-1] >= '0' && sp[-1] <= '9')
+			sp--;
+		if (sp == p + len || sp - p < 2 || sp[-1] != ' ' || atoll(sp) <= 0)
+			return false;
+		semi |= memchr(p, ';', len) != NULL;
+		p += len + (p[len] == '\n');
+	}
+	return semi || p[-1] == '\n';
+}
+
+/* --flame-graph: every column holding folded lines feeds the flame graph */
 static void collect_folded(struct output *o, sqlite3_stmt *st, const char *window)
 {
-	for (int i = 0; i < sqlite3_column_count(st); i++)
-		if (!sqlite3_strnicmp(sqlite3_column_name(st, i), "folded_stack", 12) &&
-		    sqlite3_column_type(st, i) == SQLITE_TEXT)
-			flame__add(o->flame, (const char *)sqlite3_column_text(st, i), window);
+	for (int i = 0; i < sqlite3_column_count(st); i++) {
+		const char *v;
+
+		if (sqlite3_column_type(st, i) != SQLITE_TEXT)   /* before _text() converts it */
+			continue;
+		v = (const char *)sqlite3_column_text(st, i);
+		if (folded_is(v))
+			flame__add(o->flame, v, window);
+	}
 }
 
 static int render(struct output *o, sqlite3_stmt *st, int nth, const char *window_start);
