@@ -30,8 +30,7 @@
 #include "core/session.h"
 #include "symbols/stack.h"
 #include "symbols/symbols.h"
-#include "vtab/heatmap_rows.h"
-#include "vtab/hist_rows.h"
+#include "vtab/blob_rows.h"
 #include "vtab/tp_table.h"
 
 enum tp_col_kind { TP_COL_TIME, TP_COL_CPU, TP_COL_PID, TP_COL_TID, TP_COL_COMM, TP_COL_PERIOD,
@@ -604,7 +603,8 @@ int vtabs__register(sqlite3 *db, struct session *s)
 	if (n == 0)
 		sqlite3_free(aux);
 	if ((rc = perf_sql_events__register(db, s)) || (rc = perf_sql_stats__register(db, s)) ||
-	    (rc = pairs__register(db, s)) || (rc = counters__register(db, s)) || (rc = hist_rows__register(db)) || (rc = heatmap_rows__register(db)))
+	    (rc = pairs__register(db, s)) || (rc = counters__register(db, s)) ||
+	    (rc = blob_rows__register(db)))
 		return rc;
 	return SQLITE_OK;
 }

@@ -12,8 +12,7 @@
 #include <sqlite3.h>
 #include "repl/lockdown.h"
 #include "sqlite/functions.h"
-#include "vtab/heatmap_rows.h"
-#include "vtab/hist_rows.h"
+#include "vtab/blob_rows.h"
 #include "fuzz.h"
 
 static int sql_main_objects(sqlite3 *db)
@@ -42,8 +41,7 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY,
 				    NULL) == SQLITE_OK);
 	FUZZ_ASSERT(sql_functions__register(db, NULL) == SQLITE_OK);
-	FUZZ_ASSERT(hist_rows__register(db) == SQLITE_OK);
-	FUZZ_ASSERT(heatmap_rows__register(db) == SQLITE_OK);
+	FUZZ_ASSERT(blob_rows__register(db) == SQLITE_OK);
 	FUZZ_ASSERT(lockdown__apply(db, &l, &err) == SQLITE_OK);
 	lockdown__arm(&l);
 	for (const char *s = sql; s && *s; s = tail) {

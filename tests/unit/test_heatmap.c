@@ -1,7 +1,7 @@
 /*
  * tests/unit/test_heatmap.c - heatmap(), heatmap_rows() and heatmap_to_text() through SQL:
  * slots and buckets, out-of-order times, the text rendering, errors (numbers refer to
- * sqlite/heatmap.c and vtab/heatmap_rows.c).
+ * sqlite/heatmap.c and vtab/blob_rows.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 
 #include "sqlite/functions.h"
 #include "sqlite/heatmap.h"
-#include "vtab/heatmap_rows.h"
+#include "vtab/blob_rows.h"
 #include "tests/unit/t.h"
 
 #include "tests/unit/t_sql.h"
@@ -91,7 +91,7 @@ static void test_text(void)
 int main(void)
 {
 	open_db();
-	T(heatmap_rows__register(db) == SQLITE_OK, "register heatmap_rows");
+	T(blob_rows__register(db) == SQLITE_OK, "register hist_rows and heatmap_rows");
 	RUN(test_cells);
 	RUN(test_errors);
 	RUN(test_text);

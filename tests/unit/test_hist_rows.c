@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_hist_rows.c - hist_rows() as a table-valued function: columns, NULL and bad
- * arguments, the missing argument, use in a join (numbers refer to vtab/hist_rows.c).
+ * arguments, the missing argument, use in a join (numbers refer to vtab/blob_rows.c).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -11,7 +11,7 @@
 #include <sqlite3.h>
 
 #include "sqlite/functions.h"
-#include "vtab/hist_rows.h"
+#include "vtab/blob_rows.h"
 #include "tests/unit/t.h"
 
 #include "tests/unit/t_sql.h"
@@ -64,7 +64,7 @@ static void test_join(void)
 int main(void)
 {
 	open_db();
-	T(hist_rows__register(db) == SQLITE_OK, "register hist_rows");
+	T(blob_rows__register(db) == SQLITE_OK, "register hist_rows and heatmap_rows");
 	RUN(test_rows);
 	RUN(test_arguments);
 	RUN(test_join);

@@ -10,7 +10,7 @@
 
 #include "sqlite/functions.h"
 #include "sqlite/hist.h"
-#include "vtab/hist_rows.h"
+#include "vtab/blob_rows.h"
 #include "tests/unit/t.h"
 
 #include "tests/unit/t_sql.h"
@@ -91,7 +91,7 @@ static void test_errors(void)
 int main(void)
 {
 	open_db();
-	T(hist_rows__register(db) == SQLITE_OK, "register hist_rows");
+	T(blob_rows__register(db) == SQLITE_OK, "register hist_rows and heatmap_rows");
 	RUN(test_buckets);
 	RUN(test_text_json);
 	RUN(test_errors);
