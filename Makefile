@@ -37,7 +37,7 @@ else
 Q := @
 endif
 
-SRCS     := $(filter-out $(EXCLUDE),$(wildcard core/*.c symbols/*.c vtab/*.c sqlite/*.c profilers/*.c repl/*.c))
+SRCS     := $(filter-out $(EXCLUDE),$(wildcard core/*.c symbols/*.c vtab/*.c sqlite/*.c engine/*.c profilers/*.c repl/*.c))
 OBJS     := $(patsubst %.c,$(BUILD)/obj/%.o,$(SRCS))
 MAIN_OBJ := $(BUILD)/obj/repl/main.o
 LIB_OBJS := $(filter-out $(MAIN_OBJ),$(OBJS))

@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
+#include "core/units.h"
+#include "engine/query.h"
 #include "profilers/profiler.h"
-#include "repl/query.h"
 
 static const struct {
 	const char *name, *example;
@@ -235,47 +236,6 @@ void profiler__free(struct profiler *p)
 	p->body = NULL;
 }
 
-/* "4ms" -> 4000000; -1 if malformed */
-static long long parse_ns(const char *s)
-{
-	static const struct { const char *unit; double mul; } units[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 },
-		{ "h", 3600e9 },
-	};
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || v < 0 || !isdigit((unsigned char)*s))
-		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit) && v * units[i].mul < 9e18)
-			return (long long)(v * units[i].mul + 0.5);
-	return -1;
-}
-
-/* "4k" -> 4096, "1M", "2MiB", "512b"; -1 if malformed */
-static long long parse_bytes(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-	const char *u = "kmgt", *at;
-	int shift = 0;
-
-	if (end == s || v < 0 || !isdigit((unsigned char)*s))
-		return -1;
-	if (*end && (at = strchr(u, tolower((unsigned char)*end)))) {
-		shift = 10 * (int)(at - u + 1);
-		end++;
-		if (!strcasecmp(end, "ib") || !strcasecmp(end, "b"))
-			end += strlen(end);
-	} else if (!strcasecmp(end, "b")) {
-		end++;
-	}
-	if (*end || v * (double)(1LL << shift) >= 9e18)
-		return -1;
-	return (long long)(v * (double)(1LL << shift));
-}
-
 int param__parse(const struct prof_param *pp, const char *v, struct query_param *out,
 		 struct err *e)
 {
@@ -292,7 +252,7 @@ int param__parse(const struct prof_param *pp, const char *v, struct query_param 
 	switch (t) {
 	case PT_DURATION:
 	case PT_SIZE:
-		ll = t == PT_DURATION ? parse_ns(v) : parse_bytes(v);
+		ll = t == PT_DURATION ? units__ns(v, UNIT_NS) : units__bytes(v);
 		if (ll < 0)
 			break;
 		out->type = SQLITE_INTEGER;

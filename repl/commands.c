@@ -127,9 +127,9 @@ out:
 
 static int cmd_schema(struct repl *r, int argc, char **argv, const char *rest)
 {
-	struct query q = r->q;
+	struct run q = r->q;
 
-	q.sql = NULL;
+	q.q.sql = NULL;
 	q.schema = argv[1];
 	q.out.headers_done = 0;
 	return repl__query(r, &q);

@@ -17,16 +17,16 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "profilers/cli.h"
+#include "repl/subcommands.h"
 #include "core/record.h"
-#include "repl/query.h"
+#include "repl/run.h"
 #include "symbols/usdt.h"
 #include "repl/repl.h"
 
 #define PERF_SQL_VERSION "0.1.0"
 
 struct cli {
-	struct query q;
+	struct run q;
 	const char *out_path;
 	char **workload;
 	bool repl;
@@ -196,13 +196,13 @@ static void parse_args(struct cli *c, int argc, char **argv)
 	while ((opt = getopt_long(nargs, argv, ":d:i:f:o:aC:p:t:m:F:r:vh", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
-			c->q.so.duration_ms = parse_duration(optarg);
-			if (c->q.so.duration_ms <= 0) {
+			c->q.q.so.duration_ms = parse_duration(optarg);
+			if (c->q.q.so.duration_ms <= 0) {
 				snprintf(msg, sizeof(msg), "-d '%s': expected a duration like 5, 5s, 500ms or 2m", optarg);
 				usage_error(msg);
 			}
 			break;
-		case 'i': c->q.so.interval_ms = parse_long("-i", optarg, 1); break;
+		case 'i': c->q.q.so.interval_ms = parse_long("-i", optarg, 1); break;
 		case 'f':
 			if ((mode = output__mode(optarg)) < 0) {
 				snprintf(msg, sizeof(msg), "no such output format '%s'; choices: table csv json", optarg);
@@ -213,55 +213,55 @@ static void parse_args(struct cli *c, int argc, char **argv)
 		case 'C' + 256: c->q.out.mode = OUT_CSV; break;
 		case 'J' + 256: c->q.out.mode = OUT_JSON; break;
 		case 'o': c->out_path = optarg; break;
-		case 'a': c->q.so.all = true; break;
-		case 'C': c->q.so.cpu_list = optarg; break;
-		case 'p': c->q.so.pid_list = optarg; break;
-		case 't': c->q.so.tid_list = optarg; break;
+		case 'a': c->q.q.so.all = true; break;
+		case 'C': c->q.q.so.cpu_list = optarg; break;
+		case 'p': c->q.q.so.pid_list = optarg; break;
+		case 't': c->q.q.so.tid_list = optarg; break;
 		case 'm':
-			c->q.so.mmap_pages = (int)parse_long("-m", optarg, 1);
-			if (c->q.so.mmap_pages & (c->q.so.mmap_pages - 1)) {
+			c->q.q.so.mmap_pages = (int)parse_long("-m", optarg, 1);
+			if (c->q.q.so.mmap_pages & (c->q.q.so.mmap_pages - 1)) {
 				snprintf(msg, sizeof(msg), "-m %s: ring size must be a power of two pages "
 					 "(64 = 256 KiB per CPU)", optarg);
 				usage_error(msg);
 			}
 			break;
 		case 'M' + 256:
-			if (!(c->q.so.max_memory = parse_size(optarg))) {
+			if (!(c->q.q.so.max_memory = parse_size(optarg))) {
 				snprintf(msg, sizeof(msg), "--max-memory '%s': expected a size like 64M or 1G", optarg);
 				usage_error(msg);
 			}
 			break;
 		case 'T' + 256:
-			c->q.lock.opts.timeout_ms = parse_duration(optarg);
-			if (c->q.lock.opts.timeout_ms < 0) {
+			c->q.q.lock.opts.timeout_ms = parse_duration(optarg);
+			if (c->q.q.lock.opts.timeout_ms < 0) {
 				snprintf(msg, sizeof(msg), "--query-timeout '%s': expected a duration "
 					 "like 10s or 500ms (0: no limit)", optarg);
 				usage_error(msg);
 			}
-			if (!c->q.lock.opts.timeout_ms)
-				c->q.lock.opts.timeout_ms = -1;   /* 0: no limit */
+			if (!c->q.q.lock.opts.timeout_ms)
+				c->q.q.lock.opts.timeout_ms = -1;   /* 0: no limit */
 			break;
-		case 'A' + 256: c->q.lock.opts.allow_attach = true; break;
+		case 'A' + 256: c->q.q.lock.opts.allow_attach = true; break;
 		case 'S' + 256: c->q.schema = optarg; break;
-		case 'F': c->q.so.freq = (int)parse_long("-F", optarg, 1); break;
+		case 'F': c->q.q.so.freq = (int)parse_long("-F", optarg, 1); break;
 		case 'L' + 256: exit(list_usdt(optarg));
 		case 'U' + 256: case 'u' + 256: case 'B' + 256: case 'D' + 256:
-			if (c->q.nr_probes == (int)(sizeof(c->q.probes) / sizeof(c->q.probes[0])))
+			if (c->q.q.nr_probes == (int)(QUERY_MAX_PROBES))
 				usage_error("too many --uprobe/--uretprobe/--breakpoint options (at most 16)");
-			c->q.probes[c->q.nr_probes].spec = optarg;
-			c->q.probes[c->q.nr_probes++].kind = opt == 'U' + 256 ? PROBE_UPROBE :
+			c->q.q.probes[c->q.q.nr_probes].spec = optarg;
+			c->q.q.probes[c->q.q.nr_probes++].kind = opt == 'U' + 256 ? PROBE_UPROBE :
 							     opt == 'u' + 256 ? PROBE_URETPROBE :
 							     opt == 'D' + 256 ? PROBE_USDT :
 										PROBE_BREAKPOINT;
 			break;
 		case 'G' + 256: c->q.flame_graph = optarg; break;
-		case 'r': c->q.replay_path = optarg; break;
+		case 'r': c->q.q.replay_path = optarg; break;
 		case 'H' + 256: c->q.heatmap_svg = optarg; break;
-		case 'g' + 256: c->q.so.cgroup = optarg; break;
+		case 'g' + 256: c->q.q.so.cgroup = optarg; break;
 		case 'E' + 256: c->q.explain = true; break;
-		case 'N' + 256: c->q.no_pushdown = true; break;
+		case 'N' + 256: c->q.q.no_pushdown = true; break;
 		case 'R' + 256: c->repl = true; break;
-		case 'v': c->q.so.verbose++; break;
+		case 'v': c->q.q.so.verbose++; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V' + 256: printf("perf-sql %s (SQLite %s)\n", PERF_SQL_VERSION, sqlite3_libversion()); exit(0);
 		case ':':
@@ -274,22 +274,22 @@ static void parse_args(struct cli *c, int argc, char **argv)
 		}
 	}
 	if (optind < nargs)
-		c->q.sql = argv[optind++];
+		c->q.q.sql = argv[optind++];
 	if (optind < nargs) {
 		snprintf(msg, sizeof(msg), "unexpected argument '%s' (quote the SQL as one argument; "
 			 "put a command after --)", argv[optind]);
 		usage_error(msg);
 	}
-	if (c->repl && (c->q.sql || c->q.schema))
+	if (c->repl && (c->q.q.sql || c->q.schema))
 		usage_error("--repl takes no SQL: type it at the prompt");
-	if (!c->q.sql && !c->q.schema && c->workload)
+	if (!c->q.q.sql && !c->q.schema && c->workload)
 		usage_error("no SQL given");
-	c->repl = !c->q.sql && !c->q.schema;
-	if (c->workload && (c->q.so.pid_list || c->q.so.tid_list || c->q.so.cgroup))
+	c->repl = !c->q.q.sql && !c->q.schema;
+	if (c->workload && (c->q.q.so.pid_list || c->q.q.so.tid_list || c->q.q.so.cgroup))
 		usage_error("-p/-t/--cgroup and -- CMD cannot be combined: pick one target");
-	if (c->q.so.cgroup && (c->q.so.pid_list || c->q.so.tid_list))
+	if (c->q.q.so.cgroup && (c->q.q.so.pid_list || c->q.q.so.tid_list))
 		usage_error("--cgroup and -p/-t cannot be combined: pick one target");
-	c->q.so.workload = c->workload;
+	c->q.q.so.workload = c->workload;
 }
 
 static void on_signal(int sig)
@@ -325,12 +325,12 @@ static int record_args(struct cli *c, int argc, char **argv)
 
 	if (!c->out_path)
 		usage_error("record needs -o FILE (the capture to write)");
-	if (c->q.replay_path)
+	if (c->q.q.replay_path)
 		usage_error("record and -r cannot be combined");
-	c->q.record_path = c->out_path;
+	c->q.q.record_path = c->out_path;
 	c->out_path = NULL;
-	if (c->q.sql && !strpbrk(c->q.sql, " \t\n")) {
-		const char *p = c->q.sql;
+	if (c->q.q.sql && !strpbrk(c->q.q.sql, " \t\n")) {
+		const char *p = c->q.q.sql;
 
 		while (*p && off < sizeof(sql) - 256) {
 			size_t n = strcspn(p, ",");
@@ -339,12 +339,12 @@ static int record_args(struct cli *c, int argc, char **argv)
 						(int)n, p);
 			p += n + (p[n] == ',');
 		}
-		c->q.sql = sql;
+		c->q.q.sql = sql;
 	}
 	for (int i = 0, o = 0; i < argc && o < (int)sizeof(cmd) - 2; i++)
 		o += snprintf(cmd + o, sizeof(cmd) - (size_t)o, "%s%s", i ? " " : "perf-sql record",
 			      i ? argv[i] : "");
-	c->q.command_line = cmd;
+	c->q.q.command_line = cmd;
 	return 0;
 }
 
@@ -362,7 +362,7 @@ int main(int argc, char **argv)
 		argc--;
 	}
 	/* perf-sql list | help NAME | save | delete | NAME [PARAM=VALUE...]: profilers/cli.c */
-	if (!record && (status = profilers__main(&argc, &argv, &c.q)) >= 0)
+	if (!record && (status = profilers__main(&argc, &argv, &c.q.q)) >= 0)
 		return status;
 	parse_args(&c, argc, argv);
 	if (record && (status = record_args(&c, argc, argv)))
@@ -375,7 +375,7 @@ int main(int argc, char **argv)
 		status = repl__main(&c.q);
 	} else {
 		install_signals();
-		status = query__run(&c.q);
+		status = run__query(&c.q);
 	}
 	if (c.q.out.f != stdout && fclose(c.q.out.f) == EOF && !status) {
 		say("%s: %s", c.out_path, strerror(errno));

@@ -214,25 +214,25 @@ static double now_ms(void)
 }
 
 /* the query r's settings describe, for sql; true if it reads an event table */
-static bool query_settings(struct repl *r, struct query *q, const char *sql, bool explain)
+static bool query_settings(struct repl *r, struct run *q, const char *sql, bool explain)
 {
 	bool watched = r->interval_ms > 0, events = !explain && reads_events(r, sql);
 
 	*q = r->q;
-	q->sql = sql;
+	q->q.sql = sql;
 	q->schema = NULL;
 	q->explain = explain;
-	memcpy(q->params, r->last_params, sizeof(q->params));
-	q->nr_params = r->nr_last_params;
-	q->so.cpu_list = r->cpu_list[0] ? r->cpu_list : NULL;
-	q->so.pid_list = r->pid_list[0] ? r->pid_list : NULL;
-	q->so.interval_ms = r->interval_ms;
+	memcpy(q->q.params, r->last_params, sizeof(q->q.params));
+	q->q.nr_params = r->nr_last_params;
+	q->q.so.cpu_list = r->cpu_list[0] ? r->cpu_list : NULL;
+	q->q.so.pid_list = r->pid_list[0] ? r->pid_list : NULL;
+	q->q.so.interval_ms = r->interval_ms;
 	if (r->freq_hz)
-		q->so.freq = (int)r->freq_hz;
+		q->q.so.freq = (int)r->freq_hz;
 	if (watched)   /* until Ctrl-C; a script cannot press it: .duration ends it there */
-		q->so.duration_ms = r->tty ? 0 : r->duration_ms;
+		q->q.so.duration_ms = r->tty ? 0 : r->duration_ms;
 	else
-		q->so.duration_ms = events ? r->duration_ms : 0;
+		q->q.so.duration_ms = events ? r->duration_ms : 0;
 	q->out.headers_done = 0;
 	q->out.broken_pipe = false;
 	return events;
@@ -242,9 +242,9 @@ static bool query_settings(struct repl *r, struct query *q, const char *sql, boo
  * A session without a workload closes fd 0 when it ends (its workload fds start at 0): put
  * stdin back, or the next prompt or script line reads from a closed descriptor.
  */
-int repl__query(struct repl *r, struct query *q)
+int repl__query(struct repl *r, struct run *q)
 {
-	int status = query__run(q);
+	int status = run__query(q);
 
 	if (r->stdin_copy >= 0 && fcntl(STDIN_FILENO, F_GETFD) < 0 && errno == EBADF)
 		dup2(r->stdin_copy, STDIN_FILENO);
@@ -283,7 +283,7 @@ int repl__run_sql(struct repl *r, const char *sql, const struct query_param *par
 		  bool explain)
 {
 	struct frame fr = { .tty = r->q.out.f, .interval_ms = r->interval_ms };
-	struct query q;
+	struct run q;
 	char *with_stats = NULL;
 	double start;
 
@@ -292,7 +292,7 @@ int repl__run_sql(struct repl *r, const char *sql, const struct query_param *par
 	if (!sql)
 		return repl__fail(r, EXIT_ERR);
 	if (query_settings(r, &q, sql, explain) && r->stats)
-		q.sql = with_stats = sqlite3_mprintf("%s\n;" STATS_SQL, sql);
+		q.q.sql = with_stats = sqlite3_mprintf("%s\n;" STATS_SQL, sql);
 	if (r->interval_ms && r->tty && !explain && q.out.mode == OUT_TABLE &&
 	    isatty(fileno(q.out.f)) && !(q.out.f = frame__open(&fr)))
 		q.out.f = r->q.out.f;
@@ -469,19 +469,19 @@ static void open_catalog(struct repl *r)
 	}
 }
 
-int repl__main(struct query *q)
+int repl__main(struct run *q)
 {
 	struct repl r = {
 		.q = *q,
 		.tty = isatty(STDIN_FILENO),
-		.duration_ms = q->so.duration_ms ? q->so.duration_ms : 1000,
-		.interval_ms = q->so.interval_ms,
-		.freq_hz = q->so.freq,
+		.duration_ms = q->q.so.duration_ms ? q->q.so.duration_ms : 1000,
+		.interval_ms = q->q.so.interval_ms,
+		.freq_hz = q->q.so.freq,
 		.stdin_copy = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3),
 	};
 
-	snprintf(r.cpu_list, sizeof(r.cpu_list), "%s", q->so.cpu_list ? q->so.cpu_list : "");
-	snprintf(r.pid_list, sizeof(r.pid_list), "%s", q->so.pid_list ? q->so.pid_list : "");
+	snprintf(r.cpu_list, sizeof(r.cpu_list), "%s", q->q.so.cpu_list ? q->q.so.cpu_list : "");
+	snprintf(r.pid_list, sizeof(r.pid_list), "%s", q->q.so.pid_list ? q->q.so.pid_list : "");
 	install_signals();
 	open_catalog(&r);
 	if (r.tty) {

@@ -10,10 +10,10 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <sqlite3.h>
-#include "repl/query.h"
+#include "repl/run.h"
 
 struct repl {
-	struct query q;           /* the settings every query starts from (options, output) */
+	struct run q;           /* the settings every query starts from (options, output) */
 	struct session *cat;      /* never started: its catalog and tables serve completion */
 	sqlite3 *db;              /* tables and functions registered on cat, for completion */
 	bool tty;                 /* stdin is a terminal: readline, redraw in place */
@@ -37,10 +37,10 @@ struct repl {
 	int status;               /* first failure's exit status */
 };
 
-/* Runs the REPL with q's settings (q->sql unset); returns the exit status. */
-int repl__main(struct query *q);
-/* query__run(q), keeping stdin open across it */
-int repl__query(struct repl *r, struct query *q);
+/* Runs the REPL with q's settings (q->q.sql unset); returns the exit status. */
+int repl__main(struct run *q);
+/* run__query(q), keeping stdin open across it */
+int repl__query(struct repl *r, struct run *q);
 /*
  * Runs sql with the current settings and params (explain: the plan only); it becomes the last
  * query (.save, .explain); records its status and time.

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <sqlite3.h>
 #include "profilers/profiler.h"
-#include "repl/query.h"
+#include "engine/query.h"
 #include "fuzz.h"
 
 int FUZZ_ENTRY(const uint8_t *data, size_t size)

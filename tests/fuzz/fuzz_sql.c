@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/fuzz_sql.c - SQL on the locked-down connection (repl/lockdown.c) with every
+ * tests/fuzz/fuzz_sql.c - SQL on the locked-down connection (engine/lockdown.c) with every
  * perf-sql function and aggregate (sqlite/functions.c, no session: workload_pid() is NULL,
  * no symbols) and the hist_rows/heatmap_rows table functions; no perf events are opened.
  * The input is the SQL text (several statements run in turn, each for at most 5,000 rows).
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sqlite3.h>
-#include "repl/lockdown.h"
+#include "engine/lockdown.h"
 #include "sqlite/functions.h"
 #include "vtab/blob_rows.h"
 #include "fuzz.h"

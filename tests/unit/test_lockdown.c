@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_lockdown.c - the locked-down connection (repl/lockdown.c): temp objects may
+ * tests/unit/test_lockdown.c - the locked-down connection (engine/lockdown.c): temp objects may
  * be written, nothing else; ATTACH only with allow_attach; no load_extension, no VACUUM INTO,
  * no writing pragmas; lowered limits; a runaway recursive CTE stops at the time budget and the
  * connection works again after lockdown__arm().
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sqlite3.h>
-#include "repl/lockdown.h"
+#include "engine/lockdown.h"
 #include "t.h"
 
 static sqlite3 *open_locked(struct lockdown *l)

@@ -1,5 +1,5 @@
 /*
- * repl/lockdown.h - the locked-down SQL connection: what a query may do besides reading events
+ * engine/lockdown.h - the locked-down SQL connection: what a query may do besides reading events
  * (docs/security.md), and the per-window time budget (--query-timeout).
  *
  *   struct lockdown lock = { .opts = { .timeout_ms = 0, .allow_attach = false } };
@@ -8,8 +8,8 @@
  *   say("%s", lockdown__error(&lock, sqlite3_errmsg(db)));   on any statement error
  *   lockdown__expired(&lock)               the error was the budget: go on with the next window
  */
-#ifndef PERF_SQL_LOCKDOWN_H
-#define PERF_SQL_LOCKDOWN_H
+#ifndef PERF_SQL_ENGINE_LOCKDOWN_H
+#define PERF_SQL_ENGINE_LOCKDOWN_H
 #include <stdbool.h>
 #include <stdint.h>
 #include <sqlite3.h>

@@ -1,5 +1,5 @@
 /*
- * profilers/cli.c - perf-sql list | help NAME | save NAME SQL | delete NAME | NAME [PARAM=VALUE]
+ * repl/subcommands.c - perf-sql list | help NAME | save NAME SQL | delete NAME | NAME [PARAM=VALUE]
  *
  *   perf-sql list                                  every profiler: name, kind, summary, needs
  *   perf-sql help rundelay                         its parameters, an example, its SQL
@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
-#include "profilers/cli.h"
+#include "repl/subcommands.h"
 #include "profilers/profiler.h"
-#include "repl/query.h"
+#include "repl/run.h"
 
 static struct profiler *running;   /* (3) */
 static char *running_sql;

@@ -1,5 +1,5 @@
 /*
- * repl/lockdown.c - the locked-down SQL connection (see repl/lockdown.h, docs/security.md).
+ * engine/lockdown.c - the locked-down SQL connection (see engine/lockdown.h, docs/security.md).
  *
  * perf-sql runs as root; the SQL it runs may come from a saved profiler or a shared shell
  * history. Whatever it says, it may only read events, compute, and keep scratch state in temp
@@ -33,7 +33,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "repl/lockdown.h"
+#include "engine/lockdown.h"
 
 #define PROGRESS_OPS 1000
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,8 +1,8 @@
 /*
- * profilers/cli.h - the profiler commands of the command line (profilers/cli.c).
+ * repl/subcommands.h - the subcommands of the command line (repl/subcommands.c).
  */
-#ifndef PERF_SQL_PROFILERS_CLI_H
-#define PERF_SQL_PROFILERS_CLI_H
+#ifndef PERF_SQL_SUBCOMMANDS_H
+#define PERF_SQL_SUBCOMMANDS_H
 
 struct query;
 

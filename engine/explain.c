@@ -1,0 +1,81 @@
+/*
+ * engine/explain.c - --explain and -v: per table, what is opened in the kernel, what is sampled,
+ * which ring it uses and what is filtered where (docs/planning.md). Written to the caller's
+ * stream: the front end decides where it goes.
+ */
+#include <stdio.h>
+#include <linux/perf_event.h>
+#include "engine/query.h"
+
+static void sample_type_names(uint64_t st, char *buf, size_t len)
+{
+	static const struct { uint64_t bit; const char *name; } bits[] = {
+		{ PERF_SAMPLE_IDENTIFIER, "IDENTIFIER" }, { PERF_SAMPLE_IP, "IP" },
+		{ PERF_SAMPLE_TID, "TID" }, { PERF_SAMPLE_TIME, "TIME" }, { PERF_SAMPLE_ADDR, "ADDR" },
+		{ PERF_SAMPLE_CPU, "CPU" }, { PERF_SAMPLE_PERIOD, "PERIOD" },
+		{ PERF_SAMPLE_CALLCHAIN, "CALLCHAIN" }, { PERF_SAMPLE_RAW, "RAW" },
+		{ PERF_SAMPLE_REGS_USER, "REGS_USER" },
+	};
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (st & bits[i].bit)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "|" : "", bits[i].name);
+}
+
+/* --explain / -v: per table, what is opened, sampled and filtered where. */
+void query__explain(struct session *s, FILE *f)
+{
+	char st[256];
+
+	if (!s->started)
+		session__plan_filters(s);
+	for (int i = 0; i < s->nr_src; i++) {
+		struct source *src = s->src[i];
+
+		sample_type_names(source__sample_type(src), st, sizeof(st));
+		fprintf(f, "table %s\n", src->ev->full);
+		if (src->ev->kind == EV_TRACEPOINT)
+			fprintf(f, "  event        type=tracepoint config=%d (%s) %s\n", src->ev->id,
+				src->ev->full, !source__counts(src) ? "sample_period=1" :
+								      "counting (no column is read)");
+		else
+			fprintf(f, "  event        type=%s (%u) config=%#llx %s\n",
+				event_kind_name(src->ev->kind), src->ev->pmu_type,
+				(unsigned long long)src->ev->pmu_config, source__counts(src) ?
+				"counting (no column is read)" : src->hz ? "sampled at the asked rate" :
+				src->period ? "sampled every period events" : "sampled at the default rate");
+		fprintf(f, "  sample_type  %s\n", !source__counts(src) ? st : "none");
+		if (src->tree_filter)
+			fprintf(f, "  target       every CPU; rows of the workload's tasks (the task, "
+				"or %s%s%s) kept in user space: a per-task event misses wakeups\n",
+				src->task_fields[0], src->task_fields[1] ? "/" : "",
+				src->task_fields[1] ? src->task_fields[1] : "");
+		else if (src->task_fields[0])
+			fprintf(f, "  target       every CPU, filtered on %s%s%s (a per-task event would "
+				"miss wakeups)\n", src->task_fields[0], src->task_fields[1] ? "/" : "",
+				src->task_fields[1] ? src->task_fields[1] : "");
+		else if (s->nr_tids)
+			fprintf(f, "  target       %d thread%s (inherit: new threads followed), %d CPUs\n",
+				s->nr_tids, s->nr_tids == 1 ? "" : "s", s->nr_cpus);
+		else if (s->wl.pid && !s->opts.all)
+			fprintf(f, "  target       workload pid %d and its children (inherit, "
+				"enable_on_exec), %d CPUs\n", (int)s->wl.pid, s->nr_cpus);
+		else
+			fprintf(f, "  target       every task on %d CPUs (perf-sql itself left out)\n",
+				s->nr_cpus);
+		if (source__counts(src))
+			fprintf(f, "  ring         none needed (1 page per CPU, unused)\n");
+		else
+			fprintf(f, "  ring         %d pages per CPU, wakeup at a quarter full\n",
+				s->opts.mmap_pages);
+		fprintf(f, "  kernel filter %s%s\n", src->filter[0] ? src->filter : "(none)",
+			src->filter_rejected ? "  [rejected by the kernel: user space only]" : "");
+		fprintf(f, "  from WHERE   %s\n", !src->want_all && src->want_filter[0] ?
+			src->want_filter : "nothing the kernel can test (or a scan needs every row)");
+		fprintf(f, "  user space   SQLite checks every WHERE term again\n");
+	}
+	if (!s->nr_src)
+		fprintf(f, "no event tables: nothing is opened\n");
+}

@@ -1,0 +1,350 @@
+/*
+ * engine/query.c - one query, end to end (see engine/query.h): open a session, plan (prepare
+ * every statement and run it once over empty windows, so the tables named, columns read and
+ * WHERE values decide what is opened and filtered), collect, and hand each window to the
+ * caller. The command line, the REPL, the server and the extension all run queries here.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include "core/record.h"
+#include "engine/query.h"
+#include "sqlite/functions.h"
+#include "symbols/probes.h"
+#include "vtab/tp_table.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static void notice(const struct query_ops *ops, void *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void notice(const struct query_ops *ops, void *ctx, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	if (!ops->notice)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	ops->notice(ctx, line);
+}
+
+int query__sql_err(struct query *q, struct session *s, const char *msg, struct err *e)
+{
+	const char *key = "no such table: ";
+	char near[256] = "";
+
+	msg = lockdown__error(&q->lock, msg);   /* the time budget, a refusal: say which */
+	err_set(e, -EINVAL, "%s", msg);
+	if (!strncmp(msg, key, strlen(key))) {
+		const char *name = msg + strlen(key);
+
+		if (!strncmp(name, "main.", 5))
+			name += 5;
+		catalog__suggest(s->cat, name, near, sizeof(near));
+		if (near[0])
+			err_hint(e, "did you mean: %s?", near);
+		else
+			err_hint(e, "list tables with: perf-sql \"select name from perf_sql_events\"");
+	} else if (!strncmp(msg, "no such column: ", 16)) {
+		err_hint(e, "list a table's columns with: perf-sql --schema TABLE");
+	}
+	return -EINVAL;
+}
+
+static int bind_params(struct query *q, sqlite3_stmt *st)
+{
+	for (int i = 0; i < q->nr_params; i++) {
+		const struct query_param *p = &q->params[i];
+		int idx = sqlite3_bind_parameter_index(st, p->name), rc = SQLITE_OK;
+
+		if (!idx)
+			continue;
+		switch (p->type) {
+		case SQLITE_INTEGER: rc = sqlite3_bind_int64(st, idx, p->i); break;
+		case SQLITE_FLOAT: rc = sqlite3_bind_double(st, idx, p->d); break;
+		case SQLITE_TEXT: rc = sqlite3_bind_text(st, idx, p->text, -1, SQLITE_TRANSIENT); break;
+		default: rc = sqlite3_bind_null(st, idx); break;
+		}
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+/* SQL errors are the caller's input (exit 2 for a bad statement is too strict: SQLite's
+ * "no such table" is a runtime answer, exit 1, as before); limits of the engine are usage */
+static int prepare_all(struct query *q, struct session *s, struct err *e)
+{
+	const char *sql = q->sql, *tail;
+
+	while (sql && *sql) {
+		sqlite3_stmt *st = NULL;
+
+		if (sqlite3_prepare_v2(q->db, sql, -1, &st, &tail) != SQLITE_OK)
+			return query__sql_err(q, s, sqlite3_errmsg(q->db), e);
+		sql = tail;
+		if (!st)
+			continue;   /* whitespace or a comment */
+		if (bind_params(q, st) != SQLITE_OK) {
+			sqlite3_finalize(st);
+			return query__sql_err(q, s, sqlite3_errmsg(q->db), e);
+		}
+		if (q->nr_stmts == QUERY_MAX_STMTS) {
+			sqlite3_finalize(st);
+			err_set(e, -E2BIG, "too many statements: at most %d", QUERY_MAX_STMTS);
+			return err_usage(e);
+		}
+		q->stmts[q->nr_stmts++] = st;
+	}
+	if (!q->nr_stmts) {
+		err_set(e, -EINVAL, "no SQL statement in '%s'", q->sql ? q->sql : "");
+		return err_usage(e);
+	}
+	return 0;
+}
+
+/*
+ * Planning dry run: every statement runs once over empty windows, so each table scan sees its
+ * constraints' actual values (parameters, workload_pid()) and turns them into kernel filters.
+ */
+static int dry_run(struct query *q, struct session *s, struct err *e)
+{
+	int ret = 0;
+
+	s->dry_run = true;
+	lockdown__arm(&q->lock);
+	for (int i = 0; i < q->nr_stmts && !ret; i++) {
+		int rc;
+
+		while ((rc = sqlite3_step(q->stmts[i])) == SQLITE_ROW)
+			;
+		sqlite3_reset(q->stmts[i]);
+		if (rc != SQLITE_DONE)
+			ret = query__sql_err(q, s, sqlite3_errmsg(q->db), e);
+	}
+	s->dry_run = false;
+	return ret;
+}
+
+static void warn_lost(struct query *q, struct session *s, const struct query_ops *ops, void *ctx)
+{
+	for (int i = 0; i < s->nr_src; i++) {
+		struct source *src = s->src[i];
+		unsigned long long lost = 0, dropped = 0;
+
+		for (int k = 0; k < s->nr_cpus; k++) {
+			lost += src->lost[k];
+			dropped += src->dropped[k];
+		}
+		if (dropped)
+			notice(ops, ctx, "warning: %s lost %llu events in this window, %llu of them past "
+			       "--max-memory (%zu MiB); raise --max-memory, use -i, or filter more in "
+			       "WHERE", src->ev->full, lost, dropped,
+			       s->opts.max_memory ? s->opts.max_memory >> 20 : 256);
+		else if (lost && s->replay)
+			notice(ops, ctx, "warning: %s lost %llu events in this window when it was "
+			       "recorded", src->ev->full, lost);
+		else if (lost)
+			notice(ops, ctx, "warning: %s lost %llu events in this window; raise -m (now %d "
+			       "pages) or filter more in WHERE", src->ev->full, lost, s->opts.mmap_pages);
+	}
+}
+
+struct run_ctx {
+	struct query *q;
+	const struct query_ops *ops;
+	void *ctx;
+	struct err e;   /* why a window failed (the session's error only says "query failed") */
+};
+
+static int on_window(void *arg, struct session *s)
+{
+	struct run_ctx *r = arg;
+	int ret;
+
+	warn_lost(r->q, s, r->ops, r->ctx);
+	if (r->q->capture) {   /* recording: the window's rows go to the file */
+		if ((ret = record__window(s, r->q->capture)))
+			err_set(&r->e, ret, "%s: %s", r->q->record_path, strerror(-ret));
+		return ret;
+	}
+	lockdown__arm(&r->q->lock);
+	return r->ops->window ? r->ops->window(r->ctx, r->q, s, &r->e) : 0;
+}
+
+static void report_workload(const struct workload *w, const struct query_ops *ops, void *ctx)
+{
+	if (!w->pid || !w->exited)
+		return;
+	if (WIFEXITED(w->status) && WEXITSTATUS(w->status))
+		notice(ops, ctx, "workload '%s' exited with status %d", w->argv[0],
+		       WEXITSTATUS(w->status));
+	else if (WIFSIGNALED(w->status))
+		notice(ops, ctx, "workload '%s' was killed by signal %d (%s)", w->argv[0],
+		       WTERMSIG(w->status), strsignal(WTERMSIG(w->status)));
+}
+
+/* --uprobe/--uretprobe/--breakpoint tables join the catalog before the tables are registered */
+static int add_probes(struct query *q, struct session *s, struct err *e)
+{
+	int nr_bp = 0, ret = 0;
+
+	for (int i = 0; i < q->nr_probes && !ret; i++) {
+		if (q->probes[i].kind == PROBE_BREAKPOINT)
+			ret = probes__add_breakpoint(s->cat, q->probes[i].spec,
+						     q->so.workload ? q->so.workload[0] : NULL, nr_bp++, e);
+		else if (q->probes[i].kind == PROBE_USDT)
+			ret = probes__add_usdt(s->cat, q->probes[i].spec, e);
+		else
+			ret = probes__add_uprobe(s->cat, q->probes[i].spec,
+						 q->probes[i].kind == PROBE_URETPROBE, e);
+	}
+	return ret;
+}
+
+static int record_start(struct query *q, struct session *s, struct err *e)
+{
+	int ret;
+
+	if (!(q->capture = capture__create(q->record_path, e)))
+		return e->code ? e->code : -ENOMEM;
+	ret = record__begin(s, q->capture, q->command_line ? q->command_line : "");
+	if (ret)
+		return err_set(e, ret, "%s: %s", q->record_path, strerror(-ret));
+	q->record_t0 = now_ns(CLOCK_MONOTONIC);
+	return 0;
+}
+
+/* the capture's last block, then what was written: events, compression ratio, write rate */
+static int record_finish(struct query *q, struct session *s, const struct query_ops *ops,
+			 void *ctx, struct err *e)
+{
+	uint64_t raw, file, events = 0, lost = 0;
+	double secs = (double)(now_ns(CLOCK_MONOTONIC) - q->record_t0) / 1e9;
+	int ret = record__end(s, q->capture);
+
+	capture__sizes(q->capture, &raw, &file);
+	if (capture__close(q->capture, e) || ret) {
+		q->capture = NULL;
+		return e->code ? e->code : err_set(e, ret, "%s: %s", q->record_path, strerror(-ret));
+	}
+	q->capture = NULL;
+	for (int i = 0; i < s->nr_src; i++) {
+		events += s->src[i]->total_received;
+		lost += s->src[i]->total_lost;
+	}
+	notice(ops, ctx, "recorded %llu events (%llu lost) of %d tables in %s: %.1f MB of rows in "
+	       "%.1f MB (%.1fx), %.1f MB/s", (unsigned long long)events, (unsigned long long)lost,
+	       s->nr_src, q->record_path, (double)raw / 1e6, (double)file / 1e6,
+	       file ? (double)raw / (double)file : 0.0, secs > 0 ? (double)file / 1e6 / secs : 0.0);
+	return 0;
+}
+
+/* the connection: every table and function of s, locked down */
+static int open_db(struct query *q, struct session *s, struct err *e)
+{
+	char *msg = NULL;
+
+	if (sqlite3_open_v2(":memory:", &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) ||
+	    vtabs__register(q->db, s) || sql_functions__register(q->db, s))
+		return err_set(e, -ENOMEM, "sqlite: %s", q->db ? sqlite3_errmsg(q->db) : "out of memory");
+	if (lockdown__apply(q->db, &q->lock, &msg)) {
+		err_set(e, -EINVAL, "%s", msg ? msg : "sqlite: cannot lock the connection down");
+		sqlite3_free(msg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int plan(struct query *q, struct session *s, const struct query_ops *ops, void *ctx,
+		struct err *e)
+{
+	int ret;
+
+	s->no_pushdown = q->no_pushdown;
+	if ((ret = add_probes(q, s, e)) || (ret = open_db(q, s, e)) ||
+	    (ret = prepare_all(q, s, e)) || (ret = session__fork(s, e)) ||
+	    (ret = dry_run(q, s, e)))
+		return ret;
+	session__plan_filters(s);
+	return ops->planned ? ops->planned(ctx, q, s) : 0;
+}
+
+static int run(struct query *q, struct session *s, const struct query_ops *ops, void *ctx,
+	       struct err *e)
+{
+	struct run_ctx r = { q, ops, ctx, { 0 } };
+	int ret;
+
+	if ((ret = plan(q, s, ops, ctx, e)) || q->plan_only)
+		return ret;
+	if ((ret = session__start(s, e)) || (ops->started && (ret = ops->started(ctx, q, s))))
+		return ret;
+	if (q->record_path && (ret = record_start(q, s, e)))
+		return ret;
+	if ((ret = session__run(s, on_window, &r, e))) {
+		if (r.e.code)
+			*e = r.e;
+		return ret;
+	}
+	if (q->capture && (ret = record_finish(q, s, ops, ctx, e)))
+		return ret;
+	report_workload(&s->wl, ops, ctx);
+	return 0;
+}
+
+static void query__end(struct query *q, struct session *s)
+{
+	for (int i = 0; i < q->nr_stmts; i++)
+		sqlite3_finalize(q->stmts[i]);
+	q->nr_stmts = 0;
+	sqlite3_close(q->db);   /* before the session: the tables point into it */
+	q->db = NULL;
+	if (q->capture) {       /* a failed recording: close what was written */
+		struct err ignore = { 0 };
+
+		capture__close(q->capture, &ignore);
+		q->capture = NULL;
+	}
+	session__close(s);
+}
+
+int query__run(struct query *q, const struct query_ops *ops, void *ctx, struct err *e)
+{
+	struct session *s;
+	int ret;
+
+	q->db = NULL;
+	q->nr_stmts = 0;
+	session_stop = 0;
+	s = q->replay_path ? session__new_replay(&q->so, q->replay_path, e) : session__new(&q->so, e);
+	if (!s)
+		return e->code ? e->code : -ENOMEM;
+	ret = run(q, s, ops, ctx, e);
+	query__end(q, s);
+	return ret;
+}
+
+int query__check(struct query *q, struct err *e)
+{
+	struct session_opts so = { 0 };
+	struct session *s = session__new(&so, e);
+	int ret;
+
+	if (!s)
+		return e->code ? e->code : -ENOMEM;
+	q->db = NULL;
+	q->nr_stmts = 0;
+	ret = open_db(q, s, e);
+	if (!ret)
+		ret = prepare_all(q, s, e);
+	query__end(q, s);
+	return ret;
+}

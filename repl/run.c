@@ -1,0 +1,192 @@
+/*
+ * repl/run.c - one query as the person sees it (see repl/run.h): the engine plans and collects,
+ * the callbacks here print each window's rows, the plan (--explain, -v), a table's columns
+ * (--schema), warnings, and at the end the flame graph and heatmap files.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/units.h"
+#include "repl/flamegraph.h"
+#include "repl/heatmap_svg.h"
+#include "repl/run.h"
+#include "vtab/tp_table.h"
+
+void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("perf-sql: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int report(const struct err *e)
+{
+	if (e->hint[0])
+		say("%s; %s", e->msg, e->hint);
+	else
+		say("%s", e->msg);
+	if (e->usage)
+		return EXIT_USAGE;
+	return e->code == -EACCES || e->code == -EPERM ? EXIT_PRIV : EXIT_ERR;
+}
+
+long parse_duration(const char *s)
+{
+	long long ns = units__ns(s, UNIT_S);
+
+	return ns < 0 ? -1 : (long)(ns / 1000000);
+}
+
+size_t parse_size(const char *s)
+{
+	long long b = units__bytes(s);
+
+	return b > 0 ? (size_t)b : 0;
+}
+
+static void on_notice(void *ctx, const char *line)
+{
+	say("%s", line);
+}
+
+static int on_window(void *ctx, struct query *q, struct session *s, struct err *e)
+{
+	struct run *r = ctx;
+	char window[64];
+
+	format_rfc3339(s->window_start_ns, window, sizeof(window));
+	for (int i = 0; i < q->nr_stmts; i++) {
+		int rc;
+
+		sqlite3_reset(q->stmts[i]);
+		rc = output__statement(&r->out, q->stmts[i], i, window);
+		if (r->out.write_error)
+			say("output: %s; the rows of the window starting %s are not written (whole rows "
+			    "only: the file is as it was; the next window tries again)",
+			    strerror(r->out.write_error), window);
+		if (r->out.broken_pipe) {
+			session_stop = 1;
+			return 0;
+		}
+		if (rc != SQLITE_OK) {
+			query__sql_err(q, s, sqlite3_errmsg(q->db), e);
+			if (!lockdown__expired(&q->lock))
+				return -EINVAL;
+			/* over the time budget: this window's result is lost, the next one runs */
+			r->status = report(e);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* --schema TABLE: its columns, from the planned pragma statement */
+static int print_schema(struct run *r, struct query *q, struct session *s, struct err *e)
+{
+	char near[256] = "";
+
+	lockdown__arm(&q->lock);
+	if (sqlite3_step(q->stmts[0]) != SQLITE_ROW) {
+		catalog__suggest(s->cat, r->schema, near, sizeof(near));
+		err_set(e, -ENOENT, "no such table: %s", r->schema);
+		if (near[0])
+			err_hint(e, "did you mean: %s?", near);
+		return -ENOENT;
+	}
+	sqlite3_reset(q->stmts[0]);
+	if (output__statement(&r->out, q->stmts[0], 0, NULL) != SQLITE_OK)
+		return query__sql_err(q, s, sqlite3_errmsg(q->db), e);
+	return 0;
+}
+
+static int on_planned(void *ctx, struct query *q, struct session *s)
+{
+	struct run *r = ctx;
+	struct err e = { 0 };
+
+	if (r->schema && print_schema(r, q, s, &e))
+		r->status = report(&e);
+	else if (r->explain)
+		query__explain(s, stdout);
+	return 0;
+}
+
+static int on_started(void *ctx, struct query *q, struct session *s)
+{
+	if (q->so.verbose)
+		query__explain(s, stderr);
+	return 0;
+}
+
+static const struct query_ops run_ops = {
+	.planned = on_planned,
+	.started = on_started,
+	.window = on_window,
+	.notice = on_notice,
+};
+
+/* --flame-graph and --heatmap: written once the run succeeded */
+static int write_files(struct run *r)
+{
+	const char *title = r->q.sql ? r->q.sql : "perf-sql";
+	int ret, status = 0;
+
+	if (r->out.flame && (ret = flame__write(r->out.flame, r->flame_graph, title))) {
+		say("--flame-graph %s: %s; check the directory is writable", r->flame_graph,
+		    strerror(-ret));
+		status = EXIT_ERR;
+	}
+	if (r->heatmap_svg) {
+		ret = r->out.heatmap ? heatmap_svg__write(r->out.heatmap, r->out.heatmap_len,
+							  r->heatmap_svg, title) : -ENODATA;
+		if (ret == -ENODATA)
+			say("--heatmap %s: the result has no heatmap() value", r->heatmap_svg);
+		else if (ret)
+			say("--heatmap %s: %s; check the directory is writable", r->heatmap_svg,
+			    strerror(-ret));
+		if (ret)
+			status = EXIT_ERR;
+	}
+	return status;
+}
+
+int run__query(struct run *r)
+{
+	struct err e = { 0 };
+	char *schema_sql = NULL;
+	int ret;
+
+	r->status = 0;
+	if (r->flame_graph && !(r->out.flame = flame__new())) {
+		say("out of memory");
+		return EXIT_ERR;
+	}
+	r->out.want_heatmap = r->heatmap_svg != NULL;
+	r->out.windowed = r->q.so.interval_ms > 0;
+	if (r->schema) {
+		r->q.sql = schema_sql = sqlite3_mprintf("SELECT name AS column, type FROM "
+							"pragma_table_xinfo(%Q)", r->schema);
+		r->q.so.workload = NULL;
+	}
+	r->q.plan_only = r->schema || r->explain;
+	ret = query__run(&r->q, &run_ops, r, &e);
+	if (ret && !r->status)
+		r->status = report(&e);
+	if (!r->status && !r->q.plan_only)
+		r->status = write_files(r);
+	if (schema_sql) {
+		r->q.sql = NULL;
+		sqlite3_free(schema_sql);
+	}
+	flame__free(r->out.flame);
+	r->out.flame = NULL;
+	free(r->out.heatmap);
+	r->out.heatmap = NULL;
+	return r->status;
+}
