@@ -4,6 +4,7 @@
 #   make test      unit + live tests (root for the live ones); prints "N passed, N failed, N skipped"
 #   make bench     benchmarks side by side with perf / trace-cmd, printed as ratios
 #   make asan      the tests under ASan+UBSan        V=1 full commands, WERROR=1 -Werror
+#   make check-layers   includes point down core/ symbols/ vtab/ sqlite/ engine/ profilers/ repl/
 .DELETE_ON_ERROR:
 .SUFFIXES:
 
@@ -118,6 +119,10 @@ clang-check:
 build/clang/perf-sql-clang: $(OBJS)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+.PHONY: check-layers
+check-layers:
+	$(Q)bash scripts/check-layers.sh
 
 bench: $(PERF_SQL) $(WL_BINS)
 	$(Q)PERF_SQL=$(abspath $(PERF_SQL)) BUILD=$(abspath $(BUILD)) bash bench/run.sh

@@ -11,7 +11,7 @@
  * (2) TIME_NS must be an integer and VALUE a non-negative number (errors quote the value);
  *     a row with either NULL is skipped. SLOT_NS is a positive integer taken from the first
  *     row; the slots between the first and the last row must be at most 10000.
- * (3) The result is a HEATMAP_MAGIC blob (sqlite/heatmap.h) holding every slot from the first
+ * (3) The result is a HEATMAP_MAGIC blob (vtab/blob_format.h) holding every slot from the first
  *     to the last non-empty one and the buckets from the lowest to the highest non-empty one;
  *     over no rows it is NULL. heatmap_to_text() renders it, heatmap_rows() lists its cells.
  */
@@ -23,7 +23,6 @@
 
 #include "sqlite/functions.h"
 #include "sqlite/heatmap.h"
-#include "sqlite/hist_blob.h"
 
 #define SHADES " .:-=+*#%@"
 #define MAX_COLUMNS 52
@@ -132,40 +131,6 @@ void heatmap_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	st->any = true;
 }
 
-static void *encode(const struct heatmap_state *st, int *len_out)
-{
-	uint32_t nr_slots = (uint32_t)(st->hi - st->lo + 1);
-	int bmin = HIST_LOG2_NR, bmax = -1, nr_b;
-	int64_t t0 = st->lo * st->slot_ns;
-	const uint64_t *rows = st->counts + (st->lo - st->base) * HIST_LOG2_NR;
-	unsigned char *p;
-	size_t len;
-
-	for (uint32_t s = 0; s < nr_slots; s++)
-		for (int b = 0; b < HIST_LOG2_NR; b++)
-			if (rows[s * HIST_LOG2_NR + b]) {
-				bmin = b < bmin ? b : bmin;
-				bmax = b > bmax ? b : bmax;
-			}
-	nr_b = bmax - bmin + 1;
-	len = HEATMAP_HDR_LEN + (size_t)nr_slots * nr_b * 8;
-	p = calloc(1, len);
-	if (!p)
-		return NULL;
-	memcpy(p, HEATMAP_MAGIC, 8);
-	p[8] = HEATMAP_VERSION;
-	p[9] = (unsigned char)bmin;
-	p[10] = (unsigned char)bmax;
-	memcpy(p + 12, &nr_slots, 4);
-	memcpy(p + 16, &st->slot_ns, 8);
-	memcpy(p + 24, &t0, 8);
-	for (uint32_t s = 0; s < nr_slots; s++)
-		memcpy(p + HEATMAP_HDR_LEN + (size_t)s * nr_b * 8, rows + s * HIST_LOG2_NR + bmin,
-		       (size_t)nr_b * 8);
-	*len_out = (int)len;
-	return p;
-}
-
 void heatmap_final(sqlite3_context *ctx)
 {
 	struct heatmap_state *st = sqlite3_aggregate_context(ctx, 0);
@@ -175,7 +140,9 @@ void heatmap_final(sqlite3_context *ctx)
 	if (!st)
 		return;
 	if (st->any) {
-		blob = encode(st, &len);
+		blob = heatmap_blob__encode(st->counts + (st->lo - st->base) * HIST_LOG2_NR,
+					    (uint32_t)(st->hi - st->lo + 1), st->slot_ns,
+					    st->lo * st->slot_ns, &len);
 		if (blob)
 			sqlite3_result_blob(ctx, blob, len, free);
 		else
@@ -183,41 +150,6 @@ void heatmap_final(sqlite3_context *ctx)
 	}
 	free(st->counts);
 	st->counts = NULL;
-}
-
-int heatmap_view__decode(struct heatmap_view *v, const void *blob, int len)
-{
-	const unsigned char *p = blob;
-
-	if (!blob || len < HEATMAP_HDR_LEN || memcmp(p, HEATMAP_MAGIC, 8) ||
-	    p[8] != HEATMAP_VERSION || p[9] > p[10] || p[10] >= HIST_LOG2_NR)
-		return -EINVAL;
-	v->bmin = p[9];
-	v->bmax = p[10];
-	memcpy(&v->nr_slots, p + 12, 4);
-	memcpy(&v->slot_ns, p + 16, 8);
-	memcpy(&v->t0, p + 24, 8);
-	if (!v->nr_slots || v->nr_slots > HEATMAP_SLOTS_MAX || v->slot_ns <= 0)
-		return -EINVAL;
-	if ((int64_t)len != HEATMAP_HDR_LEN + (int64_t)v->nr_slots * (v->bmax - v->bmin + 1) * 8)
-		return -EINVAL;
-	v->counts = p + HEATMAP_HDR_LEN;
-	return 0;
-}
-
-bool heatmap_is(const void *blob, int len)
-{
-	struct heatmap_view v;
-
-	return heatmap_view__decode(&v, blob, len) == 0;
-}
-
-uint64_t heatmap_view__count(const struct heatmap_view *v, uint32_t s, int b)
-{
-	uint64_t c;
-
-	memcpy(&c, v->counts + ((size_t)s * (v->bmax - v->bmin + 1) + (b - v->bmin)) * 8, 8);
-	return c;
 }
 
 /* sum of bucket b over the slots of column col */
@@ -253,10 +185,8 @@ char *heatmap_to_text(const void *blob, int len)
 	if (!f)
 		return NULL;
 	for (int b = v.bmax; b >= v.bmin; b--) {
-		int64_t low = b == 0 ? 0 : (int64_t)1 << b;
-		int64_t high = (int64_t)(((uint64_t)1 << (b + 1)) - 1);
-
-		fprintf(f, "%10lld -> %-10lld |", (long long)low, (long long)high);
+		fprintf(f, "%10lld -> %-10lld |", (long long)hist_log2_low(b),
+			(long long)hist_log2_high(b));
 		for (uint32_t c = 0; c < nr_cols; c++) {
 			uint64_t n = column_count(&v, c, per_col, b);
 			/* ceil(n * 9 / max): any non-zero cell is visible, the largest is '@' */

@@ -20,7 +20,7 @@
 #include <sqlite3.h>
 
 #include "sqlite/functions.h"
-#include "sqlite/hist_blob.h"
+#include "vtab/blob_format.h"
 
 struct lin_hist_state {
 	uint64_t *counts; /* nr: underflow, regular buckets, overflow */

@@ -10,7 +10,7 @@
  *     value; numeric text converts as with SQLite affinity. A REAL V counts as its integer part.
  * (3) UNIT (TEXT, at most 31 bytes, taken from the first row) names the values in the header
  *     line; without it the header says "value".
- * (4) The result is a HIST_MAGIC blob (sqlite/hist_blob.h) holding buckets 0..last non-empty;
+ * (4) The result is a HIST_MAGIC blob (vtab/blob_format.h) holding buckets 0..last non-empty;
  *     over no rows (or only NULLs) the result is NULL. Render it with hist_to_text() or read
  *     it with hist_rows().
  */
@@ -22,7 +22,7 @@
 #include <sqlite3.h>
 
 #include "sqlite/functions.h"
-#include "sqlite/hist_blob.h"
+#include "vtab/blob_format.h"
 
 struct log2_hist_state {
 	uint64_t counts[HIST_LOG2_NR];

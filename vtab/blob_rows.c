@@ -39,8 +39,7 @@
 #include <string.h>
 #include <sqlite3.h>
 
-#include "sqlite/heatmap.h"
-#include "sqlite/hist_blob.h"
+#include "vtab/blob_format.h"
 #include "vtab/blob_rows.h"
 
 struct blob_rows_cursor {
@@ -164,9 +163,9 @@ static void heatmap_column(struct blob_rows_cursor *c, sqlite3_context *ctx, int
 	if (col == HM_COL_SLOT_START)
 		sqlite3_result_int64(ctx, v->t0 + (sqlite3_int64)c->i * v->slot_ns);
 	else if (col == HM_COL_LOW)
-		sqlite3_result_int64(ctx, b == 0 ? 0 : (sqlite3_int64)1 << b);
+		sqlite3_result_int64(ctx, hist_log2_low(b));
 	else if (col == HM_COL_HIGH)
-		sqlite3_result_int64(ctx, (sqlite3_int64)(((uint64_t)1 << (b + 1)) - 1));
+		sqlite3_result_int64(ctx, hist_log2_high(b));
 	else if (col == HM_COL_COUNT)
 		sqlite3_result_int64(ctx, (sqlite3_int64)heatmap_view__count(v, c->i, b));
 }

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# scripts/check-layers.sh - includes point down the layers, never up (`make check-layers`).
+#
+#   core/ -> symbols/ -> vtab/ -> sqlite/ -> engine/ -> profilers/ -> repl/
+#
+# For every .c and .h in those folders, each `#include "DIR/..."` that names one of them must
+# name the file's own layer or a lower one. Each violation is printed as
+#   FILE: includes HEADER (LAYER above LAYER)
+# and the script exits 1 if there is any, 0 otherwise. A folder that does not exist yet (engine/)
+# keeps its place in the order. Includes of anything else (<sqlite3.h>, "queries.h" generated
+# into build/gen, "tests/...") are not layered and not checked.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+layers=(core symbols vtab sqlite engine profilers repl)
+declare -A rank
+for i in "${!layers[@]}"; do
+	rank[${layers[$i]}]=$i
+done
+
+nr_bad=0
+for dir in "${layers[@]}"; do
+	[ -d "$dir" ] || continue
+	for file in "$dir"/*.c "$dir"/*.h; do
+		[ -f "$file" ] || continue
+		while IFS= read -r header; do
+			target=${header%%/*}
+			[ "$target" != "$header" ] && [ -n "${rank[$target]+x}" ] || continue
+			if [ "${rank[$target]}" -gt "${rank[$dir]}" ]; then
+				echo "$file: includes $header ($target above $dir)"
+				nr_bad=$((nr_bad + 1))
+			fi
+		done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
+	done
+done
+[ "$nr_bad" -eq 0 ] || exit 1
