@@ -45,11 +45,8 @@ void dur_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (type == SQLITE_NULL)
 		return;
 	if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) {
-		char *msg = sqlite3_mprintf("dur: '%.40s' is not a number of nanoseconds",
-					    (const char *)sqlite3_value_text(argv[0]));
-
-		sqlite3_result_error(ctx, msg ? msg : "dur: out of memory", -1);
-		sqlite3_free(msg);
+		sql_result_errorf(ctx, "dur: '%.40s' is not a number of nanoseconds",
+				  (const char *)sqlite3_value_text(argv[0]));
 		return;
 	}
 	dur_format(buf, sizeof(buf), sqlite3_value_double(argv[0]));

@@ -66,11 +66,8 @@ void errno_name_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
 		return;
 	if (sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER) {
-		char *msg = sqlite3_mprintf("errno_name: '%.40s' is not an integer",
-					    (const char *)sqlite3_value_text(argv[0]));
-
-		sqlite3_result_error(ctx, msg ? msg : "errno_name: out of memory", -1);
-		sqlite3_free(msg);
+		sql_result_errorf(ctx, "errno_name: '%.40s' is not an integer",
+				  (const char *)sqlite3_value_text(argv[0]));
 		return;
 	}
 	name = errno_name_of(sqlite3_value_int64(argv[0]));

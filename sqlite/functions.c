@@ -2,6 +2,7 @@
  * sqlite/functions.c - the registry of SQL functions: one row per function, with its usage
  * and summary, so --help, docs/functions.md and REPL completion come from the same table.
  */
+#include <stdarg.h>
 #include <stddef.h>
 #include "sqlite/functions.h"
 
@@ -74,4 +75,20 @@ int sql_functions__register(sqlite3 *db, struct session *s)
 			return rc;
 	}
 	return SQLITE_OK;
+}
+
+void sql_result_errorf(sqlite3_context *ctx, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	if (!msg) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	sqlite3_result_error(ctx, msg, -1);
+	sqlite3_free(msg);
 }

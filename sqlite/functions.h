@@ -60,6 +60,10 @@ void ts_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
  * a negative n restores the default, 0 sketches from the first value) */
 void percentile_set_exact_cap(long n);
 
+/* sets the result to an error built as sqlite3_mprintf() does; out of memory becomes
+ * SQLITE_NOMEM. No printf format attribute: gcc would reject SQLite's %q and %!g. */
+void sql_result_errorf(sqlite3_context *ctx, const char *fmt, ...);
+
 /* C helpers behind the SQL functions, for the front end and other aggregates */
 const char *syscall_name_of(sqlite3_int64 nr);   /* NULL: no name */
 const char *errno_name_of(sqlite3_int64 ret);    /* NULL: no name */

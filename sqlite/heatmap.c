@@ -102,11 +102,8 @@ void heatmap_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	    sqlite3_value_type(argv[1]) == SQLITE_NULL)
 		return;
 	if (sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER) {
-		char *msg = sqlite3_mprintf("heatmap: time '%.40s' is not an integer",
-					    (const char *)sqlite3_value_text(argv[0]));
-
-		sqlite3_result_error(ctx, msg ? msg : "heatmap: out of memory", -1);
-		sqlite3_free(msg);
+		sql_result_errorf(ctx, "heatmap: time '%.40s' is not an integer",
+				  (const char *)sqlite3_value_text(argv[0]));
 		return;
 	}
 	if (!log2_value(ctx, argv[1], "heatmap", &v))

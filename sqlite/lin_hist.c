@@ -33,16 +33,12 @@ struct lin_hist_state {
 
 static bool int_arg(sqlite3_context *ctx, sqlite3_value *val, const char *name, int64_t *out)
 {
-	char *msg;
-
 	if (sqlite3_value_numeric_type(val) == SQLITE_INTEGER) {
 		*out = sqlite3_value_int64(val);
 		return true;
 	}
-	msg = sqlite3_mprintf("lin_hist: %s '%.40s' is not an integer", name,
-			      (const char *)sqlite3_value_text(val));
-	sqlite3_result_error(ctx, msg ? msg : "lin_hist: out of memory", -1);
-	sqlite3_free(msg);
+	sql_result_errorf(ctx, "lin_hist: %s '%.40s' is not an integer", name,
+			  (const char *)sqlite3_value_text(val));
 	return false;
 }
 
@@ -93,11 +89,8 @@ static int64_t lin_bucket(sqlite3_context *ctx, const struct lin_hist_state *st,
 			return st->nr - 1;
 		v = (int64_t)d;
 	} else {
-		char *msg = sqlite3_mprintf("lin_hist: value '%.40s' is not a number",
-					    (const char *)sqlite3_value_text(val));
-
-		sqlite3_result_error(ctx, msg ? msg : "lin_hist: out of memory", -1);
-		sqlite3_free(msg);
+		sql_result_errorf(ctx, "lin_hist: value '%.40s' is not a number",
+				  (const char *)sqlite3_value_text(val));
 		return -1;
 	}
 	if (v < st->min)

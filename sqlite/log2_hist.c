@@ -38,7 +38,6 @@ struct log2_hist_state {
 bool log2_value(sqlite3_context *ctx, sqlite3_value *val, const char *fname, uint64_t *out)
 {
 	int type = sqlite3_value_numeric_type(val);
-	char *msg;
 
 	if (type == SQLITE_INTEGER) {
 		sqlite3_int64 i = sqlite3_value_int64(val);
@@ -47,7 +46,7 @@ bool log2_value(sqlite3_context *ctx, sqlite3_value *val, const char *fname, uin
 			*out = (uint64_t)i;
 			return true;
 		}
-		msg = sqlite3_mprintf("%s: value %lld is negative", fname, i);
+		sql_result_errorf(ctx, "%s: value %lld is negative", fname, i);
 	} else if (type == SQLITE_FLOAT) {
 		double d = sqlite3_value_double(val);
 
@@ -55,18 +54,12 @@ bool log2_value(sqlite3_context *ctx, sqlite3_value *val, const char *fname, uin
 			*out = (uint64_t)d;
 			return true;
 		}
-		msg = sqlite3_mprintf("%s: value %!g is %s", fname, d,
-				      d < 0 ? "negative" : "out of range");
+		sql_result_errorf(ctx, "%s: value %!g is %s", fname, d,
+				  d < 0 ? "negative" : "out of range");
 	} else {
-		msg = sqlite3_mprintf("%s: value '%.40s' is not a number", fname,
-				      (const char *)sqlite3_value_text(val));
+		sql_result_errorf(ctx, "%s: value '%.40s' is not a number", fname,
+				  (const char *)sqlite3_value_text(val));
 	}
-	if (!msg) {
-		sqlite3_result_error_nomem(ctx);
-		return false;
-	}
-	sqlite3_result_error(ctx, msg, -1);
-	sqlite3_free(msg);
 	return false;
 }
 
@@ -79,10 +72,7 @@ bool hist_unit(sqlite3_context *ctx, sqlite3_value *val, const char *fname, char
 		return true;
 	u = (const char *)sqlite3_value_text(val);
 	if (sqlite3_value_type(val) != SQLITE_TEXT || !u || strlen(u) > HIST_UNIT_MAX) {
-		char *msg = sqlite3_mprintf("%s: unit must be a text of at most 31 bytes", fname);
-
-		sqlite3_result_error(ctx, msg ? msg : "unit must be a text of at most 31 bytes", -1);
-		sqlite3_free(msg);
+		sql_result_errorf(ctx, "%s: unit must be a text of at most 31 bytes", fname);
 		return false;
 	}
 	strcpy(unit_out, u);

@@ -210,11 +210,8 @@ static void percentile_step_p(sqlite3_context *ctx, sqlite3_value *val, double p
 	type = sqlite3_value_numeric_type(val);
 	v = sqlite3_value_double(val);
 	if ((type != SQLITE_INTEGER && type != SQLITE_FLOAT) || !isfinite(v)) {
-		char *msg = sqlite3_mprintf("percentile: value '%.40s' is not a finite number",
-					    (const char *)sqlite3_value_text(val));
-
-		sqlite3_result_error(ctx, msg ? msg : "percentile: out of memory", -1);
-		sqlite3_free(msg);
+		sql_result_errorf(ctx, "percentile: value '%.40s' is not a finite number",
+				  (const char *)sqlite3_value_text(val));
 		return;
 	}
 	if (add_value(st, v))

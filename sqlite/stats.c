@@ -42,11 +42,8 @@ void stats_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (type == SQLITE_NULL)
 		return;
 	if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) {
-		char *msg = sqlite3_mprintf("stats: value '%.40s' is not a number",
-					    (const char *)sqlite3_value_text(argv[0]));
-
-		sqlite3_result_error(ctx, msg ? msg : "stats: out of memory", -1);
-		sqlite3_free(msg);
+		sql_result_errorf(ctx, "stats: value '%.40s' is not a number",
+				  (const char *)sqlite3_value_text(argv[0]));
 		return;
 	}
 	v = sqlite3_value_double(argv[0]);

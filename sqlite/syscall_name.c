@@ -32,11 +32,8 @@ void syscall_name_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
 		return;
 	if (sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER) {
-		char *msg = sqlite3_mprintf("syscall_name: '%.40s' is not an integer",
-					    (const char *)sqlite3_value_text(argv[0]));
-
-		sqlite3_result_error(ctx, msg ? msg : "syscall_name: out of memory", -1);
-		sqlite3_free(msg);
+		sql_result_errorf(ctx, "syscall_name: '%.40s' is not an integer",
+				  (const char *)sqlite3_value_text(argv[0]));
 		return;
 	}
 	name = syscall_name_of(sqlite3_value_int64(argv[0]));

@@ -30,11 +30,8 @@ void task_state_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	v = sqlite3_value_int64(argv[0]);
 	if (sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER || v < 0 ||
 	    v >= 2 * TASK_REPORT_MAX) {
-		char *msg = sqlite3_mprintf("task_state: '%.40s' is not a prev_state in [0, 511]",
-					    (const char *)sqlite3_value_text(argv[0]));
-
-		sqlite3_result_error(ctx, msg ? msg : "task_state: out of memory", -1);
-		sqlite3_free(msg);
+		sql_result_errorf(ctx, "task_state: '%.40s' is not a prev_state in [0, 511]",
+				  (const char *)sqlite3_value_text(argv[0]));
 		return;
 	}
 	for (int bit = 0; bit < 8; bit++) {

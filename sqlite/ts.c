@@ -70,11 +70,8 @@ void ts_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		return;
 	if (sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER ||
 	    ts_format(buf, sizeof(buf), sqlite3_value_int64(argv[0]))) {
-		char *msg = sqlite3_mprintf("ts: '%.40s' is not a CLOCK_MONOTONIC time in ns",
-					    (const char *)sqlite3_value_text(argv[0]));
-
-		sqlite3_result_error(ctx, msg ? msg : "ts: out of memory", -1);
-		sqlite3_free(msg);
+		sql_result_errorf(ctx, "ts: '%.40s' is not a CLOCK_MONOTONIC time in ns",
+				  (const char *)sqlite3_value_text(argv[0]));
 		return;
 	}
 	sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
