@@ -18,6 +18,7 @@
 #include "core/window.h"
 #include "core/workload.h"
 
+struct event_source_ops;
 struct perf_evsel;
 struct pollfd;
 
@@ -120,6 +121,8 @@ struct session {
 			const char *filename);
 	bool need_mmaps;
 	int nr_tids;
+	const struct event_source_ops *evsrc[4];   /* how events arrive (core/event_source.h) */
+	int nr_evsrc;
 	struct perf_evlist **evlists;   /* one per source (+ the sideband): one ring per CPU each */
 	int nr_evlists;
 	int nr_open;                 /* evlists whose event opened */

@@ -1,0 +1,249 @@
+/*
+ * core/ring.c - the perf ring event source: drain, dispatch, counts, losses (see core/ring.h).
+ *
+ * (1) Every fd's event id maps to its table (or to the sideband): records of any ring are
+ *     dispatched by the id in front of each sample (PERF_SAMPLE_IDENTIFIER).
+ * (2) Each sample is copied into its table's window store, in the stream of its CPU; rows of
+ *     tasks that are not the workload's, and perf-sql's own samples, are counted as filtered.
+ * (3) At the end of a window the kernel's counts are read before the last drain, so every
+ *     counted event has been received or lost by the time losses are computed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <linux/perf_event.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/mmap.h>
+#include <perf/threadmap.h>
+#include "core/events.h"
+#include "core/perf_glue.h"
+#include "core/ring.h"
+#include "core/target.h"
+
+static int cmp_id(const void *a, const void *b)
+{
+	uint64_t x = ((const struct id_map *)a)->id, y = ((const struct id_map *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+int ring__add_ids(struct session *s, struct perf_evsel *evsel, struct source *src)
+{
+	int nthr = src && src->task_fields[0] ? 1 : perf_thread_map__nr(s->threads);
+	struct id_map *ids = s->ids;
+	int nr_ids = s->nr_ids;
+
+	for (int c = 0; c < s->nr_cpus; c++)
+		for (int t = 0; t < nthr; t++) {
+			int fd = evsel__fd(evsel, c, t);
+			uint64_t id;
+			void *n;
+
+			if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+				return -errno;
+			n = realloc(ids, (size_t)(nr_ids + 1) * sizeof(*ids));
+			if (!n)
+				return -ENOMEM;
+			ids = n;
+			ids[nr_ids].id = id;
+			ids[nr_ids++].src = src;
+			s->ids = ids;
+			s->nr_ids = nr_ids;
+		}
+	return 0;
+}
+
+void ring__sort_ids(struct session *s)
+{
+	qsort(s->ids, (size_t)s->nr_ids, sizeof(*s->ids), cmp_id);
+}
+
+static struct id_map *find_id(struct session *s, uint64_t id)
+{
+	struct id_map key = { .id = id };
+
+	return bsearch(&key, s->ids, (size_t)s->nr_ids, sizeof(*s->ids), cmp_id);
+}
+
+static void handle_sample(struct session *s, const union perf_event *ev)
+{
+	const uint8_t *body = (const uint8_t *)ev + sizeof(ev->header);
+	size_t len = ev->header.size - sizeof(ev->header);
+	struct sample smp;
+	struct id_map *m;
+	uint64_t id;
+	int idx, ret;
+
+	if (len < 8)
+		return;
+	memcpy(&id, body, 8);
+	m = find_id(s, id);
+	if (!m || !m->src)
+		return;
+	if (sample__parse(body, len, m->src->sample_type,
+			  m->src->need_regs ? UPROBE_REGS_MASK : 0, &smp))
+		return;
+	if (!(m->src->sample_type & PERF_SAMPLE_PERIOD))
+		smp.period = m->src->period_used;
+	idx = target__stream(s, smp.cpu);
+	if (m->src->tree_filter && !target__in_tree(s, m->src, &smp)) {
+		m->src->filtered[idx]++;
+		return;
+	}
+	if (smp.pid == s->self && m->src->ev->kind != EV_TRACEPOINT) {
+		m->src->filtered[idx]++;   /* perf-sql's own samples (tracepoints: filtered in kernel) */
+		return;
+	}
+	/* a process's mappings are read at its first stack, while it is alive */
+	if (m->src->need_stack && s->on_new_stack_pid && u32set__add(&s->stack_pids, smp.pid))
+		s->on_new_stack_pid(s->stack_ctx, smp.pid);
+	ret = window__append(m->src->win, idx, &smp, m->src->need_stack);
+	if (ret == 0)
+		m->src->received[idx]++;
+	else
+		m->src->dropped[idx]++;
+}
+
+static void handle_side(struct session *s, const union perf_event *ev)
+{
+	const uint8_t *end = (const uint8_t *)ev + ev->header.size;
+	uint64_t time = 0;
+	
+	if (ev->header.size >= sizeof(ev->header) + 24)
+		memcpy(&time, end - 16, 8);   /* sample_id trailer: tid, time, identifier */
+	switch (ev->header.type) {
+	case PERF_RECORD_COMM:
+		if (s->comms)
+			comm_map__set(s->comms, ev->comm.tid, time, ev->comm.comm);
+		if ((ev->header.misc & PERF_RECORD_MISC_COMM_EXEC) && s->on_mmap &&
+		    ev->comm.pid == ev->comm.tid)   /* a new program: its old mappings are gone */
+			s->on_mmap(s->stack_ctx, ev->comm.pid, 0, 0, 0, NULL);
+		break;
+	case PERF_RECORD_MMAP2:
+		if (s->on_mmap)
+			s->on_mmap(s->stack_ctx, ev->mmap2.pid, ev->mmap2.start, ev->mmap2.len,
+				   ev->mmap2.pgoff, ev->mmap2.filename);
+		break;
+	case PERF_RECORD_FORK:
+		if (s->comms)
+			comm_map__fork(s->comms, ev->fork.ptid, ev->fork.tid, ev->fork.time);
+		if (s->wl.pid && (u32set__has(&s->tree, ev->fork.ptid) ||
+				   u32set__has(&s->tree, ev->fork.pid)))
+			u32set__add(&s->tree, ev->fork.tid);
+		break;
+	case PERF_RECORD_LOST:   /* counted through the kernel's event counts instead */
+	default:
+		break;
+	}
+}
+
+void ring__handle(struct session *s, const union perf_event *ev)
+{
+	if (ev->header.type == PERF_RECORD_SAMPLE)
+		handle_sample(s, ev);
+	else
+		handle_side(s, ev);
+}
+
+static void drain_one(struct session *s, struct perf_evlist *evlist)
+{
+	struct perf_mmap *map;
+	union perf_event *ev;
+
+	perf_evlist__for_each_mmap(evlist, map, false) {
+		if (perf_mmap__read_init(map) < 0)
+			continue;
+		while ((ev = perf_mmap__read_event(map)) != NULL) {
+			ring__handle(s, ev);
+			perf_mmap__consume(map);
+		}
+		perf_mmap__read_done(map);
+	}
+}
+
+static void ring_drain(struct session *s)
+{
+	for (int i = 0; i < s->nr_evlists; i++)
+		drain_one(s, s->evlists[i]);
+}
+
+/*
+ * Counts from the kernel, read before the last drain of a window: val (events that happened,
+ * children of an inherited event included) and lost (PERF_FORMAT_LOST, this fd only).
+ */
+static void ring_read_counts(struct session *s)
+{
+	int nthr = s->threads ? perf_thread_map__nr(s->threads) : 0;
+
+	for (int i = 0; i < s->nr_src; i++) {
+		struct source *src = s->src[i];
+
+		src->enabled_ns = src->running_ns = 0;   /* cumulative, summed over CPUs */
+		for (int c = 0; c < s->nr_cpus; c++) {
+			uint64_t val = 0, lost = 0;
+
+			for (int t = 0; t < nthr; t++) {
+				struct perf_counts_values v = { 0 };
+
+				if (src->evsel && !perf_evsel__read(src->evsel, c, t, &v)) {
+					val += v.val;
+					lost += v.lost;
+					src->enabled_ns += v.ena;
+					src->running_ns += v.run;
+				}
+			}
+			src->count_seen[c] = val;
+			src->lost_samples[c] = lost;
+		}
+	}
+}
+
+/*
+ * Lost in this window = events the kernel counted - events received - losses already
+ * reported, all cumulative. Counts were read before the final drain, so every counted event
+ * is either received or lost by now; events after the read can only make this low for one
+ * window, never high, and the next window catches up. Inherited children's losses are
+ * included (PERF_FORMAT_LOST alone misses them; LOST records come late or never).
+ */
+void session__account_lost(struct session *s)
+{
+	for (int i = 0; i < s->nr_src; i++) {
+		struct source *src = s->src[i];
+
+		for (int c = 0; c < s->nr_cpus; c++) {
+			if (src->counting)   /* nothing to lose: this window's rows are the count */
+				src->received[c] = src->count_seen[c] - src->received_all[c];
+			if (!src->counting && src->period_used != 1) {
+				/* sampled every N events or at a frequency: the count is not a number of
+				 * samples, so the kernel's PERF_FORMAT_LOST is the measure */
+				src->lost[c] = src->lost_samples[c] - src->lost_all[c] + src->dropped[c];
+				src->lost_all[c] = src->lost_samples[c];
+				src->total_lost += src->lost[c];
+				src->total_received += src->received[c];
+				continue;
+			}
+			uint64_t got = src->received_all[c] + src->received[c] + src->dropped[c] +
+				       src->filtered[c];
+			uint64_t missing = src->count_seen[c] > got ? src->count_seen[c] - got : 0;
+
+			src->lost[c] = missing > src->lost_all[c] ? missing - src->lost_all[c] : 0;
+			src->lost[c] += src->dropped[c];
+			src->lost_all[c] += src->lost[c] - src->dropped[c];
+			src->received_all[c] += src->received[c] + src->dropped[c] + src->filtered[c];
+			src->total_lost += src->lost[c];
+			src->total_received += src->received[c];
+		}
+	}
+}
+
+const struct event_source_ops ring_source = {
+	.name = "perf rings",
+	.open = events__open,
+	.enable = events__enable,
+	.disable = events__disable,
+	.drain = ring_drain,
+	.read_counts = ring_read_counts,
+	.close = events__close,
+};

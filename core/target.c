@@ -1,0 +1,253 @@
+/*
+ * core/target.c - CPUs, task targets and task filters (see core/target.h).
+ *
+ * (1) CPUs: -C must name online CPUs; stream i of every window store holds CPU cpu_num[i].
+ * (2) Tasks: -p expands each process to its threads (/proc/PID/task), -t takes threads as
+ *     given, --cgroup reads the cgroup's threads; each must exist when the session starts.
+ * (3) Per-task events follow the targets (inherit). Scheduler events that name tasks are
+ *     opened on every CPU instead (a per-task event misses the wakeup of a sleeping task) and
+ *     kept to the targets by a kernel filter on their task fields; a workload's tree is known
+ *     only as it forks, so its scheduler rows are picked in user space (target__in_tree).
+ * (4) perf-sql leaves itself out of system-wide tracepoints with "common_pid != self".
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <perf/cpumap.h>
+#include "core/field.h"
+#include "core/kfilter.h"
+#include "core/target.h"
+
+/* -C: the listed CPUs, each of which must be online */
+static int check_cpus(struct session *s, struct err *e)
+{
+	struct perf_cpu_map *online = perf_cpu_map__new(NULL);
+	char list[64] = "?";
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+
+	if (f) {
+		if (!fgets(list, sizeof(list), f))
+			list[0] = '\0';
+		list[strcspn(list, "\n")] = '\0';
+		fclose(f);
+	}
+	s->cpus = s->opts.cpu_list ? perf_cpu_map__new(s->opts.cpu_list) : perf_cpu_map__get(online);
+	if (!online || !s->cpus || perf_cpu_map__empty(s->cpus))
+		goto bad;
+	for (int i = 0; i < perf_cpu_map__nr(s->cpus); i++)
+		if (!perf_cpu_map__has(online, perf_cpu_map__cpu(s->cpus, i)))
+			goto bad;
+	perf_cpu_map__put(online);
+	return 0;
+bad:
+	perf_cpu_map__put(online);
+	err_set(e, -EINVAL, "-C %s: not a list of online CPUs", s->opts.cpu_list ? s->opts.cpu_list : "");
+	return err_hint(e, "online CPUs: %s (e.g. -C 0 or -C 0-1)", list);
+}
+
+static int add_tid(struct session *s, pid_t tid)
+{
+	pid_t *n = realloc(s->tids, (size_t)(s->nr_tids + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	s->tids = n;
+	s->tids[s->nr_tids++] = tid;
+	return 0;
+}
+
+/*
+ * --cgroup: the threads in the cgroup now (cgroup v2 cgroup.threads, or v1 perf_event tasks),
+ * followed with inherit like -t: threads that join the cgroup later are not seen.
+ */
+static int read_cgroup(struct session *s, struct err *e)
+{
+	const char *name = s->opts.cgroup;
+	const char *const fmts[] = { "%s/cgroup.threads", "/sys/fs/cgroup/%s/cgroup.threads",
+				     "/sys/fs/cgroup/unified/%s/cgroup.threads",
+				     "/sys/fs/cgroup/perf_event/%s/tasks", "%s/tasks" };
+	char path[600];
+	FILE *f = NULL;
+	int tid;
+
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]) && !f; i++) {
+		if ((i == 0 || i == 4) && name[0] != '/')
+			continue;
+		snprintf(path, sizeof(path), fmts[i], name);
+		f = fopen(path, "re");
+	}
+	if (!f) {
+		err_set(e, -ENOENT, "--cgroup %s: no such cgroup", name);
+		return err_hint(e, "give a path under /sys/fs/cgroup or a name relative to it");
+	}
+	while (fscanf(f, "%d", &tid) == 1)
+		if (tid > 0 && add_tid(s, tid)) {
+			fclose(f);
+			return err_set(e, -ENOMEM, "out of memory");
+		}
+	fclose(f);
+	if (!s->nr_tids)
+		return err_set(e, -ESRCH, "--cgroup %s: the cgroup has no task", name);
+	return 0;
+}
+
+int target__read(struct session *s, struct err *e)
+{
+	const char *lists[2] = { s->opts.pid_list, s->opts.tid_list };
+
+	if (s->opts.cgroup)
+		return read_cgroup(s, e);
+	for (int k = 0; k < 2; k++) {
+		const char *p = lists[k];
+		char *end, path[64];
+
+		while (p && *p) {
+			long id = strtol(p, &end, 10);
+			struct dirent *d;
+			DIR *dir;
+
+			if (end == p || id <= 0 || (*end && *end != ','))
+				return err_set(e, -EINVAL, "%s %s: expected a comma-separated list of ids",
+					       k ? "-t" : "-p", lists[k]);
+			snprintf(path, sizeof(path), k ? "/proc/%ld/task/%ld" : "/proc/%ld/task", id, id);
+			if (access(path, F_OK)) {
+				err_set(e, -ESRCH, "%s %ld: no such %s", k ? "-t" : "-p", id,
+					k ? "thread" : "process");
+				return err_hint(e, "check it with: ps -p %ld", id);
+			}
+			if (k && add_tid(s, (pid_t)id))
+				return err_set(e, -ENOMEM, "out of memory");
+			for (dir = k ? NULL : opendir(path); dir && (d = readdir(dir));)
+				if (atoi(d->d_name) > 0 && add_tid(s, atoi(d->d_name)))
+					return err_set(e, -ENOMEM, "out of memory");
+			if (dir)
+				closedir(dir);
+			p = *end ? end + 1 : end;
+		}
+	}
+	return 0;
+}
+
+/*
+ * "common_pid != self" keeps perf-sql's own events out of system-wide tables, but not out of
+ * scheduler events that name tasks: a switch from perf-sql to a task is that task's
+ * switch-in, and leaving it out would break every wakeup->run and off-CPU pairing.
+ */
+void target__self_filter(struct session *s, const struct source *src, char *buf, size_t len)
+{
+	bool names_tasks = !strcmp(src->ev->system, "sched") &&
+			   (field__find(src->ev, "pid") || field__find(src->ev, "next_pid"));
+
+	buf[0] = '\0';
+	if ((!s->wl.pid || s->opts.all) && !s->nr_tids && !names_tasks)
+		snprintf(buf, len, "common_pid != %d", (int)getpid());
+}
+
+/* -p/-t on a scheduler event: "(prev_pid == T || next_pid == T ...)" [&& the query's filter] */
+static void task_filter(struct session *s, struct source *src, bool want)
+{
+	struct kfilter kf = { .len = 0 };
+	struct kf_value v[64];
+	int nr = s->nr_tids < 64 ? s->nr_tids : 64;
+	char one[sizeof(src->filter)];
+
+	src->filter[0] = '\0';
+	for (int i = 0; i < nr; i++)
+		v[i] = (struct kf_value){ .i = s->tids[i] };
+	for (int k = 0; k < 2 && src->task_fields[k]; k++) {
+		kf.len = 0;
+		kfilter__and(&kf, src->task_fields[k], KF_EQ, v, nr);
+		if (kfilter__str(&kf))
+			kfilter__or(src->filter, sizeof(src->filter), kfilter__str(&kf));
+	}
+	if (want && src->filter[0]) {
+		snprintf(one, sizeof(one), "%s", src->filter);
+		if ((size_t)snprintf(src->filter, sizeof(src->filter), "(%.1070s) && (%.1023s)", one,
+				     src->want_filter) >= sizeof(src->filter))
+			snprintf(src->filter, sizeof(src->filter), "%s", one);
+	}
+}
+
+/*
+ * Kernel filters: what the dry run asked for (when every scan asked for something), AND
+ * "common_pid != self" for system-wide events.
+ */
+void session__plan_filters(struct session *s)
+{
+	char self_f[64];
+
+	for (int i = 0; i < s->nr_src; i++) {
+		struct source *src = s->src[i];
+		bool want = src->nr_scans && !src->want_all && src->want_filter[0];
+
+		target__self_filter(s, src, self_f, sizeof(self_f));
+		if (src->ev->kind != EV_TRACEPOINT) {   /* ftrace filters are for tracepoints */
+			src->filter[0] = '\0';
+			continue;
+		}
+		if (src->task_fields[0] && !src->tree_filter) {
+			task_filter(s, src, want);
+			continue;
+		}
+		if (want && self_f[0])
+			snprintf(src->filter, sizeof(src->filter), "(%s) && %s", src->want_filter, self_f);
+		else
+			snprintf(src->filter, sizeof(src->filter), "%s", want ? src->want_filter : self_f);
+	}
+}
+
+static bool tree_has(const struct session *s, uint32_t tid)
+{
+	return u32set__has(&s->tree, tid);
+}
+
+bool target__in_tree(const struct session *s, const struct source *src, const struct sample *smp)
+{
+	if (tree_has(s, smp->tid))
+		return true;
+	for (int k = 0; k < 2 && src->task_fields[k]; k++) {
+		const struct tp_field *f = field__find(src->ev, src->task_fields[k]);
+		int32_t v;
+
+		if (f && f->size == 4 && (uint32_t)f->offset + 4 <= smp->raw_size) {
+			memcpy(&v, (const uint8_t *)smp->raw + f->offset, 4);
+			if (v > 0 && tree_has(s, (uint32_t)v))
+				return true;
+		}
+	}
+	return false;
+}
+
+int target__stream(const struct session *s, uint32_t cpu)
+{
+	return cpu < 1024 ? s->cpu_idx[cpu] : 0;
+}
+
+bool target__gone(struct session *s)
+{
+	for (int i = 0; i < s->nr_tids; i++)
+		if (kill(s->tids[i], 0) == 0 || errno != ESRCH)
+			return false;
+	return s->nr_tids > 0;
+}
+
+int target__open_cpus(struct session *s, struct err *e)
+{
+	int ret = check_cpus(s, e);
+
+	if (ret)
+		return ret;
+	s->nr_cpus = perf_cpu_map__nr(s->cpus);
+	for (int i = 0; i < s->nr_cpus && i < 64; i++) {
+		int cpu = perf_cpu_map__cpu(s->cpus, i).cpu;
+
+		s->cpu_num[i] = cpu;
+		if (cpu >= 0 && cpu < 1024)
+			s->cpu_idx[cpu] = i;
+	}
+	return 0;
+}
