@@ -97,8 +97,10 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline -static -o $@ $<
 
 unit: $(UNIT_BINS)
+# make test [REPEAT=N] [TESTS="name ..."]: unit, golden SQL (as nobody), then live tests N times
 test: $(PERF_SQL) $(UNIT_BINS) $(WL_BINS)
-	$(Q)PERF_SQL=$(abspath $(PERF_SQL)) BUILD=$(abspath $(BUILD)) bash tests/run.sh
+	$(Q)PERF_SQL=$(abspath $(PERF_SQL)) BUILD=$(abspath $(BUILD)) bash tests/run.sh \
+		$(if $(REPEAT),--repeat $(REPEAT))
 
 asan:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined OPT=-O1 test
