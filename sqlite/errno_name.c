@@ -50,7 +50,7 @@ static const char *const errno_names[] = {
 
 #define NR_ERRNO_NAMES ((sqlite3_int64)(sizeof(errno_names) / sizeof(errno_names[0])))
 
-const char *errno_name_of(sqlite3_int64 ret)
+static const char *errno_name_of(sqlite3_int64 ret)
 {
 	sqlite3_int64 e = ret < 0 ? -ret : ret;
 

@@ -66,9 +66,7 @@ void sql_result_errorf(sqlite3_context *ctx, const char *fmt, ...);
 
 /* C helpers behind the SQL functions, for the front end and other aggregates */
 const char *syscall_name_of(sqlite3_int64 nr);   /* NULL: no name */
-const char *errno_name_of(sqlite3_int64 ret);    /* NULL: no name */
 void dur_format(char *buf, size_t size, double ns);              /* "1.23ms" */
-int ts_format(char *buf, size_t size, int64_t mono_ns);          /* 0 or -EINVAL */
 /* a non-negative number as an integer; false with the SQL error set ("FNAME: value ...") */
 bool log2_value(sqlite3_context *ctx, sqlite3_value *val, const char *fname, uint64_t *out);
 /* a histogram UNIT argument into unit_out[32]; false with the SQL error set */

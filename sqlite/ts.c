@@ -40,7 +40,7 @@ static void ts_measure(void)
 }
 
 /* 0, or -EINVAL when the time does not fit the calendar */
-int ts_format(char *buf, size_t size, int64_t mono_ns)
+static int ts_format(char *buf, size_t size, int64_t mono_ns)
 {
 	int64_t wall, sec, usec;
 	struct tm tm;
