@@ -64,7 +64,7 @@ static int ts_format(char *buf, size_t size, int64_t mono_ns)
 
 void ts_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	char buf[64];
+	char buf[80]; /* date[40] + ".%06lld" + zone: room for what gcc assumes, too */
 
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
 		return;
