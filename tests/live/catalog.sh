@@ -1,6 +1,6 @@
 # perf_sql_events lists every tracepoint; --schema shows a table's columns with types.
-. "$(dirname "$0")/lib.sh"; need_root
-n=$(ls -d /sys/kernel/tracing/events/*/*/ | wc -l)
+. "$(dirname "$0")/lib.sh"; need_root; need_tracefs
+n=$(ls -d "$TFS"/events/*/*/ | wc -l)
 eq "$(q "select count(*) from perf_sql_events where kind = 'tracepoint'")" "$n" "catalog rows = tracefs event directories"
 eq "$(q "select kind from perf_sql_events where name = 'cpu_clock'")" "software" "cpu_clock is a software event"
 eq "$(q "select name, kind from perf_sql_events where system = 'sched' and event = 'sched_switch'")" \

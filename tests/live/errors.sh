@@ -1,5 +1,5 @@
 # Bad input: one line naming what is wrong and how to fix it, a non-zero exit, no crash.
-. "$(dirname "$0")/lib.sh"; need_root
+. "$(dirname "$0")/lib.sh"; need_root; need_tracefs
 check() { # EXPECTED_STATUS PATTERN ARGS...
 	local want=$1 pat=$2; shift 2
 	err=$("$PERF_SQL" "$@" 2>&1 >/dev/null); rc=$?
@@ -19,6 +19,6 @@ check 2 "ring size must be a power of two" -m 3 "select count(*) from sched_swit
 check 1 "cannot run 'no-such-cmd-xyz': No such file or directory" "select count(*) from sched_switch" -- no-such-cmd-xyz
 check 1 "no such table: nosuch" --schema nosuch
 # nothing left behind: no perf-sql filters in tracefs, no stray children
-! grep -l . /sys/kernel/tracing/events/sched/sched_switch/filter 2>/dev/null | xargs -r grep -q common_pid ||
-	fail "a filter was left in tracefs"
+grep -q common_pid "$TFS/events/sched/sched_switch/filter" &&
+	fail "a filter was left in tracefs: $(cat "$TFS/events/sched/sched_switch/filter")"
 echo "ok: no tracefs filter left"

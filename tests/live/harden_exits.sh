@@ -4,9 +4,8 @@
 # (3) No tracefs state is left: the filter files of the events used still say "none" and
 # uprobe_events/kprobe_events are as before. (4) Not root: exit 77 and one line naming the
 # sysctl kernel.perf_event_paranoid, CAP_PERFMON and the tracefs path.
-. "$(dirname "$0")/lib.sh"; need_root
-tfs=/sys/kernel/tracing
-[ -d "$tfs/events" ] || tfs=/sys/kernel/debug/tracing
+. "$(dirname "$0")/lib.sh"; need_root; need_tracefs
+tfs=$TFS
 state() {
 	cat "$tfs/events/sched/sched_switch/filter" "$tfs/events/syscalls/sys_enter_getppid/filter" \
 		"$tfs/uprobe_events" "$tfs/kprobe_events" 2>/dev/null

@@ -12,3 +12,12 @@ between() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ] || fail "$4: got $1, expected
 q() { "$PERF_SQL" --csv "$@" | tail -n +2 | tr -d '\r'; }
 # qx PATTERN ARGS...: like q, but first drops lines the workload printed (matching PATTERN)
 qx() { local pat=$1; shift; "$PERF_SQL" --csv "$@" | grep -v -- "$pat" | tail -n +2 | tr -d '\r'; }
+# need_tracefs: set TFS to the tracefs directory perf-sql uses. perf-sql runs once first: on a
+# fresh machine nothing has mounted tracefs yet, and perf-sql mounts it (as root)
+need_tracefs() {
+	"$PERF_SQL" --schema sched_switch >/dev/null 2>&1
+	for TFS in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ -d "$TFS/events" ] && return 0
+	done
+	fail "no tracefs events directory after perf-sql ran (looked in /sys/kernel/tracing and /sys/kernel/debug/tracing)"
+}

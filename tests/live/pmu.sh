@@ -1,5 +1,5 @@
 # PMU tables, stacks, uprobes and breakpoints against workloads with known shapes.
-. "$(dirname "$0")/lib.sh"; need_root
+. "$(dirname "$0")/lib.sh"; need_root; need_tracefs
 # cpu_clock(100) over 2 s of busy work: about 200 samples, i.e. 100 per second of the CPU time
 # the workload got (task-clock, counted in the same run: the test holds on a loaded machine)
 out=$(q "select count(*) from cpu_clock(100) where _pid = workload_pid();
@@ -31,7 +31,7 @@ eq "$out" "5000,12497500" "uprobe calls and sum(arg0)"
 out=$(qx sum= --uretprobe target_fn@"$WL/uprobe_target" "select count(*), sum(ret) from uretprobe_target_fn" \
       -- "$WL/uprobe_target" 5000) || fail "uretprobe"
 eq "$out" "5000,12497500" "uretprobe returns and sum(ret)"
-grep -q perfsql /sys/kernel/tracing/uprobe_events && fail "a uprobe was left in tracefs"
+grep -q perfsql "$TFS/uprobe_events" && fail "a uprobe was left in tracefs"
 # hardware breakpoint on a watched variable: counted exactly; sampled rows (below the
 # kernel's sample-rate throttle)
 out=$(qx '^0x' --breakpoint watched "select count(*) from breakpoint" -- "$WL/watch" 1000) ||
