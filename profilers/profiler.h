@@ -75,7 +75,8 @@ void profilers__free(struct profiler **list, int nr);
 /* Is name a built-in profiler? */
 bool profiler__is_builtin(const char *name);
 
-/* 0 if name is [A-Za-z0-9_-]+, at most 64, not a command word; else -EINVAL */
+/* 0 if name is [A-Za-z0-9_-]+, at most 64; else -EINVAL (the front end also refuses its
+ * subcommands' names: repl/cli.h subcommands__check_name) */
 int profiler__check_name(const char *name, struct err *e);
 /* The user directory ($XDG_CONFIG_HOME or ~/.config)/perf-sql/profilers. */
 int profilers__user_dir(char *buf, size_t len, struct err *e);
@@ -90,7 +91,8 @@ int profiler__delete(const char *name, char *path_out, size_t len, struct err *e
 
 /*
  * Parses PARAM=VALUE arguments against p's parameters, adds the defaults of the rest, and
- * builds the SQL to run (identifier parameters substituted; malloc'd into *sql_out). out[]
+ * builds the SQL to run (identifier parameters substituted; sqlite3_malloc'd into *sql_out:
+ * free it with sqlite3_free). out[]
  * gets one query_param per value parameter; names and text point into p, args or *sql_out's
  * companion storage, so p and args must outlive the run. 0, or -EINVAL with one message that
  * lists the valid parameters and their types.

@@ -19,7 +19,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <sqlite3.h>
 #include "core/tracefs.h"
+#include "engine/query.h"
 #include "profilers/profiler.h"
 
 struct builtin_query {
@@ -33,9 +35,6 @@ struct builtin_query {
 #define NR_BUILTINS (sizeof(builtin_queries) / sizeof(builtin_queries[0]))
 #define MAX_LISTED 4096
 
-/* words of the command line that cannot name a profiler */
-static const char *const reserved[] = { "list", "help", "save", "delete" };
-
 int profiler__check_name(const char *name, struct err *e)
 {
 	size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
@@ -43,10 +42,6 @@ int profiler__check_name(const char *name, struct err *e)
 	if (!n || name[n] || n > 64 || name[0] == '-')
 		return err_set(e, -EINVAL, "profiler name '%s': use 1 to 64 letters, digits, '_' or "
 			       "'-' (not first)", name);
-	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
-		if (!strcmp(name, reserved[i]))
-			return err_set(e, -EINVAL, "profiler name '%s' is a command of perf-sql; pick "
-				       "another", name);
 	return 0;
 }
 
@@ -290,6 +285,35 @@ static int write_file(const char *path, const char *head, const char *sql, struc
 	return rc;
 }
 
+/*
+ * What is saved must prepare, as it will run: with its parameters' defaults bound. A profiler
+ * whose table or column parameter has no default cannot be prepared without a value: it is
+ * saved unchecked (its header was checked).
+ */
+static int check_sql(const struct profiler *p, struct err *e)
+{
+	struct query q = { 0 };
+	struct err be = { 0 };
+	char *sql = NULL;
+	int rc;
+
+	if (profiler__bind(p, 0, NULL, q.params, QUERY_MAX_PARAMS, &q.nr_params, &sql, &be)) {
+		sqlite3_free(sql);
+		return 0;
+	}
+	q.sql = sql;
+	rc = query__check(&q, e);
+	sqlite3_free(sql);
+	if (rc && e->code != -EACCES && e->code != -EPERM) {
+		char msg[sizeof(e->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", e->msg);
+		snprintf(e->msg, sizeof(e->msg), "not saved: %.480s", msg);
+		e->usage = true;
+	}
+	return rc;
+}
+
 int profiler__save(const char *name, const char *sql, const char *summary, bool force,
 		   char *path_out, size_t len, struct err *e)
 {
@@ -331,9 +355,11 @@ int profiler__save(const char *name, const char *sql, const char *summary, bool 
 		memcpy(all + hl, sql, sl + 1);
 		rc = profiler__parse(&check, name, all, hl + sl, e);
 		free(all);
+		if (!rc)
+			rc = check_sql(&check, e);
+		profiler__free(&check);
 		if (rc)
 			return rc;
-		profiler__free(&check);
 	}
 	if ((rc = mkdir_p(dir)))
 		return err_set(e, rc, "%s: %s", dir, strerror(-rc));

@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include "repl/cli.h"
 #include "repl/repl.h"
 #include "profilers/profiler.h"
 
@@ -288,7 +289,7 @@ static int cmd_save(struct repl *r, int argc, char **argv, const char *rest)
 	struct err e = { 0 };
 	char path[PATH_MAX + 80];
 
-	if (profiler__check_name(argv[1], &e))
+	if (subcommands__check_name(argv[1], &e))
 		return report(&e);
 	if (!r->last_sql) {
 		say(".save: nothing to save yet: run a query first");

@@ -12,7 +12,9 @@
  *     q->params come, and main() parses the options, so a profiler takes every option a query
  *     takes, and the REPL and the query path stay the only runners.
  * (2) PARAM=VALUE may sit anywhere before "--"; an argument that is the value of an option
- *     (-o x=y) is not one, so the options that take a value are listed here (opt_takes_value).
+ *     (-o x=y) is not one: the option table says which options take a value.
+ * (4) The subcommands are one table, cli_subcommands[]: dispatch, --help and the names a saved
+ *     profiler may not take (subcommands__check_name) are made from it.
  * (3) The profiler and its SQL live until exit (reachable from statics): q points into them.
  */
 #include <errno.h>
@@ -20,9 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
+#include "core/record.h"
+#include "repl/cli.h"
 #include "repl/subcommands.h"
 #include "profilers/profiler.h"
-#include "repl/run.h"
 
 static struct profiler *running;   /* (3) */
 static char *running_sql;
@@ -36,7 +39,7 @@ static int usage_err(struct err *e)
 	return EXIT_USAGE;
 }
 
-static int cmd_list(void)
+static int cmd_list(int argc, char **argv, struct cli *c)
 {
 	struct err e = { 0 };
 	int nr, wn = 4, wk = 9, ws = 7;
@@ -79,7 +82,7 @@ static void print_indented(const char *s, const char *indent)
 	}
 }
 
-static int cmd_help(const char *name)
+static int help_of(const char *name)
 {
 	struct err e = { 0 };
 	struct profiler *p = profiler__find(name, &e);
@@ -138,7 +141,7 @@ static char *read_stdin(void)
 }
 
 /* perf-sql save NAME SQL [--summary TEXT] [--force]; SQL "-" is read from stdin */
-static int cmd_save(int argc, char **argv)
+static int cmd_save(int argc, char **argv, struct cli *c)
 {
 	const char *pos[2] = { 0 }, *summary = NULL;
 	char path[4200], *sql = NULL;
@@ -168,6 +171,8 @@ static int cmd_save(int argc, char **argv)
 		err_hint(&e, "usage: perf-sql save NAME \"SQL\" [--summary TEXT] [--force]");
 		return usage_err(&e);
 	}
+	if (subcommands__check_name(pos[0], &e))
+		return usage_err(&e);
 	if (!strcmp(pos[1], "-") && !(sql = read_stdin())) {
 		say("save: cannot read the SQL from stdin");
 		return EXIT_ERR;
@@ -180,7 +185,7 @@ static int cmd_save(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_delete(int argc, char **argv)
+static int cmd_delete(int argc, char **argv, struct cli *c)
 {
 	char path[4200];
 	struct err e = { 0 };
@@ -194,22 +199,6 @@ static int cmd_delete(int argc, char **argv)
 		return report(&e);
 	printf("deleted %s (%s)\n", argv[2], path);
 	return 0;
-}
-
-/* (2) does this option of main() take the next argument as its value? */
-static bool opt_takes_value(const char *a)
-{
-	static const char *const longs[] = { "--duration", "--interval", "--format", "--output",
-		"--cpu", "--pid", "--tid", "--mmap-pages", "--max-memory", "--schema", "--save",
-		"--freq", "--uprobe", "--uretprobe", "--breakpoint", "--flame-graph", "--heatmap",
-		"--replay", "--query-timeout", "--cgroup", "--usdt", "--list-usdt" };
-
-	if (a[0] == '-' && a[1] && a[1] != '-' && !a[2])
-		return strchr("difoCptmFr", a[1]) != NULL;
-	for (size_t i = 0; i < sizeof(longs) / sizeof(longs[0]); i++)
-		if (!strcmp(a, longs[i]))
-			return true;
-	return false;
 }
 
 static int usage_of(const struct profiler *p, struct err *e)
@@ -243,7 +232,7 @@ static int split_args(int argc, char **argv, int first, char **params, int *nr_p
 			*save_as = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			new_argv[n++] = argv[i];
-			if (opt_takes_value(argv[i]) && i + 1 < argc)
+			if (options__takes_value(argv[i]) && i + 1 < argc)
 				new_argv[n++] = argv[++i];
 		} else {
 			params[(*nr_params)++] = argv[i];
@@ -278,6 +267,8 @@ static int save_query(const char *save_as, const char *sql)
 		err_set(&e, -EINVAL, "--save %s: no SQL to save", save_as);
 		return usage_err(&e);
 	}
+	if (subcommands__check_name(save_as, &e))
+		return usage_err(&e);
 	if (profiler__save(save_as, sql, NULL, false, path, sizeof(path), &e))
 		return e.code == -EINVAL || e.code == -EEXIST ? usage_err(&e) : report(&e);
 	fprintf(stderr, "perf-sql: saved %s (%s)\n", save_as, path);
@@ -329,28 +320,83 @@ static int run(int *argc, char ***argv, struct query *q)
 	return -1;
 }
 
-int profilers__main(int *argc, char ***argv, struct query *q)
+/* perf-sql info FILE: what a capture holds */
+static int cmd_info(int argc, char **argv, struct cli *c)
+{
+	struct err e = { 0 };
+
+	if (argc != 3)
+		usage_error("usage: perf-sql info FILE");
+	return replay__info(argv[2], stdout, &e) ? report(&e) : 0;
+}
+
+static int cmd_help(int argc, char **argv, struct cli *c)
+{
+	const struct cli_subcommand *sc;
+
+	if (argc == 3)
+		return help_of(argv[2]);
+	for (int i = 0; (sc = subcommands__nth(i)); i++)
+		printf("%s perf-sql %s%s%s\n", i ? "      " : "usage:", sc->name,
+		       sc->usage[0] ? " " : "", sc->usage);
+	printf("       perf-sql NAME [PARAM=VALUE ...] [OPTIONS] [-- CMD [ARGS...]]\n"
+	       "       perf-sql --help: options and queries\n");
+	return argc == 2 ? 0 : EXIT_USAGE;
+}
+
+static const struct cli_subcommand cli_subcommands[] = {
+	{ "list", "", "the profilers (built-in and saved)", cmd_list },
+	{ "help", "NAME", "a profiler's parameters, example and SQL", cmd_help },
+	{ "save", "NAME \"SQL\" [--summary TEXT] [--force]",
+	  "save a query as a profiler (or: \"SQL\" --save NAME); the SQL must prepare", cmd_save },
+	{ "delete", "NAME", "delete a saved profiler", cmd_delete },
+	{ "record", "-o FILE [OPTIONS] TABLE[,TABLE...]|\"SQL\" [-- CMD]",
+	  "capture events to FILE for later queries (-r FILE)", NULL },
+	{ "info", "FILE", "what a capture holds", cmd_info },
+};
+
+const struct cli_subcommand *subcommands__nth(int n)
+{
+	return n >= 0 && n < (int)(sizeof(cli_subcommands) / sizeof(cli_subcommands[0])) ?
+		&cli_subcommands[n] : NULL;
+}
+
+const struct cli_subcommand *subcommands__find(const char *name)
+{
+	const struct cli_subcommand *sc;
+
+	for (int i = 0; (sc = subcommands__nth(i)); i++)
+		if (!strcmp(sc->name, name))
+			return sc;
+	return NULL;
+}
+
+int subcommands__check_name(const char *name, struct err *e)
+{
+	if (profiler__check_name(name, e))
+		return e->code;
+	if (subcommands__find(name))
+		return err_set(e, -EINVAL, "profiler name '%s' is a subcommand of perf-sql; pick "
+			       "another", name);
+	return 0;
+}
+
+int subcommands__main(int *argc, char ***argv, struct cli *c)
 {
 	const char *a = *argc > 1 ? (*argv)[1] : NULL;
+	const struct cli_subcommand *sc = a ? subcommands__find(!strcmp(a, "--list") ? "list" : a)
+					    : NULL;
 
 	if (!a)
 		return -1;
-	if (!strcmp(a, "list") || !strcmp(a, "--list"))
-		return cmd_list();
-	if (!strcmp(a, "help")) {
-		if (*argc == 3)
-			return cmd_help((*argv)[2]);
-		puts("usage: perf-sql list                    every profiler: built-in and saved\n"
-		     "       perf-sql help NAME               a profiler's parameters, example and SQL\n"
-		     "       perf-sql NAME [PARAM=VALUE ...] [OPTIONS] [-- CMD [ARGS...]]\n"
-		     "       perf-sql save NAME \"SQL\" [--summary TEXT] [--force]\n"
-		     "       perf-sql delete NAME\n"
-		     "       perf-sql --help                  options and queries");
-		return *argc == 2 ? 0 : EXIT_USAGE;
+	if (sc && sc->main)
+		return sc->main(*argc, *argv, c);
+	if (sc) {   /* record: the rest is a query's command line, with -o the capture */
+		c->record = true;
+		(*argv)[1] = (*argv)[0];
+		(*argv)++;
+		(*argc)--;
+		return -1;
 	}
-	if (!strcmp(a, "save"))
-		return cmd_save(*argc, *argv);
-	if (!strcmp(a, "delete"))
-		return cmd_delete(*argc, *argv);
-	return run(argc, argv, q);
+	return run(argc, argv, &c->q.q);
 }
