@@ -86,10 +86,15 @@ $(BUILD)/gen/syscalls.h: scripts/gen-syscalls.sh | $(SETUP)
 $(BUILD)/obj/sqlite/syscall_name.o: $(BUILD)/gen/syscalls.h
 $(BUILD)/obj/sqlite/syscall_name.o: PKG_CFLAGS += -I$(BUILD)/gen
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/t.h
-	@mkdir -p $(dir $@)
+# unit tests: -MMD (in ALL_CFLAGS) lists every header a test includes (t.h, t_sql.h, the
+# tests/fuzz sources of test_fuzz_regress) in build/obj/tests/unit/NAME.d, included below; a
+# missing .d (a test built before) rebuilds its test, so the list is never absent
+UNIT_DEPS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/unit/%.d,$(UNIT_SRCS))
+$(UNIT_DEPS):
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(BUILD)/obj/tests/unit/%.d
+	@mkdir -p $(dir $@) $(BUILD)/obj/tests/unit
 	@[ "$(V)" = 1 ] || echo "  CC      $<"
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -MF $(BUILD)/obj/tests/unit/$*.d $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS)
 
 # workloads: tiny static programs with known event counts (frame pointers for stack tests)
 $(BUILD)/workloads/%: tests/workloads/%.c
@@ -132,7 +137,7 @@ bench: $(PERF_SQL) $(WL_BINS)
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/tests $(BUILD)/workloads $(BUILD)/gen perf-sql
 
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(UNIT_DEPS)
 
 # the one file that sees libperf's internal headers
 $(BUILD)/obj/core/perf_glue.o: PKG_CFLAGS += -I$(LIBPERF)/src/tools/lib/perf/include -I$(LIBPERF)/src/tools/include -I$(LIBPERF)/src/tools/arch/x86/include -I$(LIBPERF)/src/tools/include/uapi
