@@ -42,8 +42,8 @@ static const char *q(const char *sql)
 
 /* the first column of the first row, a BLOB that is_fn accepts, rendered by render_fn
  * ("ERROR" if the statement fails, "NULL" if it renders nothing) */
-static const char *q_blob(const char *sql, bool (*is_fn)(const void *, int),
-			  char *(*render_fn)(const void *, int))
+static inline const char *q_blob(const char *sql, bool (*is_fn)(const void *, int),
+				 char *(*render_fn)(const void *, int))
 {
 	sqlite3_stmt *stmt;
 	const void *blob;
