@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include "core/bp_probe.h"
 #include "core/record.h"
 #include "engine/query.h"
 #include "sqlite/functions.h"
@@ -179,6 +180,29 @@ static int on_window(void *arg, struct session *s)
 	return r->ops->window ? r->ops->window(r->ctx, r->q, s, &r->e) : 0;
 }
 
+/*
+ * A breakpoint table with no rows: did nothing touch the address, or does this machine not
+ * deliver breakpoint hits at all (some hypervisors)? The probe of a store of our own says.
+ */
+static int probe_breakpoints(struct session *s)
+{
+	for (int i = 0; i < s->nr_src; i++)
+		if (s->src[i]->ev->kind == EV_BREAKPOINT && !s->replay)
+			return bp_probe__hits();
+	return -ENOENT;   /* no breakpoint table */
+}
+
+static void report_breakpoints(struct session *s, int hits, const struct query_ops *ops,
+			       void *ctx)
+{
+	for (int i = 0; i < s->nr_src && hits == 0; i++)
+		if (s->src[i]->ev->kind == EV_BREAKPOINT && !s->src[i]->total_received)
+			notice(ops, ctx, "warning: %s: no rows, and this machine delivers no hardware "
+			       "breakpoint hits (a breakpoint on a store of perf-sql's own counted 0 of "
+			       "16 writes; some hypervisors accept breakpoints and never fire them)",
+			       s->src[i]->ev->full);
+}
+
 static void report_workload(const struct workload *w, const struct query_ops *ops, void *ctx)
 {
 	if (!w->pid || !w->exited)
@@ -281,7 +305,7 @@ static int run(struct query *q, struct session *s, const struct query_ops *ops, 
 	       struct err *e)
 {
 	struct run_ctx r = { q, ops, ctx, { 0 } };
-	int ret;
+	int ret, bp_hits;
 
 	if ((ret = plan(q, s, ops, ctx, e)) || q->plan_only)
 		return ret;
@@ -289,6 +313,7 @@ static int run(struct query *q, struct session *s, const struct query_ops *ops, 
 		return ret;
 	if (q->record_path && (ret = record_start(q, s, e)))
 		return ret;
+	bp_hits = probe_breakpoints(s);
 	if ((ret = session__run(s, on_window, &r, e))) {
 		if (r.e.code)
 			*e = r.e;
@@ -296,6 +321,7 @@ static int run(struct query *q, struct session *s, const struct query_ops *ops, 
 	}
 	if (q->capture && (ret = record_finish(q, s, ops, ctx, e)))
 		return ret;
+	report_breakpoints(s, bp_hits, ops, ctx);
 	report_workload(&s->wl, ops, ctx);
 	return 0;
 }
