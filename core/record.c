@@ -16,24 +16,36 @@
 #include "core/capture.h"
 #include "core/record.h"
 
-int record__begin(struct session *s, struct capture_writer *w, const char *command)
+/* META: what the rows are from; the CPU list has one entry per stream, however many */
+static int write_meta(struct session *s, struct capture_writer *w, const char *command)
 {
-	char meta[4096], host[256] = "?";
+	char host[256] = "?", *meta = NULL;
 	struct utsname u;
-	size_t off;
+	size_t len = 0;
+	FILE *f = open_memstream(&meta, &len);
 	int ret;
 
+	if (!f)
+		return -ENOMEM;
 	gethostname(host, sizeof(host) - 1);
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
-	off = (size_t)snprintf(meta, sizeof(meta), "host=%s\nkernel=%s\nmachine=%s\ncpus=%d\n"
-			       "start_ns=%llu\ncommand=%s\ncpu_list=", host, u.release, u.machine,
-			       s->nr_cpus, (unsigned long long)s->window_start_ns, command);
-	for (int i = 0; i < s->nr_cpus && off < sizeof(meta) - 16; i++)
-		off += (size_t)snprintf(meta + off, sizeof(meta) - off, "%s%d", i ? "," : "",
-					s->cpu_num[i]);
-	off += (size_t)snprintf(meta + off, sizeof(meta) - off, "\n");
-	if ((ret = capture__write(w, CAP_META, meta, off)))
+	fprintf(f, "host=%s\nkernel=%s\nmachine=%s\ncpus=%d\nstart_ns=%llu\ncommand=%s\ncpu_list=",
+		host, u.release, u.machine, s->nr_cpus, (unsigned long long)s->window_start_ns,
+		command);
+	for (int i = 0; i < s->nr_cpus; i++)
+		fprintf(f, "%s%d", i ? "," : "", s->cpu_num[i]);
+	fputc('\n', f);
+	ret = fclose(f) ? -ENOMEM : capture__write(w, CAP_META, meta, len);
+	free(meta);
+	return ret;
+}
+
+int record__begin(struct session *s, struct capture_writer *w, const char *command)
+{
+	int ret;
+
+	if ((ret = write_meta(s, w, command)))
 		return ret;
 	for (int i = 0; i < s->nr_src; i++) {
 		const struct tp_event *ev = s->src[i]->ev;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/record.h"
+#include "core/target.h"
 
 struct rblock {
 	uint32_t type;
@@ -67,27 +68,38 @@ void replay__free(void *r_)
 	free(r);
 }
 
-static void read_meta(struct session *s, struct replay *r, const char *text, size_t len)
+/* META: the recorded CPUs, stream by stream ("cpu_list=0,1,...") */
+static int read_meta(struct session *s, struct replay *r, const char *text, size_t len,
+		     struct err *e)
 {
-	const char *cpus;
+	const char *p;
+	int *cpus = NULL, nr = 0, ret;
 
 	r->meta = strndup(text, len);
 	if (!r->meta)
-		return;
-	cpus = strstr(r->meta, "\ncpu_list=");
-	s->nr_cpus = 0;
-	for (const char *p = cpus ? cpus + 10 : ""; *p && *p != '\n' && s->nr_cpus < 64;) {
-		int cpu = atoi(p);
+		return err_set(e, -ENOMEM, "out of memory");
+	p = strstr(r->meta, "\ncpu_list=");
+	for (p = p ? p + 10 : ""; *p && *p != '\n';) {
+		int *n = realloc(cpus, (size_t)(nr + 1) * sizeof(*cpus));
 
-		s->cpu_num[s->nr_cpus] = cpu;
-		if (cpu >= 0 && cpu < 1024)
-			s->cpu_idx[cpu] = s->nr_cpus;
-		s->nr_cpus++;
+		if (!n) {
+			free(cpus);
+			return err_set(e, -ENOMEM, "out of memory");
+		}
+		cpus = n;
+		cpus[nr++] = atoi(p);
 		p += strcspn(p, ",\n");
 		p += *p == ',';
 	}
-	if (!s->nr_cpus)
-		s->nr_cpus = 1;
+	ret = nr ? target__map_cpus(s, cpus, nr, e) : 0;
+	free(cpus);
+	if (ret) {
+		char why[sizeof(e->msg)];
+
+		snprintf(why, sizeof(why), "%s", e->msg);
+		return err_set(e, ret, "capture: bad cpu_list: %s", why);
+	}
+	return 0;
 }
 
 static int read_table(struct session *s, struct replay *r, const uint8_t *b, size_t len,
@@ -155,7 +167,7 @@ static int load(struct session *s, struct replay *r, const char *path, struct er
 		return e->code;
 	while ((ret = capture__next(cr, &type, &data, &len, &r->truncated, e)) == 1) {
 		if (type == CAP_META)
-			read_meta(s, r, data, len);
+			ret = read_meta(s, r, data, len, e);
 		else if (type == CAP_TABLE)
 			ret = read_table(s, r, data, len, e);
 		else if (type == CAP_COMMS)
@@ -195,8 +207,7 @@ struct session *session__new_replay(const struct session_opts *opts, const char 
 		goto fail;
 	}
 	comm_map__set_offline(s->comms);
-	s->nr_cpus = 1;
-	if (load(s, r, path, e))
+	if (target__map_cpus(s, (const int[]){ 0 }, 1, e) || load(s, r, path, e))
 		goto fail;
 	return s;
 fail:

@@ -88,6 +88,10 @@ static void handle_sample(struct session *s, const union perf_event *ev)
 	if (!(m->src->sample_type & PERF_SAMPLE_PERIOD))
 		smp.period = m->src->period_used;
 	idx = target__stream(s, smp.cpu);
+	if (idx < 0) {   /* not from a CPU whose ring this is: stored nowhere, counted */
+		s->nr_stray++;
+		return;
+	}
 	if (m->src->tree_filter && !target__in_tree(s, m->src, &smp)) {
 		m->src->filtered[idx]++;
 		return;

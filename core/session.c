@@ -411,6 +411,8 @@ void session__close(struct session *s)
 	free(s->src);
 	comm_map__free(s->comms);
 	perf_cpu_map__put(s->cpus);
+	free(s->cpu_num);
+	free(s->cpu_idx);
 	perf_thread_map__put(s->threads);
 	perf_thread_map__put(s->any_thread);
 	free(s->tids);

@@ -103,9 +103,11 @@ struct session {
 	struct catalog *cat;
 	struct source **src;
 	int nr_src;
-	int nr_cpus;
-	int cpu_idx[1024];        /* cpu number -> stream index */
-	int cpu_num[1024];        /* stream index -> cpu number */
+	int nr_cpus;              /* window streams: one per CPU collected on */
+	int *cpu_num;             /* stream index -> cpu number (nr_cpus entries) */
+	int *cpu_idx;             /* cpu number -> stream index, -1: not collected on */
+	int nr_cpu_ids;           /* entries of cpu_idx: the kernel's nr_cpu_ids (core/target.c) */
+	uint64_t nr_stray;        /* samples from a CPU outside cpu_idx: never stored (none expected) */
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
 	struct perf_thread_map *any_thread;   /* pid -1: system-wide events under -p/-t */

@@ -22,12 +22,86 @@
 #include "core/kfilter.h"
 #include "core/target.h"
 
-/* -C: the listed CPUs, each of which must be online */
-static int check_cpus(struct session *s, struct err *e)
+/* the kernel's nr_cpu_ids: the highest possible CPU + 1 (0 if unknown) */
+static int possible_cpu_ids(void)
 {
-	struct perf_cpu_map *online = perf_cpu_map__new(NULL);
-	char list[64] = "?";
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
+	struct perf_cpu_map *m = f ? perf_cpu_map__read(f) : NULL;
+	int n = m && !perf_cpu_map__empty(m) ? perf_cpu_map__max(m).cpu + 1 : 0;
+
+	perf_cpu_map__put(m);
+	if (f)
+		fclose(f);
+	return n;
+}
+
+int target__map_cpus(struct session *s, const int *cpus, int nr, struct err *e)
+{
+	int nr_ids = possible_cpu_ids(), *num, *idx;
+
+	if (nr < 1)
+		return err_set(e, -EINVAL, "no CPU to collect on");
+	for (int i = 0; i < nr; i++) {
+		if (cpus[i] < 0 || cpus[i] >= CPU_NR_MAX)
+			return err_set(e, -EINVAL, "cpu %d: not a CPU number (0 to %d)", cpus[i],
+				       CPU_NR_MAX - 1);
+		if (cpus[i] >= nr_ids)
+			nr_ids = cpus[i] + 1;
+	}
+	num = calloc((size_t)nr, sizeof(*num));
+	idx = malloc((size_t)nr_ids * sizeof(*idx));
+	if (!num || !idx) {
+		free(num);
+		free(idx);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	for (int c = 0; c < nr_ids; c++)
+		idx[c] = -1;
+	for (int i = 0; i < nr; i++) {
+		if (idx[cpus[i]] >= 0) {
+			free(num);
+			free(idx);
+			return err_set(e, -EINVAL, "cpu %d: listed twice", cpus[i]);
+		}
+		num[i] = cpus[i];
+		idx[cpus[i]] = i;
+	}
+	free(s->cpu_num);
+	free(s->cpu_idx);
+	s->cpu_num = num;
+	s->cpu_idx = idx;
+	s->nr_cpus = nr;
+	s->nr_cpu_ids = nr_ids;
+	return 0;
+}
+
+int target__set_cpus(struct session *s, struct perf_cpu_map *map, struct err *e)
+{
+	int nr = map ? perf_cpu_map__nr(map) : 0, ret;
+	int *cpus = calloc(nr > 0 ? (size_t)nr : 1, sizeof(*cpus));
+
+	if (!cpus)
+		return err_set(e, -ENOMEM, "out of memory");
+	for (int i = 0; i < nr; i++)
+		cpus[i] = perf_cpu_map__cpu(map, i).cpu;
+	ret = target__map_cpus(s, cpus, nr, e);
+	free(cpus);
+	if (ret)
+		return ret;
+	if (s->cpus != map) {
+		perf_cpu_map__put(s->cpus);
+		s->cpus = perf_cpu_map__get(map);
+	}
+	return 0;
+}
+
+/* -C: the listed CPUs, each of which must be online */
+int target__open_cpus(struct session *s, struct err *e)
+{
+	struct perf_cpu_map *online = perf_cpu_map__new(NULL), *cpus;
+	char list[4096] = "?";
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int ret;
 
 	if (f) {
 		if (!fgets(list, sizeof(list), f))
@@ -35,17 +109,21 @@ static int check_cpus(struct session *s, struct err *e)
 		list[strcspn(list, "\n")] = '\0';
 		fclose(f);
 	}
-	s->cpus = s->opts.cpu_list ? perf_cpu_map__new(s->opts.cpu_list) : perf_cpu_map__get(online);
-	if (!online || !s->cpus || perf_cpu_map__empty(s->cpus))
+	cpus = s->opts.cpu_list ? perf_cpu_map__new(s->opts.cpu_list) : perf_cpu_map__get(online);
+	if (!online || !cpus || perf_cpu_map__empty(cpus))
 		goto bad;
-	for (int i = 0; i < perf_cpu_map__nr(s->cpus); i++)
-		if (!perf_cpu_map__has(online, perf_cpu_map__cpu(s->cpus, i)))
+	for (int i = 0; i < perf_cpu_map__nr(cpus); i++)
+		if (!perf_cpu_map__has(online, perf_cpu_map__cpu(cpus, i)))
 			goto bad;
+	ret = target__set_cpus(s, cpus, e);
+	perf_cpu_map__put(cpus);
 	perf_cpu_map__put(online);
-	return 0;
+	return ret;
 bad:
+	perf_cpu_map__put(cpus);
 	perf_cpu_map__put(online);
-	err_set(e, -EINVAL, "-C %s: not a list of online CPUs", s->opts.cpu_list ? s->opts.cpu_list : "");
+	err_set(e, -EINVAL, "-C %s: not a list of online CPUs",
+		s->opts.cpu_list ? s->opts.cpu_list : "");
 	return err_hint(e, "online CPUs: %s (e.g. -C 0 or -C 0-1)", list);
 }
 
@@ -222,32 +300,10 @@ bool target__in_tree(const struct session *s, const struct source *src, const st
 	return false;
 }
 
-int target__stream(const struct session *s, uint32_t cpu)
-{
-	return cpu < 1024 ? s->cpu_idx[cpu] : 0;
-}
-
 bool target__gone(struct session *s)
 {
 	for (int i = 0; i < s->nr_tids; i++)
 		if (kill(s->tids[i], 0) == 0 || errno != ESRCH)
 			return false;
 	return s->nr_tids > 0;
-}
-
-int target__open_cpus(struct session *s, struct err *e)
-{
-	int ret = check_cpus(s, e);
-
-	if (ret)
-		return ret;
-	s->nr_cpus = perf_cpu_map__nr(s->cpus);
-	for (int i = 0; i < s->nr_cpus && i < 64; i++) {
-		int cpu = perf_cpu_map__cpu(s->cpus, i).cpu;
-
-		s->cpu_num[i] = cpu;
-		if (cpu >= 0 && cpu < 1024)
-			s->cpu_idx[cpu] = i;
-	}
-	return 0;
 }

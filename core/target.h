@@ -11,14 +11,30 @@
 #include "core/sample.h"
 #include "core/session.h"
 
-/* -C (or every online CPU) -> s->cpus, s->nr_cpus and the cpu <-> stream maps */
+struct perf_cpu_map;
+
+/* CPU numbers this high are a corrupt list, not a machine (the kernel's NR_CPUS is 8192 at most) */
+#define CPU_NR_MAX 65536
+
+/* -C (or every online CPU) -> s->cpus and its streams (target__set_cpus) */
 int target__open_cpus(struct session *s, struct err *e);
+/* s->cpus = map (a reference is taken) and its streams: how a test gives a session 128 CPUs */
+int target__set_cpus(struct session *s, struct perf_cpu_map *map, struct err *e);
+/*
+ * One window stream per CPU of cpus[0..nr), in that order: s->cpu_num[stream] and
+ * s->cpu_idx[cpu] (-1: not collected), sized by the kernel's nr_cpu_ids or the highest CPU + 1,
+ * whichever is larger. -EINVAL for a negative, huge or repeated CPU; -ENOMEM.
+ */
+int target__map_cpus(struct session *s, const int *cpus, int nr, struct err *e);
 /* -p PIDS (every thread of each), -t TIDS, --cgroup -> s->tids; each must exist now */
 int target__read(struct session *s, struct err *e);
 /* -p/-t: every target has exited (threads they created are followed while one lives) */
 bool target__gone(struct session *s);
-/* The window stream of a sample's CPU. */
-int target__stream(const struct session *s, uint32_t cpu);
+/* The window stream of a sample's CPU, or -1 for a CPU the session does not collect on. */
+static inline int target__stream(const struct session *s, uint32_t cpu)
+{
+	return cpu < (uint32_t)s->nr_cpu_ids ? s->cpu_idx[cpu] : -1;
+}
 /* A scheduler row of the workload: its task, or a task field, is in the tree. */
 bool target__in_tree(const struct session *s, const struct source *src,
 		     const struct sample *smp);

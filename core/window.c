@@ -29,7 +29,7 @@ struct window *window__new(int nr_streams, size_t *budget)
 {
 	struct window *w = calloc(1, sizeof(*w));
 
-	if (!w || nr_streams > 64)
+	if (!w || nr_streams < 1)
 		goto fail;
 	w->streams = calloc((size_t)nr_streams, sizeof(*w->streams));
 	if (!w->streams)
@@ -156,13 +156,21 @@ void window__clear(struct window *w)
 	w->bytes = 0;
 }
 
-void wscan__init(struct wscan *sc, struct window *w)
+int wscan__init(struct wscan *sc, struct window *w)
 {
 	sc->w = w;
-	for (int i = 0; i < w->nr_streams; i++) {
+	sc->pos = calloc(w->nr_streams > 0 ? (size_t)w->nr_streams : 1, sizeof(*sc->pos));
+	if (!sc->pos)
+		return -ENOMEM;
+	for (int i = 0; i < w->nr_streams; i++)
 		sc->pos[i].chunk = w->streams[i].head;
-		sc->pos[i].off = 0;
-	}
+	return 0;
+}
+
+void wscan__done(struct wscan *sc)
+{
+	free(sc->pos);
+	sc->pos = NULL;
 }
 
 static const struct wrow *peek(struct wpos *p)
@@ -179,6 +187,8 @@ const struct wrow *wscan__next(struct wscan *sc)
 	const struct wrow *best = NULL, *r;
 	int who = -1;
 
+	if (!sc->pos)   /* its init failed, or it is done */
+		return NULL;
 	for (int i = 0; i < sc->w->nr_streams; i++) {
 		r = peek(&sc->pos[i]);
 		if (r && (!best || r->time < best->time)) {

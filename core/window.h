@@ -63,8 +63,10 @@ struct wscan {
 	struct wpos {
 		struct wchunk *chunk;
 		size_t off;
-	} pos[64];
+	} *pos;   /* one per stream: as many as the session has CPUs */
 };
-void wscan__init(struct wscan *sc, struct window *w);
+/* 0, or -ENOMEM (the scan is then empty). Each init is paired with a wscan__done(). */
+int wscan__init(struct wscan *sc, struct window *w);
 const struct wrow *wscan__next(struct wscan *sc);
+void wscan__done(struct wscan *sc);
 #endif

@@ -23,6 +23,7 @@
  *     evicted and counted as lost in perf_sql_stats (table "pairs(...)", cpu NULL).
  * (4) The pairs of a window are kept until the next one, so a statement may scan them twice.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,8 +382,8 @@ static uint64_t window_lost(const struct source *src, int nr_cpus)
 	return n;
 }
 
-/* Once per window: merge both tables in time order, pairing as rows go by. */
-static void pairer_run(struct pairer *p)
+/* Once per window: merge both tables in time order, pairing as rows go by. 0 or -ENOMEM. */
+static int pairer_run(struct pairer *p)
 {
 	struct session *s = p->start->s;
 	bool same = p->start == p->end;
@@ -394,17 +395,17 @@ static void pairer_run(struct pairer *p)
 
 	p->nr_rows = 0;
 	p->window = s->nr_windows;
-	wscan__init(&sa, p->start->win);
-	a = wscan__next(&sa);
-	if (same) {
-		for (; a; a = wscan__next(&sa)) {
-			on_end(p, a, now);
-			on_start(p, a, before);
-		}
-		return;
+	if (wscan__init(&sa, p->start->win) | wscan__init(&sb, p->end->win)) {
+		wscan__done(&sa);
+		wscan__done(&sb);
+		return -ENOMEM;
 	}
-	wscan__init(&sb, p->end->win);
-	b = wscan__next(&sb);
+	a = wscan__next(&sa);
+	b = same ? NULL : wscan__next(&sb);
+	for (; same && a; a = wscan__next(&sa)) {
+		on_end(p, a, now);
+		on_start(p, a, before);
+	}
 	while (a || b) {
 		if (a && (!b || a->time <= b->time)) {
 			on_start(p, a, before);
@@ -414,6 +415,9 @@ static void pairer_run(struct pairer *p)
 			b = wscan__next(&sb);
 		}
 	}
+	wscan__done(&sa);
+	wscan__done(&sb);
+	return 0;
 }
 
 static int pairs_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
@@ -511,8 +515,8 @@ static int pairs_filter(sqlite3_vtab_cursor *c_, int idx_num, const char *idx_st
 	c->p = m->p[idx_num];
 	c->idx = 0;
 	/* the planning dry run sees no rows and leaves the pending starts alone */
-	if (m->s->started && c->p->window != m->s->nr_windows)
-		pairer_run(c->p);
+	if (m->s->started && c->p->window != m->s->nr_windows && pairer_run(c->p))
+		return SQLITE_NOMEM;
 	if (!m->s->started)
 		c->idx = SIZE_MAX;
 	return SQLITE_OK;

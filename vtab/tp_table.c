@@ -409,6 +409,7 @@ static int tp_table_close(sqlite3_vtab_cursor *c_)
 	/* a scan the dry run never reached may need every row */
 	if (vt->s->dry_run && !c->filtered)
 		source__dry_scan(vt->src, NULL);
+	wscan__done(&c->scan);
 	sqlite3_free(c);
 	return SQLITE_OK;
 }
@@ -431,7 +432,9 @@ static int tp_table_filter(sqlite3_vtab_cursor *c_, int idx_num, const char *idx
 		c->row = NULL;
 		return SQLITE_OK;
 	}
-	wscan__init(&c->scan, vt->src->win);
+	wscan__done(&c->scan);
+	if (wscan__init(&c->scan, vt->src->win))
+		return SQLITE_NOMEM;
 	c->row = wscan__next(&c->scan);
 	return SQLITE_OK;
 }

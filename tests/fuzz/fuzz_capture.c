@@ -39,9 +39,10 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 		memcpy(hdr, block, 8);
 		if (window__append_rows(w, (int)(hdr[0] % 4), (const uint8_t *)block + 8, len - 8))
 			continue;
-		wscan__init(&sc, w);
+		FUZZ_ASSERT(wscan__init(&sc, w) == 0);
 		while (wscan__next(&sc))
 			rows++;
+		wscan__done(&sc);
 		FUZZ_ASSERT(rows == w->nr_rows);
 		window__clear(w);
 	}

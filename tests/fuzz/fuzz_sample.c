@@ -38,7 +38,7 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(sample_inside(s.stack, s.nr_stack * 8, body, len));
 		FUZZ_ASSERT(!s.regs || sample_inside(s.regs, (size_t)s.nr_regs * 8, body, len));
 		FUZZ_ASSERT(window__append(w, 0, &s, 1) == 0);
-		wscan__init(&sc, w);
+		FUZZ_ASSERT(wscan__init(&sc, w) == 0);
 		r = wscan__next(&sc);
 		FUZZ_ASSERT(r && r->time == s.time && r->pid == s.pid && r->raw_size == s.raw_size);
 		FUZZ_ASSERT(!s.raw_size || !memcmp(wrow_raw(r), s.raw, s.raw_size));
@@ -46,6 +46,7 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(!s.nr_stack || !memcmp(wrow_stack(r), s.stack, s.nr_stack * 8));
 		FUZZ_ASSERT(!s.regs || !memcmp(wrow_regs(r), s.regs, (size_t)s.nr_regs * 8));
 		FUZZ_ASSERT(!wscan__next(&sc));
+		wscan__done(&sc);
 		window__free(w);
 	}
 	free(body);

@@ -28,7 +28,7 @@ static void win_scan(struct window *w)
 	const struct wrow *r;
 	uint64_t n = 0, last = 0;
 
-	wscan__init(&sc, w);
+	FUZZ_ASSERT(wscan__init(&sc, w) == 0);
 	while ((r = wscan__next(&sc))) {
 		const uint8_t *raw = wrow_raw(r);
 
@@ -41,6 +41,7 @@ static void win_scan(struct window *w)
 			FUZZ_ASSERT(wrow_stack(r)[i] == r->time + i);
 		n++;
 	}
+	wscan__done(&sc);
 	FUZZ_ASSERT(n == w->nr_rows);
 }
 

@@ -31,7 +31,7 @@ static void test_merge(void)
 
 			T(window__append(w, st, &s, 0) == 0, "append");
 		}
-	wscan__init(&sc, w);
+	T(wscan__init(&sc, w) == 0, "scan");
 	while ((r = wscan__next(&sc))) {
 		T(r->time >= last, "time order: %llu after %llu", (unsigned long long)r->time,
 		  (unsigned long long)last);
@@ -39,6 +39,7 @@ static void test_merge(void)
 		last = r->time;
 		n++;
 	}
+	wscan__done(&sc);
 	T(n == 12 && w->nr_rows == 12, "all 12 rows scanned");
 	window__free(w);
 }
@@ -57,13 +58,15 @@ static void test_growth_and_clear(void)
 
 		window__append(w, 0, &s, 0);
 	}
-	wscan__init(&sc, w);
+	T(wscan__init(&sc, w) == 0, "scan");
 	while (wscan__next(&sc))
 		n++;
+	wscan__done(&sc);
 	T(n == 5000, "5000 rows across chunks (got %d)", n);
 	window__clear(w);
-	wscan__init(&sc, w);
+	T(wscan__init(&sc, w) == 0, "scan");
 	T(wscan__next(&sc) == NULL && w->nr_rows == 0 && w->bytes == 0, "cleared");
+	wscan__done(&sc);
 	struct sample s = smp(1, 0, "again");
 	T(window__append(w, 0, &s, 0) == 0 && w->nr_rows == 1, "reused after clear");
 	window__free(w);
