@@ -1,7 +1,8 @@
 /*
- * tests/unit/t_sql.h - SQL checks for the function tests: an in-memory database with every
- * SQL function registered (no session), q() for the first column of the first row as text
- * ("NULL", "NO ROWS" or "ERROR: <message>"), and Q(sql, want) to assert it.
+ * tests/unit/t_sql.h - SQL checks for the function tests: open_db() for an in-memory database
+ * with every SQL function and hist_rows()/heatmap_rows() registered (no session), q() for the
+ * first column of the first row as text ("NULL", "NO ROWS" or "ERROR: <message>"), Q(sql, want)
+ * to assert it, and SEQ(n) for a CTE s(x) of the integers 1..n.
  *
  *   open_db(); Q("SELECT dur(1000)", "1.00us");
  */
@@ -13,10 +14,20 @@
 #include <string.h>
 #include <sqlite3.h>
 #include "sqlite/functions.h"
+#include "vtab/blob_rows.h"
 #include "tests/unit/t.h"
+
+#define SEQ(n) "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < " #n ") "
 
 static sqlite3 *db;
 static char out[8192];
+
+static inline void open_db(void)
+{
+	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
+	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
+	T(blob_rows__register(db) == SQLITE_OK, "register hist_rows and heatmap_rows");
+}
 
 static const char *q(const char *sql)
 {

@@ -11,12 +11,6 @@
 
 #include "tests/unit/t_sql.h"
 
-static void open_db(void)
-{
-	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
-	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
-}
-
 static void test_dur(void)
 {
 	Q("SELECT dur(512)", "512ns");

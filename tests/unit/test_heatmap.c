@@ -10,18 +10,9 @@
 
 #include "sqlite/functions.h"
 #include "sqlite/heatmap.h"
-#include "vtab/blob_rows.h"
 #include "tests/unit/t.h"
 
 #include "tests/unit/t_sql.h"
-
-static void open_db(void)
-{
-	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
-	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
-}
-
-#define SEQ(n) "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < " #n ") "
 
 static const char *qtext(const char *sql)
 {
@@ -91,7 +82,6 @@ static void test_text(void)
 int main(void)
 {
 	open_db();
-	T(blob_rows__register(db) == SQLITE_OK, "register hist_rows and heatmap_rows");
 	RUN(test_cells);
 	RUN(test_errors);
 	RUN(test_text);

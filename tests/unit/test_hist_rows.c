@@ -11,18 +11,9 @@
 #include <sqlite3.h>
 
 #include "sqlite/functions.h"
-#include "vtab/blob_rows.h"
 #include "tests/unit/t.h"
 
 #include "tests/unit/t_sql.h"
-
-static void open_db(void)
-{
-	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
-	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
-}
-
-#define SEQ(n) "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < " #n ") "
 
 static void test_rows(void)
 {
@@ -64,7 +55,6 @@ static void test_join(void)
 int main(void)
 {
 	open_db();
-	T(blob_rows__register(db) == SQLITE_OK, "register hist_rows and heatmap_rows");
 	RUN(test_rows);
 	RUN(test_arguments);
 	RUN(test_join);

@@ -11,12 +11,6 @@
 
 #include "tests/unit/t_sql.h"
 
-static void open_db(void)
-{
-	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
-	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
-}
-
 static void test_ipv6(void)
 {
 	Q("SELECT ipv6(x'20010db8000000000000000000000001')", "2001:db8::1");

@@ -10,23 +10,14 @@
 
 #include "sqlite/functions.h"
 #include "sqlite/hist.h"
-#include "vtab/blob_rows.h"
 #include "tests/unit/t.h"
 
 #include "tests/unit/t_sql.h"
-
-static void open_db(void)
-{
-	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
-	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
-}
 
 static const char *qhist(const char *sql, bool json)
 {
 	return q_blob(sql, hist_is, json ? hist_to_json : hist_to_text);
 }
-
-#define SEQ(n) "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < " #n ") "
 
 /* (1) regular buckets of width STEP, under- and overflow buckets */
 static void test_buckets(void)
@@ -91,7 +82,6 @@ static void test_errors(void)
 int main(void)
 {
 	open_db();
-	T(blob_rows__register(db) == SQLITE_OK, "register hist_rows and heatmap_rows");
 	RUN(test_buckets);
 	RUN(test_text_json);
 	RUN(test_errors);

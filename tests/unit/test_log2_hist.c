@@ -9,16 +9,9 @@
 
 #include "sqlite/functions.h"
 #include "sqlite/hist.h"
-#include "vtab/blob_rows.h"
 #include "tests/unit/t.h"
 
 #include "tests/unit/t_sql.h"
-
-static void open_db(void)
-{
-	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
-	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
-}
 
 /* renders the blob of the first row with hist_to_text (json false) or hist_to_json */
 static const char *qhist(const char *sql, bool json)
@@ -35,8 +28,6 @@ static bool lines_fit(const char *s, size_t cols)
 	}
 	return true;
 }
-
-#define SEQ(n) "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < " #n ") "
 
 /* the required buckets of 1..1000: [1]=1 (bucket 0, "0 -> 1"), [2,3]=2, ..., [512,1023]=489 */
 static void test_buckets_1_to_1000(void)
@@ -118,7 +109,6 @@ static void test_group_by(void)
 int main(void)
 {
 	open_db();
-	T(blob_rows__register(db) == SQLITE_OK, "register hist_rows and heatmap_rows");
 	RUN(test_buckets_1_to_1000);
 	RUN(test_text);
 	RUN(test_json);

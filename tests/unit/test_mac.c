@@ -11,12 +11,6 @@
 
 #include "tests/unit/t_sql.h"
 
-static void open_db(void)
-{
-	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
-	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
-}
-
 static void test_mac(void)
 {
 	Q("SELECT mac(x'0242ac110002')", "02:42:ac:11:00:02");

@@ -16,14 +16,6 @@
 
 #include "tests/unit/t_sql.h"
 
-static void open_db(void)
-{
-	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
-	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
-}
-
-#define SEQ(n) "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < " #n ") "
-
 /* (1) exact: rank = p/100 * (n-1), linear interpolation */
 static void test_exact(void)
 {

@@ -13,12 +13,6 @@
 
 #include "tests/unit/t_sql.h"
 
-static void open_db(void)
-{
-	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open :memory:");
-	T(sql_functions__register(db, NULL) == SQLITE_OK, "register functions");
-}
-
 static long long mono_now(void)
 {
 	struct timespec t;
