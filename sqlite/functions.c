@@ -4,6 +4,7 @@
  */
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include "sqlite/functions.h"
 
 #define SCALAR(n, a, f, u, s) { n, a, f, NULL, NULL, u, s }
@@ -91,4 +92,44 @@ void sql_result_errorf(sqlite3_context *ctx, const char *fmt, ...)
 	}
 	sqlite3_result_error(ctx, msg, -1);
 	sqlite3_free(msg);
+}
+
+void *sql_agg_state(sqlite3_context *ctx, int argc, int min_args, int max_args,
+		    const char *usage, int size)
+{
+	void *st;
+
+	if (argc < min_args || argc > max_args) {
+		sqlite3_result_error(ctx, usage, -1);
+		return NULL;
+	}
+	st = sqlite3_aggregate_context(ctx, size);
+	if (!st)
+		sqlite3_result_error_nomem(ctx);
+	return st;
+}
+
+void sql_result_blob_free(sqlite3_context *ctx, void *blob, int len)
+{
+	if (blob)
+		sqlite3_result_blob(ctx, blob, len, free);
+	else
+		sqlite3_result_error_nomem(ctx);
+}
+
+void sql_result_name_of(sqlite3_context *ctx, sqlite3_value *val, const char *fname,
+			const char *(*name_of)(sqlite3_int64))
+{
+	const char *name;
+
+	if (sqlite3_value_type(val) == SQLITE_NULL)
+		return;
+	if (sqlite3_value_numeric_type(val) != SQLITE_INTEGER) {
+		sql_result_errorf(ctx, "%s: '%.40s' is not an integer", fname,
+				  (const char *)sqlite3_value_text(val));
+		return;
+	}
+	name = name_of(sqlite3_value_int64(val));
+	if (name)
+		sqlite3_result_text(ctx, name, -1, SQLITE_STATIC);
 }

@@ -63,6 +63,16 @@ void percentile_set_exact_cap(long n);
 /* sets the result to an error built as sqlite3_mprintf() does; out of memory becomes
  * SQLITE_NOMEM. No printf format attribute: gcc would reject SQLite's %q and %!g. */
 void sql_result_errorf(sqlite3_context *ctx, const char *fmt, ...);
+/* an aggregate's state (zeroed on the first row); NULL with the SQL error set when argc is
+ * outside [min_args, max_args] (the error is USAGE) or out of memory */
+void *sql_agg_state(sqlite3_context *ctx, int argc, int min_args, int max_args,
+		    const char *usage, int size);
+/* the result is BLOB (malloc'd, freed by SQLite); a NULL BLOB is out of memory */
+void sql_result_blob_free(sqlite3_context *ctx, void *blob, int len);
+/* an integer VAL -> NAME_OF(VAL) as static text (NULL when it has none); VAL NULL -> NULL,
+ * another type -> "FNAME: 'VAL' is not an integer" */
+void sql_result_name_of(sqlite3_context *ctx, sqlite3_value *val, const char *fname,
+			const char *(*name_of)(sqlite3_int64));
 
 /* C helpers behind the SQL functions, for the front end and other aggregates */
 const char *syscall_name_of(sqlite3_int64 nr);   /* NULL: no name */

@@ -87,15 +87,10 @@ void heatmap_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	uint64_t v;
 	int rc;
 
-	if (argc < 2 || argc > 3) {
-		sqlite3_result_error(ctx, "heatmap: usage: heatmap(TIME_NS, VALUE [, SLOT_NS])", -1);
+	st = sql_agg_state(ctx, argc, 2, 3, "heatmap: usage: heatmap(TIME_NS, VALUE [, SLOT_NS])",
+			   sizeof(*st));
+	if (!st)
 		return;
-	}
-	st = sqlite3_aggregate_context(ctx, sizeof(*st));
-	if (!st) {
-		sqlite3_result_error_nomem(ctx);
-		return;
-	}
 	if (!st->slot_ns && !setup(ctx, st, argc, argv))
 		return;
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL ||
@@ -140,10 +135,7 @@ void heatmap_final(sqlite3_context *ctx)
 		blob = heatmap_blob__encode(st->counts + (st->lo - st->base) * HIST_LOG2_NR,
 					    (uint32_t)(st->hi - st->lo + 1), st->slot_ns,
 					    st->lo * st->slot_ns, &len);
-		if (blob)
-			sqlite3_result_blob(ctx, blob, len, free);
-		else
-			sqlite3_result_error_nomem(ctx);
+		sql_result_blob_free(ctx, blob, len);
 	}
 	free(st->counts);
 	st->counts = NULL;

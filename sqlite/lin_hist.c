@@ -105,16 +105,9 @@ void lin_hist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	struct lin_hist_state *st;
 	int64_t b;
 
-	if (argc < 4 || argc > 5) {
-		sqlite3_result_error(ctx, "lin_hist: usage: lin_hist(V, MIN, MAX, STEP [, UNIT])", -1);
-		return;
-	}
-	st = sqlite3_aggregate_context(ctx, sizeof(*st));
-	if (!st) {
-		sqlite3_result_error_nomem(ctx);
-		return;
-	}
-	if (st->failed)
+	st = sql_agg_state(ctx, argc, 4, 5, "lin_hist: usage: lin_hist(V, MIN, MAX, STEP [, UNIT])",
+			   sizeof(*st));
+	if (!st || st->failed)
 		return;
 	if (!st->counts && !lin_hist_setup(ctx, st, argc, argv)) {
 		st->failed = true;
@@ -140,10 +133,7 @@ void lin_hist_final(sqlite3_context *ctx)
 	if (st->any) {
 		blob = hist_blob__encode(HIST_LIN, st->unit, st->min, st->max, st->step, st->counts,
 					 st->nr, &len);
-		if (blob)
-			sqlite3_result_blob(ctx, blob, len, free);
-		else
-			sqlite3_result_error_nomem(ctx);
+		sql_result_blob_free(ctx, blob, len);
 	}
 	free(st->counts);
 	st->counts = NULL;

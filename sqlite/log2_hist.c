@@ -84,15 +84,9 @@ void log2_hist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	struct log2_hist_state *st;
 	uint64_t v;
 
-	if (argc < 1 || argc > 2) {
-		sqlite3_result_error(ctx, "log2_hist: usage: log2_hist(V [, UNIT])", -1);
+	st = sql_agg_state(ctx, argc, 1, 2, "log2_hist: usage: log2_hist(V [, UNIT])", sizeof(*st));
+	if (!st)
 		return;
-	}
-	st = sqlite3_aggregate_context(ctx, sizeof(*st));
-	if (!st) {
-		sqlite3_result_error_nomem(ctx);
-		return;
-	}
 	if (!st->unit_set && argc == 2) {
 		if (!hist_unit(ctx, argv[1], "log2_hist", st->unit))
 			return;
@@ -119,9 +113,5 @@ void log2_hist_final(sqlite3_context *ctx)
 		if (st->counts[i])
 			nr = i + 1;
 	blob = hist_blob__encode(HIST_LOG2, st->unit, 0, 0, 0, st->counts, nr, &len);
-	if (!blob) {
-		sqlite3_result_error_nomem(ctx);
-		return;
-	}
-	sqlite3_result_blob(ctx, blob, len, free);
+	sql_result_blob_free(ctx, blob, len);
 }

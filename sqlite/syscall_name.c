@@ -27,16 +27,5 @@ const char *syscall_name_of(sqlite3_int64 nr)
 
 void syscall_name_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	const char *name;
-
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
-		return;
-	if (sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER) {
-		sql_result_errorf(ctx, "syscall_name: '%.40s' is not an integer",
-				  (const char *)sqlite3_value_text(argv[0]));
-		return;
-	}
-	name = syscall_name_of(sqlite3_value_int64(argv[0]));
-	if (name)
-		sqlite3_result_text(ctx, name, -1, SQLITE_STATIC);
+	sql_result_name_of(ctx, argv[0], "syscall_name", syscall_name_of);
 }
