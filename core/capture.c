@@ -7,6 +7,8 @@
  * (2) Reading stops cleanly at a short or damaged tail: everything before it is kept, and the
  *     caller is told the file was cut.
  * (3) An unknown version, a foreign file or a corrupt block in the middle is one clear error.
+ * (4) The file is made by core/outfile.h's rules (mode 0600, never through a link); a FIFO or
+ *     /dev/stdout is written as it is, so a capture can be piped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "core/capture.h"
+#include "core/outfile.h"
 
 #define BLOCK_MAGIC 0x4b4c4250u
 #define MAX_BLOCK (256u << 20)
@@ -44,18 +47,17 @@ struct capture_writer *capture__create(const char *path, struct err *e)
 		err_set(e, -ENOMEM, "out of memory");
 		return NULL;
 	}
-	w->f = fopen(path, "wbx");
-	if (!w->f && errno == EEXIST && !unlink(path))
-		w->f = fopen(path, "wbx");
-	if (!w->f || fwrite(CAPTURE_MAGIC, 8, 1, w->f) != 1 || fwrite(hdr, sizeof(hdr), 1, w->f) != 1) {
-		err_set(e, -errno, "%s: %s", path, strerror(errno));
-		err_hint(e, "check the directory exists and is writable");
-		if (w->f)
-			fclose(w->f);
+	w->f = outfile__create(path, 0600, e);
+	if (!w->f) {
 		free(w);
 		return NULL;
 	}
-	fchmod(fileno(w->f), 0600);
+	if (fwrite(CAPTURE_MAGIC, 8, 1, w->f) != 1 || fwrite(hdr, sizeof(hdr), 1, w->f) != 1) {
+		err_set(e, -errno, "%s: %s", path, strerror(errno));
+		fclose(w->f);
+		free(w);
+		return NULL;
+	}
 	w->file = 16;
 	return w;
 }
@@ -103,7 +105,7 @@ int capture__close(struct capture_writer *w, struct err *e)
 
 	if (!w)
 		return 0;
-	if (fflush(w->f) || fsync(fileno(w->f)))
+	if (fflush(w->f) || (fsync(fileno(w->f)) && errno != EINVAL))   /* EINVAL: a FIFO */
 		ret = err_set(e, -errno, "capture: %s", strerror(errno));
 	if (fclose(w->f) && !ret)
 		ret = err_set(e, -errno, "capture: %s", strerror(errno));

@@ -7,12 +7,12 @@
  * (1) Lookup order: user, system, built-in; so a saved profiler shadows a built-in of the same
  *     name, which `save` only writes with --force.
  * (2) Saved files are created 0600 in directories 0700 (queries name pids and paths), written
- *     to a temporary file and renamed, so a reader never sees half a profiler.
+ *     to a new file and renamed (core/outfile.h), so a reader never sees half a profiler, and
+ *     a link at NAME.sql is refused, not written through.
  * (3) PERF_SQL_SYSTEM_PROFILERS overrides the system directory (for tests).
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <sqlite3.h>
+#include "core/outfile.h"
 #include "core/tracefs.h"
 #include "engine/query.h"
 #include "profilers/profiler.h"
@@ -255,34 +256,29 @@ void profilers__free(struct profiler **list, int nr)
 	free(list);
 }
 
-static int write_file(const char *path, const char *head, const char *sql, struct err *e)
-{
-	char tmp[PATH_MAX + 100];
-	size_t n = strlen(sql);
-	int fd, rc = 0;
-	FILE *f;
+struct saved_text {
+	const char *head, *sql;
+};
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		rc = err_set(e, -errno, "%s: %s", tmp, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return rc;
-	}
-	fputs(head, f);
-	fputs(sql, f);
-	if (n && sql[n - 1] != '\n')
+static int put_profiler(FILE *f, void *ctx)
+{
+	const struct saved_text *t = ctx;
+	size_t n = strlen(t->sql);
+
+	fputs(t->head, f);
+	fputs(t->sql, f);
+	if (n && t->sql[n - 1] != '\n')
 		fputc('\n', f);
 	if (fflush(f) || ferror(f))
-		rc = err_set(e, -errno, "%s: %s", tmp, strerror(errno));
-	if (fclose(f) && !rc)
-		rc = err_set(e, -errno, "%s: %s", tmp, strerror(errno));
-	if (!rc && rename(tmp, path))
-		rc = err_set(e, -errno, "%s: %s", path, strerror(errno));
-	if (rc)
-		unlink(tmp);
-	return rc;
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+static int write_file(const char *path, const char *head, const char *sql, struct err *e)
+{
+	struct saved_text t = { head, sql };
+
+	return outfile__replace(path, 0600, put_profiler, &t, e);
 }
 
 /*

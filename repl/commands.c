@@ -194,6 +194,7 @@ static int cmd_mode(struct repl *r, int argc, char **argv, const char *rest)
 
 static int cmd_output(struct repl *r, int argc, char **argv, const char *rest)
 {
+	struct err e = { 0 };
 	FILE *f = stdout;
 
 	if (argc == 1 || !strcmp(argv[1], "stdout")) {
@@ -202,9 +203,8 @@ static int cmd_output(struct repl *r, int argc, char **argv, const char *rest)
 			       "the -o file");
 			return 0;
 		}
-	} else if (!(f = fopen(argv[1], "w"))) {
-		say("%s: %s; check the directory exists and is writable", argv[1], strerror(errno));
-		return EXIT_ERR;
+	} else if (!(f = output__open(argv[1], &e))) {
+		return report(&e);
 	}
 	if (r->own_out)
 		fclose(r->q.out.f);

@@ -6,16 +6,18 @@
  *     count and share) and ~30 lines of script: click a frame to zoom on it, click the
  *     background (or press Escape) to zoom out. No external file is referenced.
  * (3) FILE.folded gets every line, each prefixed by its window's start with -i (as perf-prof
- *     writes time-prefixed folded files); files appear whole or not at all (tmp + rename).
+ *     writes time-prefixed folded files); files appear whole or not at all, and never through a
+ *     link (core/outfile.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "core/outfile.h"
 #include "repl/flamegraph.h"
-#include "repl/output.h"
 
 struct node {
 	char *name;
@@ -268,13 +270,20 @@ static int put_folded(FILE *o, void *ctx)
 	return fwrite(f->folded ? f->folded : "", 1, f->len, o) == f->len ? 0 : -EIO;
 }
 
-int flame__write(struct flame *f, const char *path, const char *title)
+int flame__save(struct flame *f, const char *path, const char *title, struct err *e)
 {
 	struct flame_out fo = { f, title };
-	char folded[4200];
-	int ret;
+	char folded[PATH_MAX];
 
-	snprintf(folded, sizeof(folded), "%s.folded", path);
-	ret = output__write_file(folded, put_folded, &fo);
-	return ret ? ret : output__write_file(path, put_svg, &fo);
+	if (snprintf(folded, sizeof(folded), "%s.folded", path) >= (int)sizeof(folded))
+		return err_set(e, -ENAMETOOLONG, "%s.folded: %s", path, strerror(ENAMETOOLONG));
+	return outfile__replace(folded, 0644, put_folded, &fo, e) ?:
+	       outfile__replace(path, 0644, put_svg, &fo, e);
+}
+
+int flame__write(struct flame *f, const char *path, const char *title)
+{
+	struct err e = { 0 };
+
+	return flame__save(f, path, title, &e);
 }

@@ -4,6 +4,7 @@
  */
 #ifndef PERF_SQL_FLAMEGRAPH_H
 #define PERF_SQL_FLAMEGRAPH_H
+#include "core/err.h"
 
 struct flame;
 
@@ -11,6 +12,9 @@ struct flame *flame__new(void);
 void flame__free(struct flame *f);
 /* Adds folded lines ("a;b;c COUNT\n"...); window (may be NULL) prefixes them in FILE.folded. */
 int flame__add(struct flame *f, const char *folded, const char *window);
-/* Writes path (SVG) and path.folded, each through a temporary file and rename; 0 or -errno. */
+/* Writes path.folded, then path (SVG), each whole or not at all, by core/outfile.h's rules
+ * (a link at either name is refused); 0 or -errno with e set. */
+int flame__save(struct flame *f, const char *path, const char *title, struct err *e);
+/* flame__save without the error's words: 0 or -errno */
 int flame__write(struct flame *f, const char *path, const char *title);
 #endif

@@ -6,15 +6,16 @@
  *            pairs('sys_enter_read', '_tid', 'sys_exit_read', '_tid')" -d 10
  *
  * (1) The last heatmap value printed wins (with -i: the last window's).
- * (2) Written to FILE.tmp, then renamed: the file is whole or absent.
+ * (2) Written to a new file beside FILE, then renamed: whole or absent, never through a link
+ *     (core/outfile.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "core/outfile.h"
 #include "repl/heatmap_svg.h"
-#include "repl/output.h"
 #include "sqlite/heatmap.h"
 
 static void bucket_label(int b, char *buf, size_t len)
@@ -82,11 +83,19 @@ static int put_heatmap(FILE *o, void *ctx)
 	return draw(o, &h->v, h->title);
 }
 
-int heatmap_svg__write(const void *blob, int len, const char *path, const char *title)
+int heatmap_svg__save(const void *blob, int len, const char *path, const char *title,
+		      struct err *e)
 {
 	struct heatmap_out h = { .title = title };
 
 	if (heatmap_view__decode(&h.v, blob, len))
-		return -EINVAL;
-	return output__write_file(path, put_heatmap, &h);
+		return err_set(e, -EINVAL, "%s: the value is not a heatmap", path);
+	return outfile__replace(path, 0644, put_heatmap, &h, e);
+}
+
+int heatmap_svg__write(const void *blob, int len, const char *path, const char *title)
+{
+	struct err e = { 0 };
+
+	return heatmap_svg__save(blob, len, path, title, &e);
 }

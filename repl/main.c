@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 	options__parse(&c, argc, argv);
 	if (c.record)
 		record_args(&c, argc, argv);
-	if (c.out_path && !(c.q.out.f = fopen(c.out_path, "w"))) {
+	if (c.out_path && !(c.q.out.f = output__open_or_exit(c.out_path))) {
 		say("%s: %s; check the directory exists and is writable", c.out_path, strerror(errno));
 		return EXIT_ERR;
 	}

@@ -9,13 +9,14 @@
  *     strings, histograms as arrays of {low, high, count}.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/outfile.h"
 #include "repl/flamegraph.h"
 #include "repl/output.h"
+#include "repl/query.h"
 #include "sqlite/heatmap.h"
 #include "sqlite/hist.h"
 
@@ -407,27 +408,17 @@ static int render(struct output *o, sqlite3_stmt *st, int nth, const char *windo
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-int output__write_file(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx)
+FILE *output__open(const char *path, struct err *e)
 {
-	char tmp[4200];
-	FILE *o;
-	int fd, ret;
+	return outfile__create(path, 0644, e);
+}
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	unlink(tmp);   /* a planted link is removed, not followed: O_EXCL makes a new file */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 || !(o = fdopen(fd, "w"))) {
-		ret = -errno;
-		if (fd >= 0)
-			close(fd);
-		return ret;
-	}
-	ret = fn(o, ctx);
-	if (fclose(o) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+FILE *output__open_or_exit(const char *path)
+{
+	struct err e = { 0 };
+	FILE *f = outfile__create(path, 0644, &e);
+
+	if (!f)
+		exit(report(&e));   /* the command line: nothing is running yet */
+	return f;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <sqlite3.h>
+#include "core/err.h"
 
 enum out_mode { OUT_TABLE, OUT_CSV, OUT_JSON };
 
@@ -30,7 +31,12 @@ int output__mode(const char *name);
  * (the message is in sqlite3_errmsg).
  */
 int output__statement(struct output *o, sqlite3_stmt *stmt, int nth, const char *window_start);
-/* Writes path through path.tmp (a new file, links not followed) and rename: whole or absent.
- * fn writes the contents; 0 or -errno. */
-int output__write_file(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx);
+/*
+ * -o FILE and .output FILE: a new file renamed over path at once, rows streaming into it; a
+ * FIFO, a character device or /dev/stdout as it is; a symbolic link, a hard-linked file, a
+ * directory refused (core/outfile.h). NULL with e set.
+ */
+FILE *output__open(const char *path, struct err *e);
+/* The command line's -o FILE: as output__open, or the one line of why not and exit. */
+FILE *output__open_or_exit(const char *path);
 #endif

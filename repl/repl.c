@@ -4,7 +4,8 @@
  *
  * (1) Input: on a terminal, readline (callback mode, so a Ctrl-C at the prompt is seen at once)
  *     with history in $XDG_STATE_HOME/perf-sql/history (default ~/.local/state/perf-sql/history,
- *     mode 0600, directories 0700). Otherwise stdin is a script, read line by line.
+ *     mode 0600, directories 0700; opened for each line by core/outfile.h's rules, so never
+ *     through a link; its last 1000 lines kept). Otherwise stdin is a script, read line by line.
  * (2) A statement ends with ';' (sqlite3_complete): lines accumulate until then. A line starting
  *     with '.' outside a statement is a dot command (repl/commands.c).
  * (3) Each query is query__run(): a new session, so events no longer read are closed and new
@@ -30,6 +31,7 @@
 #include <unistd.h>
 #include <readline/readline.h>
 #include <readline/history.h>
+#include "core/outfile.h"
 #include "core/tracefs.h"
 #include "repl/repl.h"
 #include "sqlite/functions.h"
@@ -72,10 +74,45 @@ int repl__fail(struct repl *r, int status)
 
 /* ---- history ---- */
 
+#define HISTORY_MAX 1000
+
+/* The history file, read and appended (core/outfile.h: never through a link); on failure,
+ * one line, and history is not saved from then on. */
+static int history_open(struct repl *r)
+{
+	struct err e = { 0 };
+	int fd = outfile__append(r->history, 0600, &e);
+
+	if (fd < 0) {
+		say("%s; history is not saved%s%s%s", e.msg, e.hint[0] ? " (" : "", e.hint,
+		    e.hint[0] ? ")" : "");
+		free(r->history);
+		r->history = NULL;
+	} else {
+		fchmod(fd, 0600);   /* queries name pids and paths, whatever made the file */
+	}
+	return fd;
+}
+
+struct history_text {
+	char *buf;
+	size_t start, len;
+};
+
+static int put_history(FILE *f, void *ctx)
+{
+	const struct history_text *t = ctx;
+
+	return fwrite(t->buf + t->start, 1, t->len, f) == t->len ? 0 : -EIO;
+}
+
 static void history_init(struct repl *r)
 {
 	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
 	int fd;
 
 	if (xdg && xdg[0] == '/')
@@ -85,28 +122,54 @@ static void history_init(struct repl *r)
 	else
 		return;
 	using_history();
-	stifle_history(1000);
+	stifle_history(HISTORY_MAX);
 	if (mkdir_p(dir) || asprintf(&r->history, "%s/history", dir) < 0) {
 		say("%s: cannot create it; history is not saved", dir);
 		r->history = NULL;
 		return;
 	}
-	fd = open(r->history, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (fd < 0 || fchmod(fd, 0600)) {
-		say("%s: %s; history is not saved", r->history, strerror(errno));
-		free(r->history);
-		r->history = NULL;
+	fd = history_open(r);
+	if (fd < 0 || !(f = fdopen(fd, "r"))) {
+		if (fd >= 0)
+			close(fd);
+		return;
 	}
-	if (fd >= 0)
-		close(fd);
-	if (r->history)
-		read_history(r->history);
+	while ((n = getline(&line, &cap, f)) > 0) {
+		line[n - (line[n - 1] == '\n')] = '\0';
+		add_history(line);
+	}
+	free(line);
+	fclose(f);
+}
+
+/* at exit: the file keeps its last HISTORY_MAX lines (a new file renamed over it) */
+static void history_trim(struct repl *r)
+{
+	struct history_text t = { 0 };
+	struct err e = { 0 };
+	struct stat st;
+	int fd = history_open(r), nl = 0;
+
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && st.st_size > 0 && (t.buf = malloc((size_t)st.st_size)) &&
+	    pread(fd, t.buf, (size_t)st.st_size, 0) == st.st_size) {
+		for (t.start = (size_t)st.st_size; t.start > 0; t.start--)
+			if (t.buf[t.start - 1] == '\n' && ++nl > HISTORY_MAX)
+				break;
+		t.len = (size_t)st.st_size - t.start;
+		if (t.start && outfile__replace(r->history, 0600, put_history, &t, &e))
+			report(&e);
+	}
+	free(t.buf);
+	close(fd);
 }
 
 static void history_add(struct repl *r, const char *entry)
 {
 	HIST_ENTRY *last;
 	char *one = strdup(entry);
+	int fd;
 
 	if (!r->tty || !one)
 		goto out;
@@ -119,8 +182,11 @@ static void history_add(struct repl *r, const char *entry)
 	if (!one[0] || (last && !strcmp(last->line, one)))
 		goto out;
 	add_history(one);
-	if (r->history)
-		append_history(1, r->history);
+	if (r->history && (fd = history_open(r)) >= 0) {
+		if (dprintf(fd, "%s\n", one) < 0)
+			say("%s: %s", r->history, strerror(errno));
+		close(fd);
+	}
 out:
 	free(one);
 }
@@ -494,7 +560,7 @@ int repl__main(struct run *q)
 		script_loop(&r);
 	}
 	if (r.history)
-		history_truncate_file(r.history, 1000);
+		history_trim(&r);
 	if (r.own_out)
 		fclose(r.q.out.f);
 	free(r.history);
