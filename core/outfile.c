@@ -235,6 +235,20 @@ out:
 	return ret;
 }
 
+int outfile__check(const char *path, struct err *e)
+{
+	struct target t;
+	int ret;
+
+	if (std_fd(path) >= 0)
+		return 0;
+	ret = target_open(&t, path, e);
+	if (!ret)
+		ret = target_check(&t, e);
+	target_close(&t);
+	return ret < 0 ? ret : 0;
+}
+
 int outfile__append(const char *path, mode_t mode, struct err *e)
 {
 	struct target t;

@@ -34,6 +34,9 @@ FILE *outfile__create(const char *path, mode_t mode, struct err *e);
  * e set; on failure path is as it was and no temporary file is left. */
 int outfile__replace(const char *path, mode_t mode, int (*fn)(FILE *f, void *ctx), void *ctx,
 		     struct err *e);
+/* 0 if path may be written by (1), else -errno with e set: a writer of two files checks both
+ * before it writes either. */
+int outfile__check(const char *path, struct err *e);
 /* A descriptor open O_RDWR|O_APPEND on a regular file (see (4)); -errno with e set. */
 int outfile__append(const char *path, mode_t mode, struct err *e);
 #endif

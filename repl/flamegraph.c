@@ -277,7 +277,7 @@ int flame__save(struct flame *f, const char *path, const char *title, struct err
 
 	if (snprintf(folded, sizeof(folded), "%s.folded", path) >= (int)sizeof(folded))
 		return err_set(e, -ENAMETOOLONG, "%s.folded: %s", path, strerror(ENAMETOOLONG));
-	return outfile__replace(folded, 0644, put_folded, &fo, e) ?:
+	return outfile__check(path, e) ?: outfile__replace(folded, 0644, put_folded, &fo, e) ?:
 	       outfile__replace(path, 0644, put_svg, &fo, e);
 }
 

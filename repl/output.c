@@ -16,7 +16,7 @@
 #include "core/outfile.h"
 #include "repl/flamegraph.h"
 #include "repl/output.h"
-#include "repl/query.h"
+#include "repl/run.h"
 #include "sqlite/heatmap.h"
 #include "sqlite/hist.h"
 
