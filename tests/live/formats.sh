@@ -1,17 +1,18 @@
 # CSV (RFC 4180, one header) and JSON Lines parse, with the same values.
 . "$(dirname "$0")/lib.sh"; need_root
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 sql="select count, count(*) n, 'a,\"b\"' odd from sys_enter_write where _pid = workload_pid() group by count order by count"
-"$PERF_SQL" --csv -i 1000 "$sql" -- "$WL/writes" 7 5 3 9 > /tmp/psql-fmt.csv || fail "csv run"
-"$PERF_SQL" -f json "$sql" -- "$WL/writes" 7 5 3 9 > /tmp/psql-fmt.json || fail "json run"
-python3 - <<'PY' || fail "parse"
-import csv, json
-rows = list(csv.reader(open('/tmp/psql-fmt.csv', newline='')))
+"$PERF_SQL" --csv -i 1000 "$sql" -- "$WL/writes" 7 5 3 9 > "$dir/fmt.csv" || fail "csv run"
+"$PERF_SQL" -f json "$sql" -- "$WL/writes" 7 5 3 9 > "$dir/fmt.json" || fail "json run"
+python3 - "$dir/fmt.csv" "$dir/fmt.json" <<'PY' || fail "parse"
+import csv, json, sys
+rows = list(csv.reader(open(sys.argv[1], newline='')))
 assert rows[0] == ['window_start', 'count', 'n', 'odd'], rows[0]
 assert [r[1:] for r in rows[1:]] == [['5', '7', 'a,"b"'], ['9', '3', 'a,"b"']], rows
-js = [json.loads(l) for l in open('/tmp/psql-fmt.json')]
+js = [json.loads(l) for l in open(sys.argv[2])]
 assert js == [{'count': 5, 'n': 7, 'odd': 'a,"b"'}, {'count': 9, 'n': 3, 'odd': 'a,"b"'}], js
 print("ok: csv and json parse and agree")
 PY
-"$PERF_SQL" "$sql" -- "$WL/writes" 7 5 3 9 > /tmp/psql-fmt.txt || fail "table run"
-head -2 /tmp/psql-fmt.txt | grep -q '^count  n  odd' || fail "table header: $(head -1 /tmp/psql-fmt.txt)"
+"$PERF_SQL" "$sql" -- "$WL/writes" 7 5 3 9 > "$dir/fmt.txt" || fail "table run"
+head -2 "$dir/fmt.txt" | grep -q '^count  n  odd' || fail "table header: $(head -1 "$dir/fmt.txt")"
 echo "ok: table header"

@@ -11,7 +11,8 @@ state() {
 		"$tfs/uprobe_events" "$tfs/kprobe_events" 2>/dev/null
 }
 before=$(state)
-out=/tmp/psql-exits.out err=/tmp/psql-exits.err
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+out=$dir/out err=$dir/err
 
 # nr_perf_fds PID: perf event fds the process holds
 nr_perf_fds() { ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'perf_event'; }

@@ -4,7 +4,8 @@
 # front end has --query-timeout (the hook in repl/query.c and repl/main.c).
 . "$(dirname "$0")/lib.sh"; need_root
 "$PERF_SQL" --help | grep -q -- --query-timeout || skip "perf-sql has no --query-timeout yet"
-err=/tmp/psql-harden-sql.err
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+err=$dir/err
 refuse() {   # refuse SQL EXPECTED-TEXT
 	"$PERF_SQL" -d 0.2 "$1" >/dev/null 2>"$err"; rc=$?
 	[ $rc = 1 ] || fail "'$1' exited $rc, expected 1"
@@ -12,12 +13,12 @@ refuse() {   # refuse SQL EXPECTED-TEXT
 	echo "ok: refused: $1"
 }
 refuse "create table m(a)" "not authorized: CREATE TABLE main.m; the SQL may write only its own TEMP objects"
-refuse "attach '/tmp/psql-attach.db' as x" "not authorized: ATTACH '/tmp/psql-attach.db'; database files are attached only with --allow-attach"
-[ -e /tmp/psql-attach.db ] && fail "ATTACH created a file"
+refuse "attach '$dir/attach.db' as x" "not authorized: ATTACH '$dir/attach.db'; database files are attached only with --allow-attach"
+[ -e "$dir/attach.db" ] && fail "ATTACH created a file"
 refuse "select load_extension('/lib/x86_64-linux-gnu/libm.so.6')" "not authorized: load_extension()"
 refuse "pragma writable_schema = 1" "not authorized: PRAGMA writable_schema"
-refuse "vacuum into '/tmp/psql-vacuum.db'" "perf-sql:"
-[ -e /tmp/psql-vacuum.db ] && fail "VACUUM INTO wrote a file"
+refuse "vacuum into '$dir/vacuum.db'" "perf-sql:"
+[ -e "$dir/vacuum.db" ] && fail "VACUUM INTO wrote a file"
 # every statement is prepared before the first runs, so one statement makes and fills it
 "$PERF_SQL" -d 0.3 "create temp table if not exists t as select count(*) as n from sched_switch" \
 	>/dev/null 2>"$err" || fail "a temp table: $(cat "$err")"

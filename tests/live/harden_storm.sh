@@ -5,7 +5,8 @@
 # Prints the figures: calls, rate, received, lost, windows, peak RSS.
 . "$(dirname "$0")/lib.sh"; need_root
 secs=${STORM_SECONDS:-20}
-out=/tmp/psql-storm.out err=/tmp/psql-storm.err rss=/tmp/psql-storm.rss
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+out=$dir/out err=$dir/err rss=$dir/rss
 timer=()
 [ -x /usr/bin/time ] && timer=(/usr/bin/time -f %M -o "$rss")
 rm -f "$rss"

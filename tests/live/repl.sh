@@ -1,7 +1,7 @@
 # The REPL driven through stdin (the scriptable mode): exact outputs, dot commands, saved
 # queries, errors that set the exit status without ending the session.
 . "$(dirname "$0")/lib.sh"; need_root
-tmp=$(mktemp -d /tmp/psql-repl.XXXXXX); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state
 # repl < SCRIPT: its stdout (stderr in $tmp/err); returns perf-sql's exit status
 repl() { "$PERF_SQL" 2>"$tmp/err" >"$tmp/out"; local rc=$?; tr -d '\r' <"$tmp/out"; return $rc; }

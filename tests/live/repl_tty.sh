@@ -5,7 +5,7 @@ if ! command -v tmux >/dev/null; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null 2>&1 ||
 		skip "tmux is not installed and apt-get install tmux failed"
 fi
-tmp=$(mktemp -d /tmp/psql-tty.XXXXXX)
+tmp=$(mktemp -d)
 sock=$tmp/tmux.sock
 tm() { tmux -S "$sock" "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
