@@ -84,6 +84,8 @@ static int history_open(struct repl *r)
 	int fd = outfile__append(r->history, 0600, &e);
 
 	if (fd < 0) {
+		if (e.code == -ELOOP || e.code == -EMLINK)   /* a link: the fix is here, not a name */
+			snprintf(e.hint, sizeof(e.hint), "remove it, or set XDG_STATE_HOME");
 		say("%s; history is not saved%s%s%s", e.msg, e.hint[0] ? " (" : "", e.hint,
 		    e.hint[0] ? ")" : "");
 		free(r->history);
