@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <linux/perf_event.h>
 #include <perf/evlist.h>
 #include <perf/evsel.h>
@@ -167,6 +168,18 @@ static struct perf_evsel *new_sideband(struct session *s)
 	return perf_evsel__new(&a);
 }
 
+/* -p of a process with many threads takes CPUs x threads fds per table: as perf does, raise
+ * the soft limit of open files to the hard one; false if it is there already */
+static bool raise_nofile(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur >= r.rlim_max)
+		return false;
+	r.rlim_cur = r.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &r) == 0;
+}
+
 /*
  * One evlist, so one ring per CPU, per event: a busy table cannot crowd another out of a
  * shared ring, and each table's losses are its own.
@@ -184,6 +197,8 @@ static int open_one(struct session *s, struct perf_evsel *evsel, struct perf_thr
 	perf_evlist__add(el, evsel);
 	perf_evlist__set_maps(el, s->cpus, threads);
 	ret = perf_evsel__open(evsel, s->cpus, threads);
+	if (ret == -EMFILE && raise_nofile())   /* a failed open closed what it had opened */
+		ret = perf_evsel__open(evsel, s->cpus, threads);
 	if (ret)
 		return open_error(e, what, -ret, kind);
 	s->nr_open = s->nr_evlists;
@@ -257,22 +272,38 @@ static void for_each_evlist(struct session *s, void (*fn)(struct perf_evlist *))
 		fn(s->evlists[i]);
 }
 
-/* A filter the kernel rejects falls back to the self filter: SQLite checks every term anyway. */
+/*
+ * A filter the kernel refuses is noted and replaced by a weaker one: SQLite checks every WHERE
+ * term anyway; under -p/-t the targets' rows are then picked in user space; elsewhere the self
+ * filter alone is set (and noted if it is refused too).
+ */
 static void set_filters(struct session *s)
 {
 	char self_f[64];
+	int ret;
 
 	session__plan_filters(s);
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];
 
-		target__self_filter(s, src, self_f, sizeof(self_f));
-		if (!src->evsel || !src->filter[0] || !evsel__set_filter(src->evsel, src->filter))
+		if (!src->evsel || !src->filter[0] || !(ret = evsel__set_filter(src->evsel, src->filter)))
 			continue;
 		src->filter_rejected = true;
-		snprintf(src->filter, sizeof(src->filter), "%s", self_f);
-		if (self_f[0] && evsel__set_filter(src->evsel, self_f))
-			src->filter[0] = '\0';
+		source__note(src, "the kernel refused the filter (%s): the WHERE filter is applied in "
+			     "user space", strerror(-ret));
+		src->filter[0] = '\0';
+		if (src->task_fields[0] && !src->tree_filter) {
+			if (!src->task_filter_user)
+				source__note(src, "the targets' rows are picked in user space");
+			src->task_filter_user = true;
+			continue;
+		}
+		target__self_filter(s, src, self_f, sizeof(self_f));
+		if (self_f[0] && (ret = evsel__set_filter(src->evsel, self_f)))
+			source__note(src, "the kernel refused \"%s\" too (%s): perf-sql's own rows are "
+				     "not left out", self_f, strerror(-ret));
+		else
+			snprintf(src->filter, sizeof(src->filter), "%s", self_f);
 	}
 }
 

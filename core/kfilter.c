@@ -8,6 +8,7 @@
  *     not added twice.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "core/kfilter.h"
 
@@ -70,25 +71,34 @@ const char *kfilter__str(const struct kfilter *kf)
 
 bool kfilter__or(char *out, size_t len, const char *add)
 {
-	size_t have = strlen(out);
-	char wrapped[1100];
-	int n;
+	size_t have = strlen(out), need;
+	bool wrap_first;
+	char *wrapped;
 
-	snprintf(wrapped, sizeof(wrapped), "(%s)", add);
-	if (have && (!strcmp(out, add) || strstr(out, wrapped)))
+	if (asprintf(&wrapped, "(%s)", add) < 0)
+		return false;
+	if (have && (!strcmp(out, add) || strstr(out, wrapped))) {
+		free(wrapped);
 		return true;
-	if (!have) {
-		n = snprintf(out, len, "%s", add);
-		return n >= 0 && (size_t)n < len;
 	}
 	/* the first filter gets its parentheses when a second one arrives */
-	if (out[0] != '(' || !strstr(out, ") || (")) {
-		char first[1100];
-
-		snprintf(first, sizeof(first), "(%s)", out);
-		snprintf(out, len, "%s", first);
-		have = strlen(out);
+	wrap_first = have && (out[0] != '(' || !strstr(out, ") || ("));
+	need = have ? have + (wrap_first ? 2 : 0) + 4 + strlen(wrapped) : strlen(add);
+	if (need >= len) {
+		free(wrapped);
+		return false;
 	}
-	n = snprintf(out + have, len - have, " || %s", wrapped);
-	return n >= 0 && (size_t)n < len - have;
+	if (!have) {
+		memcpy(out, add, need + 1);
+	} else {
+		if (wrap_first) {
+			memmove(out + 1, out, have);
+			out[0] = '(';
+			out[have + 1] = ')';
+			have += 2;
+		}
+		snprintf(out + have, len - have, " || %s", wrapped);
+	}
+	free(wrapped);
+	return true;
 }

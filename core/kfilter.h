@@ -7,6 +7,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The longest filter the kernel takes, NUL included: PERF_EVENT_IOC_SET_FILTER copies at most
+ * a page (strndup_user(arg, PAGE_SIZE): 4095 characters on 4 KiB pages; EINVAL past that) */
+#define KFILTER_MAX 4096
+
 enum kf_op { KF_EQ, KF_NE, KF_LT, KF_LE, KF_GT, KF_GE, KF_GLOB };
 
 struct kf_value {
@@ -16,7 +20,7 @@ struct kf_value {
 };
 
 struct kfilter {
-	char buf[1024];
+	char buf[KFILTER_MAX];
 	size_t len;
 	bool overflow;
 };
@@ -28,6 +32,7 @@ bool kfilter__and(struct kfilter *kf, const char *name, enum kf_op op, const str
 		  int nr);
 /* The filter text, or NULL when empty or too long for one filter. */
 const char *kfilter__str(const struct kfilter *kf);
-/* "(a) || (b)" of the distinct filters of several scans into out (the OR of their rows). */
+/* "(a) || (b)" of the distinct filters of several scans into out (the OR of their rows);
+ * false, with out unchanged, when the result would not fit in len. */
 bool kfilter__or(char *out, size_t len, const char *add);
 #endif

@@ -92,7 +92,8 @@ static void handle_sample(struct session *s, const union perf_event *ev)
 		s->nr_stray++;
 		return;
 	}
-	if (m->src->tree_filter && !target__in_tree(s, m->src, &smp)) {
+	if ((m->src->tree_filter && !target__in_tree(s, m->src, &smp)) ||
+	    (m->src->task_filter_user && !target__in_targets(s, m->src, &smp))) {
 		m->src->filtered[idx]++;
 		return;
 	}

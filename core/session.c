@@ -168,7 +168,8 @@ static struct source *new_source(struct session *s, struct tp_event *ev, struct 
 	/* a workload's tree is known only as it forks: its scheduler rows are picked in user
 	 * space, from every CPU, on the task fields and the task itself */
 	src->tree_filter = src->task_fields[0] && s->opts.workload && !s->opts.all;
-	src->need_raw |= src->tree_filter;
+	/* -p/-t: the task fields are read if the targets' rows must be picked in user space */
+	src->need_raw |= src->tree_filter || (src->task_fields[0] && s->nr_tids);
 	s->src[s->nr_src++] = src;
 	return src;
 nomem:
@@ -179,18 +180,38 @@ nomem:
 
 void source__plan(struct source *src, bool raw, bool comm, bool rows)
 {
-	src->need_raw |= raw || src->tree_filter;
+	src->need_raw |= raw || src->tree_filter || (src->task_fields[0] && src->s->nr_tids);
 	src->need_comm |= comm;
 	src->need_rows |= rows;
 }
 
-void source__dry_scan(struct source *src, const char *filter)
+void source__dry_scan(struct source *src, const struct kfilter *kf)
 {
+	const char *filter = kf ? kfilter__str(kf) : NULL;
+
 	src->nr_scans++;
-	if (!filter || src->s->no_pushdown)
+	if (kf && kf->overflow)
+		src->want_too_long = true;
+	if (!filter || src->s->no_pushdown) {
 		src->want_all = true;
-	else if (!kfilter__or(src->want_filter, sizeof(src->want_filter), filter))
-		src->want_all = true;   /* too long for one filter */
+	} else if (!kfilter__or(src->want_filter, sizeof(src->want_filter), filter)) {
+		src->want_all = true;
+		src->want_too_long = true;
+	}
+}
+
+void source__note(struct source *src, const char *fmt, ...)
+{
+	size_t have = strlen(src->filter_note);
+	va_list ap;
+
+	if (have && have + 3 < sizeof(src->filter_note)) {
+		memcpy(src->filter_note + have, "; ", 3);
+		have += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(src->filter_note + have, sizeof(src->filter_note) - have, fmt, ap);
+	va_end(ap);
 }
 
 int session__extra_stat(struct session *s, const char *fmt, ...)
@@ -416,6 +437,7 @@ void session__close(struct session *s)
 	perf_thread_map__put(s->threads);
 	perf_thread_map__put(s->any_thread);
 	free(s->tids);
+	u32set__free(&s->targets);
 	u32set__free(&s->tree);
 	u32set__free(&s->stack_pids);
 	if (s->stack_ctx_free)

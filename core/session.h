@@ -14,6 +14,7 @@
 #include "core/catalog.h"
 #include "core/comm.h"
 #include "core/err.h"
+#include "core/kfilter.h"
 #include "core/u32set.h"
 #include "core/window.h"
 #include "core/workload.h"
@@ -72,13 +73,19 @@ struct source {
 	 * names the task, because a per-task event misses the wakeup of a sleeping task */
 	const char *task_fields[2];
 	bool tree_filter;        /* workload: rows kept in user space for the workload's tasks */
+	bool task_filter_user;   /* -p/-t: the targets' rows picked in user space (on task_fields):
+				  * their ids do not fit in one kernel filter, or it was refused */
 	struct window *win;
 	/* kernel filter: the OR of what the dry run's scans asked for, unless one asked nothing */
-	char want_filter[1024];
+	char want_filter[KFILTER_MAX - 80];   /* room beside it for "common_pid != self" */
 	bool want_all;           /* some scan needs every row: no filter from the query */
+	bool want_too_long;      /* a scan's filter, or the OR of them all, is over KFILTER_MAX */
 	int nr_scans;            /* scans seen in the dry run */
-	char filter[2200];       /* the filter actually set ("" for none) */
-	bool filter_rejected;    /* the kernel refused want_filter: filtered in user space only */
+	char filter[KFILTER_MAX];   /* the filter actually set ("" for none) */
+	bool filter_rejected;    /* the kernel refused the planned filter (see filter_note) */
+	/* why a filter wanted (the query's, the targets', perf-sql's own) is not in the kernel,
+	 * "" if every one is: set by planning and opening, printed by --explain and -v */
+	char filter_note[512];
 	/* per CPU index: this window's rows and losses (dropped: refused past --max-memory) */
 	uint64_t *received, *lost, *dropped, *filtered;   /* filtered: not the workload's */
 	/* per CPU index, cumulative: the kernel's event count at the last read, and ours */
@@ -112,6 +119,7 @@ struct session {
 	struct perf_thread_map *threads;
 	struct perf_thread_map *any_thread;   /* pid -1: system-wide events under -p/-t */
 	pid_t *tids;                 /* -p/-t targets, expanded to threads */
+	struct u32set targets;       /* the same tids, for picking rows in user space */
 	struct u32set tree;          /* tids of the workload's process tree */
 	struct u32set stack_pids;    /* pids whose stacks were collected */
 	/* set by the symbols layer: called at a pid's first stack (core stays below it) */
@@ -166,8 +174,10 @@ bool source__counts(const struct source *src);
 void source__plan_more(struct source *src, bool stack, bool addr, bool regs);
 /* A sampling rate the query asked for; -EINVAL if another scan asked another one. */
 int source__set_rate(struct source *src, uint64_t hz, uint64_t period);
-/* A dry-run scan of src asked for the kernel filter `filter` (NULL: it needs every row). */
-void source__dry_scan(struct source *src, const char *filter);
+/* A dry-run scan of src asked for the kernel filter kf (NULL or empty: it needs every row). */
+void source__dry_scan(struct source *src, const struct kfilter *kf);
+/* Adds a sentence to src->filter_note. */
+void source__note(struct source *src, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The filter each source will get (src->filter), from the dry run; nothing is set yet. */
 void session__plan_filters(struct session *s);
 uint64_t source__sample_type(const struct source *src);

@@ -127,13 +127,19 @@ bad:
 	return err_hint(e, "online CPUs: %s (e.g. -C 0 or -C 0-1)", list);
 }
 
+/* a target thread, once (a thread named twice would be opened, and counted, twice) */
 static int add_tid(struct session *s, pid_t tid)
 {
-	pid_t *n = realloc(s->tids, (size_t)(s->nr_tids + 1) * sizeof(*n));
+	pid_t *n;
 
+	if (u32set__has(&s->targets, (uint32_t)tid))
+		return 0;
+	n = realloc(s->tids, (size_t)(s->nr_tids + 1) * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
 	s->tids = n;
+	if (!u32set__add(&s->targets, (uint32_t)tid))
+		return -ENOMEM;
 	s->tids[s->nr_tids++] = tid;
 	return 0;
 }
@@ -225,34 +231,71 @@ void target__self_filter(struct session *s, const struct source *src, char *buf,
 		snprintf(buf, len, "common_pid != %d", (int)getpid());
 }
 
-/* -p/-t on a scheduler event: "(prev_pid == T || next_pid == T ...)" [&& the query's filter] */
+/* "(prev_pid == T1 || prev_pid == T2 ...) || (next_pid == T1 ...)" into out; false: too long */
+static bool targets_filter(struct session *s, const struct source *src, char *out, size_t len)
+{
+	struct kf_value *v = calloc((size_t)s->nr_tids, sizeof(*v));
+	struct kfilter *kf = malloc(sizeof(*kf));
+	bool fits = v && kf;
+
+	out[0] = '\0';
+	for (int i = 0; fits && i < s->nr_tids; i++)
+		v[i] = (struct kf_value){ .i = s->tids[i] };
+	for (int k = 0; fits && k < 2 && src->task_fields[k]; k++) {
+		kf->len = 0;
+		kf->overflow = false;
+		kfilter__and(kf, src->task_fields[k], KF_EQ, v, s->nr_tids);
+		fits = kfilter__str(kf) && kfilter__or(out, len, kfilter__str(kf));
+	}
+	free(v);
+	free(kf);
+	return fits;
+}
+
+/*
+ * -p/-t on a scheduler event: the targets' filter AND the query's when both fit; targets too
+ * many for one filter are picked in user space (target__in_targets) and the query's filter
+ * goes alone. Rows are the targets' either way.
+ */
 static void task_filter(struct session *s, struct source *src, bool want)
 {
-	struct kfilter kf = { .len = 0 };
-	struct kf_value v[64];
-	int nr = s->nr_tids < 64 ? s->nr_tids : 64;
-	char one[sizeof(src->filter)];
+	char *task = malloc(KFILTER_MAX);
 
-	src->filter[0] = '\0';
-	for (int i = 0; i < nr; i++)
-		v[i] = (struct kf_value){ .i = s->tids[i] };
-	for (int k = 0; k < 2 && src->task_fields[k]; k++) {
-		kf.len = 0;
-		kfilter__and(&kf, src->task_fields[k], KF_EQ, v, nr);
-		if (kfilter__str(&kf))
-			kfilter__or(src->filter, sizeof(src->filter), kfilter__str(&kf));
+	if (!task || !targets_filter(s, src, task, KFILTER_MAX)) {
+		src->task_filter_user = true;
+		source__note(src, "a kernel filter of the %d target threads on %s%s%s is over the "
+			     "kernel's %d bytes: their rows are picked in user space", s->nr_tids,
+			     src->task_fields[0], src->task_fields[1] ? "/" : "",
+			     src->task_fields[1] ? src->task_fields[1] : "", KFILTER_MAX - 1);
+		snprintf(src->filter, sizeof(src->filter), "%s", want ? src->want_filter : "");
+	} else if (want && (size_t)snprintf(src->filter, sizeof(src->filter), "(%s) && (%s)", task,
+					    src->want_filter) >= sizeof(src->filter)) {
+		snprintf(src->filter, sizeof(src->filter), "%s", task);
+		source__note(src, "the WHERE filter is not set in the kernel: beside the targets' "
+			     "filter it is over the kernel's %d bytes", KFILTER_MAX - 1);
+	} else if (!want) {
+		snprintf(src->filter, sizeof(src->filter), "%s", task);
 	}
-	if (want && src->filter[0]) {
-		snprintf(one, sizeof(one), "%s", src->filter);
-		if ((size_t)snprintf(src->filter, sizeof(src->filter), "(%.1070s) && (%.1023s)", one,
-				     src->want_filter) >= sizeof(src->filter))
-			snprintf(src->filter, sizeof(src->filter), "%s", one);
-	}
+	free(task);
+}
+
+/* why the query's filter is not in the kernel, where the query has one */
+static void note_want(struct session *s, struct source *src, bool want)
+{
+	if (src->want_too_long)
+		source__note(src, "a WHERE filter is too long for one kernel filter (%d bytes): "
+			     "not set in the kernel", KFILTER_MAX - 1);
+	if (s->no_pushdown)
+		source__note(src, "--no-pushdown: no WHERE filter in the kernel");
+	if (want && src->ev->kind != EV_TRACEPOINT)
+		source__note(src, "not a tracepoint: no kernel filter (the WHERE filter is applied "
+			     "in user space)");
 }
 
 /*
  * Kernel filters: what the dry run asked for (when every scan asked for something), AND
- * "common_pid != self" for system-wide events.
+ * "common_pid != self" for system-wide events, or AND the targets' filter under -p/-t.
+ * Whatever is wanted and not set gets a sentence in filter_note.
  */
 void session__plan_filters(struct session *s)
 {
@@ -262,6 +305,9 @@ void session__plan_filters(struct session *s)
 		struct source *src = s->src[i];
 		bool want = src->nr_scans && !src->want_all && src->want_filter[0];
 
+		src->filter_note[0] = '\0';
+		src->task_filter_user = false;
+		note_want(s, src, want);
 		target__self_filter(s, src, self_f, sizeof(self_f));
 		if (src->ev->kind != EV_TRACEPOINT) {   /* ftrace filters are for tracepoints */
 			src->filter[0] = '\0';
@@ -271,6 +317,7 @@ void session__plan_filters(struct session *s)
 			task_filter(s, src, want);
 			continue;
 		}
+		/* want_filter leaves room for the self filter (see core/kfilter.h) */
 		if (want && self_f[0])
 			snprintf(src->filter, sizeof(src->filter), "(%s) && %s", src->want_filter, self_f);
 		else
@@ -278,26 +325,31 @@ void session__plan_filters(struct session *s)
 	}
 }
 
-static bool tree_has(const struct session *s, uint32_t tid)
+/* a task field of the row (prev_pid, next_pid, pid) is in set */
+static bool field_in(const struct u32set *set, const struct source *src, const struct sample *smp)
 {
-	return u32set__has(&s->tree, tid);
-}
-
-bool target__in_tree(const struct session *s, const struct source *src, const struct sample *smp)
-{
-	if (tree_has(s, smp->tid))
-		return true;
 	for (int k = 0; k < 2 && src->task_fields[k]; k++) {
 		const struct tp_field *f = field__find(src->ev, src->task_fields[k]);
 		int32_t v;
 
 		if (f && f->size == 4 && (uint32_t)f->offset + 4 <= smp->raw_size) {
 			memcpy(&v, (const uint8_t *)smp->raw + f->offset, 4);
-			if (v > 0 && tree_has(s, (uint32_t)v))
+			if (v > 0 && u32set__has(set, (uint32_t)v))
 				return true;
 		}
 	}
 	return false;
+}
+
+bool target__in_tree(const struct session *s, const struct source *src, const struct sample *smp)
+{
+	return u32set__has(&s->tree, smp->tid) || field_in(&s->tree, src, smp);
+}
+
+bool target__in_targets(const struct session *s, const struct source *src,
+			const struct sample *smp)
+{
+	return field_in(&s->targets, src, smp);
 }
 
 bool target__gone(struct session *s)

@@ -38,6 +38,9 @@ static inline int target__stream(const struct session *s, uint32_t cpu)
 /* A scheduler row of the workload: its task, or a task field, is in the tree. */
 bool target__in_tree(const struct session *s, const struct source *src,
 		     const struct sample *smp);
+/* -p/-t, picked in user space: a task field names a target (what the kernel filter tests). */
+bool target__in_targets(const struct session *s, const struct source *src,
+			const struct sample *smp);
 /* "common_pid != self" where perf-sql must leave itself out ("" where not). */
 void target__self_filter(struct session *s, const struct source *src, char *buf, size_t len);
 #endif

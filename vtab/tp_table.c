@@ -387,7 +387,7 @@ static void dry_scan(struct tp_vtab *vt, const char *idx_str, int argc, sqlite3_
 			arg++;
 		}
 	}
-	source__dry_scan(vt->src, kfilter__str(&kf));
+	source__dry_scan(vt->src, &kf);
 }
 
 static int tp_table_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)

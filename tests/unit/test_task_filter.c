@@ -1,0 +1,194 @@
+/*
+ * tests/unit/test_task_filter.c - -p/-t on a scheduler table (issue 12): the targets' kernel
+ * filter while it fits in the kernel's KFILTER_MAX, else the targets' rows picked in user space
+ * (exactly those where a task field names a target), and a note wherever a wanted filter is
+ * not set in the kernel. A fake sched_switch and session; no event is opened.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <linux/perf_event.h>
+#include <perf/cpumap.h>
+#include "core/ring.h"
+#include "core/target.h"
+#include "t.h"
+
+#define PREV_OFF 24
+#define NEXT_OFF 56
+#define FAKE_ID 9
+
+static struct tp_field sw_fields[] = {
+	{ .name = "prev_comm", .offset = 8, .size = 16 },
+	{ .name = "prev_pid", .offset = PREV_OFF, .size = 4, .is_signed = true },
+	{ .name = "prev_state", .offset = 32, .size = 8, .is_signed = true },
+	{ .name = "next_comm", .offset = 40, .size = 16 },
+	{ .name = "next_pid", .offset = NEXT_OFF, .size = 4, .is_signed = true },
+};
+
+static struct tp_event sched_switch = {
+	.system = "sched", .name = "sched_switch", .full = "sched:sched_switch",
+	.kind = EV_TRACEPOINT, .parsed = true, .nr_fields = 5, .fields = sw_fields,
+};
+
+/* a session on CPUs 0-1 whose targets are nr threads first, first+1, ... */
+static struct session *fake_session(int nr, int first, struct source **src_out)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	struct perf_cpu_map *map = perf_cpu_map__new("0-1");
+	struct err e = { 0 };
+
+	s->wl.go_fd = s->wl.err_fd = -1;
+	s->budget = 1 << 20;
+	T(target__set_cpus(s, map, &e) == 0, "cpus: %s", e.msg);
+	perf_cpu_map__put(map);
+	s->tids = calloc((size_t)nr, sizeof(*s->tids));
+	for (int i = 0; i < nr; i++) {
+		s->tids[i] = first + i;
+		u32set__add(&s->targets, (uint32_t)(first + i));
+	}
+	s->nr_tids = nr;
+	*src_out = session__source(s, &sched_switch, &e);
+	T(*src_out && (*src_out)->task_fields[0] && (*src_out)->need_raw,
+	  "-p on sched_switch: task fields, raw data read");
+	(*src_out)->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				  PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW;
+	s->ids = calloc(1, sizeof(*s->ids));
+	s->ids[0] = (struct id_map){ .id = FAKE_ID, .src = *src_out };
+	s->nr_ids = 1;
+	s->evsrc[s->nr_evsrc++] = &ring_source;
+	return s;
+}
+
+static void dry_scan(struct source *src, const char *name, long long v)
+{
+	struct kfilter kf = { .len = 0 };
+	struct kf_value val = { .i = v };
+
+	kfilter__and(&kf, name, KF_EQ, &val, 1);
+	source__dry_scan(src, &kf);
+}
+
+/* a sched_switch sample from prev to next on CPU 1 */
+static void deliver(struct session *s, int32_t prev, int32_t next)
+{
+	uint64_t rec[6 + 9] = { 0 };
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = sizeof(rec) };
+	uint32_t pid_tid[2] = { (uint32_t)prev, (uint32_t)prev }, cpu_res[2] = { 1, 0 };
+	uint32_t raw_size = 68;
+	uint8_t *raw = (uint8_t *)&rec[6] + 4;
+
+	memcpy(&rec[0], &h, 8);
+	rec[1] = FAKE_ID;
+	memcpy(&rec[2], pid_tid, 8);
+	rec[3] = 1000;
+	memcpy(&rec[4], cpu_res, 8);
+	rec[5] = 1;
+	memcpy(&rec[6], &raw_size, 4);   /* then the raw record, padded to 8 bytes */
+	memcpy(raw + PREV_OFF, &prev, 4);
+	memcpy(raw + NEXT_OFF, &next, 4);
+	ring__handle(s, (const union perf_event *)rec);
+}
+
+static void test_few_targets(void)
+{
+	struct source *src;
+	struct session *s = fake_session(2, 101, &src);
+
+	session__plan_filters(s);
+	T(!strcmp(src->filter, "((prev_pid == 101 || prev_pid == 102)) || "
+			       "((next_pid == 101 || next_pid == 102))"),
+	  "the targets' kernel filter: %s", src->filter);
+	T(!src->task_filter_user && !src->filter_note[0], "nothing in user space, no note: %s",
+	  src->filter_note);
+	dry_scan(src, "prev_state", 1);
+	session__plan_filters(s);
+	T(!strcmp(src->filter, "(((prev_pid == 101 || prev_pid == 102)) || "
+			       "((next_pid == 101 || next_pid == 102))) && (prev_state == 1)"),
+	  "the targets' filter and the query's: %s", src->filter);
+	session__close(s);
+}
+
+static void test_many_targets(void)
+{
+	struct source *src;
+	struct session *s = fake_session(500, 20000, &src);
+
+	session__plan_filters(s);
+	T(src->task_filter_user && !src->filter[0], "500 targets: picked in user space");
+	T(strstr(src->filter_note, "500 target threads") &&
+	  strstr(src->filter_note, "picked in user space"), "and noted: %s", src->filter_note);
+	dry_scan(src, "prev_state", 1);
+	session__plan_filters(s);
+	T(!strcmp(src->filter, "prev_state == 1"), "the query's filter alone: %s", src->filter);
+	deliver(s, 20000, 0);       /* a target switches out */
+	deliver(s, 5, 20499);       /* a target switches in */
+	deliver(s, 5, 6);           /* neither */
+	deliver(s, 19999, 20500);   /* neither: just outside the targets */
+	T(src->received[1] == 2 && src->filtered[1] == 2, "2 targets' rows kept, 2 others "
+	  "filtered (got %llu, %llu)", (unsigned long long)src->received[1],
+	  (unsigned long long)src->filtered[1]);
+	session__close(s);
+}
+
+/* where the kernel filter stops holding the targets: at its KFILTER_MAX, not before */
+static void test_limit(void)
+{
+	int fits = 0;
+
+	for (int nr = 80; nr <= 120; nr++) {
+		struct source *src;
+		struct session *s = fake_session(nr, 10000, &src);
+
+		session__plan_filters(s);
+		if (!src->task_filter_user) {
+			T(strlen(src->filter) < KFILTER_MAX && strstr(src->filter, "10000"), "fits");
+			fits = nr;
+		} else {
+			T(!src->filter[0] && src->filter_note[0], "past the limit: noted");
+		}
+		session__close(s);
+	}
+	/* each id costs "prev_pid == 1xxxx || " and "next_pid == 1xxxx || ": 42 bytes */
+	T(fits >= 95 && fits < 100, "5-digit targets in one kernel filter: %d (4095 / 42)", fits);
+}
+
+static void test_notes(void)
+{
+	struct source *src;
+	struct session *s = fake_session(2, 101, &src);
+	struct kfilter kf = { .len = 0 };
+	struct kf_value vals[400];
+
+	for (int i = 0; i < 400; i++)
+		vals[i] = (struct kf_value){ .i = 1000000 + i };
+	kfilter__and(&kf, "prev_state", KF_EQ, vals, 400);
+	T(kf.overflow && !kfilter__str(&kf), "a WHERE filter of 400 values is too long");
+	source__dry_scan(src, &kf);
+	session__plan_filters(s);
+	T(strstr(src->filter_note, "too long for one kernel filter"), "noted: %s",
+	  src->filter_note);
+	T(strstr(src->filter, "prev_pid == 101") && !strstr(src->filter, "prev_state"),
+	  "the targets' filter stays: %s", src->filter);
+	session__close(s);
+}
+
+static void test_or(void)
+{
+	char out[40] = "a == 1";
+
+	T(kfilter__or(out, sizeof(out), "b == 2") && !strcmp(out, "(a == 1) || (b == 2)"), "%s",
+	  out);
+	T(kfilter__or(out, sizeof(out), "b == 2") && !strcmp(out, "(a == 1) || (b == 2)"),
+	  "a repeated filter is not added twice");
+	T(!kfilter__or(out, sizeof(out), "c == 3333333333333") &&
+	  !strcmp(out, "(a == 1) || (b == 2)"), "too long: refused, out unchanged: %s", out);
+}
+
+int main(void)
+{
+	RUN(test_few_targets);
+	RUN(test_many_targets);
+	RUN(test_limit);
+	RUN(test_notes);
+	RUN(test_or);
+	return t_done("task_filter");
+}
