@@ -7,13 +7,16 @@ done
 [ -n "$base" ] || skip "no cgroup v2 hierarchy mounted"
 cg="$base/perfsql-test-$$"
 mkdir "$cg" || skip "cannot create a cgroup under $base"
-trap 'rmdir "$cg" 2>/dev/null' EXIT
-# the target waits 0.5 s (for perf-sql to attach), then does 500 writes of 77 bytes
-sh -c "echo \$\$ > $cg/cgroup.procs; sleep 0.5; exec $WL/writes 500 77" & target=$!
-sleep 0.2
-out=$(q --cgroup "${cg#$base/}" "select count(*), sum(count = 77), count(distinct _pid) from sys_enter_write") ||
-	fail "perf-sql --cgroup"
-wait $target
+# the target joins the cgroup held before its exec (lib.sh hold); once perf-sql collects it does
+# 500 writes of 77 bytes
+dir=$(mktemp -d); trap 'rmdir "$cg" 2>/dev/null; rm -rf "$dir"' EXIT
+hold "$dir" "$WL/writes" 500 77
+echo $HELD > "$cg/cgroup.procs" || fail "cannot move $HELD into $cg"
+query_held "$dir" "select count(*), sum(count = 77), count(distinct _pid) from sys_enter_write" \
+	--cgroup "${cg#$base/}"
+release "$dir"
+out=$(window_sum "$dir" 2),$(window_sum "$dir" 3),$(tail -n +2 "$dir/query" | tr -d '\r' |
+	awk -F, '{ if ($4 > m) m = $4 } END { print m + 0 }')
 eq "$out" "500,500,1" "writes seen in the cgroup: all of the target's, and no one else's"
 err=$("$PERF_SQL" --cgroup no-such-cgroup-xyz "select 1" 2>&1); rc=$?
 eq "$rc" 1 "exit status for an unknown cgroup"

@@ -1,7 +1,8 @@
 # tests/live/lib.sh - helpers for live tests (sourced). PERF_SQL, WL (workloads dir) are set
 # by tests/run.sh. A test exits 0 (pass), 77 (skip, last line = reason) or 1 (fail).
 set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# fail also ends what hold/query_held started (BG), so no held process is left blocked
+fail() { echo "FAIL: $*" >&2; [ -n "${BG+x}" ] && kill "${BG[@]}" 2>/dev/null; exit 1; }
 skip() { echo "$*"; exit 77; }
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root (perf_event_open of tracepoints)"; }
 # eq ACTUAL EXPECTED WHAT
@@ -21,38 +22,64 @@ need_tracefs() {
 	done
 	fail "no tracefs events directory after perf-sql ran (looked in /sys/kernel/tracing and /sys/kernel/debug/tracing)"
 }
-# same_run DIR EVENTS SQL -- CMD [ARGS...]: one run of CMD, counted at once by perf stat
-# (-e EVENTS, into DIR/stat) and by perf-sql (--csv -i 100 SQL, one row per window, into
-# DIR/query), both attached with -p to the process before it starts: CMD is held until perf
-# stat has acked "enable" and perf-sql has printed its first window, so both see the same
-# events of the same execution (a reference that holds on any CPU and under any load).
-same_run() {
-	local dir=$1 events=$2 sql=$3 target ps pq ctl ack reply
-	shift 4
-	command -v perf >/dev/null || skip "perf is not installed (apt-get install linux-perf)"
-	mkfifo "$dir/go" "$dir/ctl" "$dir/ack" || fail "mkfifo in $dir"
-	sh -c 'read -r _ < "$0" && exec "$@"' "$dir/go" "$@" & target=$!
-	perf stat -x, -e "$events" -D -1 --control "fifo:$dir/ctl,$dir/ack" -p $target \
-		-o "$dir/stat" 2>"$dir/stat.err" & ps=$!
-	"$PERF_SQL" --csv -i 100 "$sql" -p $target >"$dir/query" 2>"$dir/query.err" & pq=$!
-	for _ in $(seq 200); do
-		[ "$(grep -c . "$dir/query")" -ge 2 ] && break
+# Tracing a process from its first instruction without a race: hold starts CMD blocked on a
+# FIFO before its exec, the tracers attach (query_held waits until perf-sql has printed its
+# first window, i.e. it is collecting), release lets CMD run and waits for all of them.
+# hold DIR CMD [ARGS...]: start CMD held; HELD is its pid
+hold() {
+	local dir=$1; shift
+	mkfifo "$dir/go" || fail "mkfifo in $dir"
+	sh -c 'read -r _ < "$0" && exec "$@"' "$dir/go" "$@" & HELD=$!
+	BG=($HELD)
+}
+# query_held DIR SQL [OPTIONS...]: perf-sql --csv -i 100 OPTIONS SQL (default -p HELD) in the
+# background into DIR/query (stderr DIR/query.err), back once its first window is printed
+query_held() {
+	local dir=$1 sql=$2 pq; shift 2
+	[ $# -gt 0 ] || set -- -p "$HELD"
+	"$PERF_SQL" --csv -i 100 "$@" "$sql" >"$dir/query" 2>"$dir/query.err" & pq=$!
+	BG+=($pq)
+	for _ in $(seq 600); do
+		[ "$(grep -c . "$dir/query")" -ge 2 ] && return 0
 		kill -0 $pq 2>/dev/null || break
 		sleep 0.05
 	done
+	kill "${BG[@]}" 2>/dev/null; wait
+	fail "perf-sql $* did not start collecting: $(cat "$dir/query" "$dir/query.err")"
+}
+# release DIR: let the held CMD run; wait for it and for the tracers (each must exit 0)
+release() {
+	local dir=$1 p
+	echo go >"$dir/go"
+	for p in "${BG[@]}"; do
+		wait "$p" || fail "release: process $p (of: held CMD, tracers) exited $?:" \
+			"$(cat "$dir"/*.err 2>/dev/null)"
+	done
+}
+# same_run DIR EVENTS SQL -- CMD [ARGS...]: one run of CMD, counted at once by perf stat
+# (-e EVENTS, into DIR/stat) and by perf-sql (SQL with -i 100 -p, one row per window, into
+# DIR/query), both attached before CMD starts: perf stat has acked "enable" and perf-sql has
+# printed its first window, so both see the same events of the same execution (a reference
+# that holds on any CPU and under any load).
+same_run() {
+	local dir=$1 events=$2 sql=$3 ctl ack reply
+	shift 4
+	command -v perf >/dev/null || skip "perf is not installed (apt-get install linux-perf)"
+	mkfifo "$dir/ctl" "$dir/ack" || fail "mkfifo in $dir"
+	hold "$dir" "$@"
+	perf stat -x, -e "$events" -D -1 --control "fifo:$dir/ctl,$dir/ack" -p $HELD \
+		-o "$dir/stat" 2>"$dir/stat.err" &
+	BG+=($!)
+	query_held "$dir" "$sql"
 	exec {ctl}>"$dir/ctl" {ack}<"$dir/ack"
 	echo enable >&$ctl
 	read -r -t 30 reply <&$ack
 	exec {ctl}>&- {ack}<&-
-	if [ "$(grep -c . "$dir/query")" -lt 2 ] || [ "$reply" != ack ]; then
-		kill $target $ps $pq 2>/dev/null; wait
-		fail "same_run: not both counting (perf stat: '$reply' $(cat "$dir/stat.err");" \
-			"perf-sql: $(cat "$dir/query" "$dir/query.err"))"
+	if [ "$reply" != ack ]; then
+		kill "${BG[@]}" 2>/dev/null; wait
+		fail "same_run: perf stat did not ack enable: '$reply' $(cat "$dir/stat.err")"
 	fi
-	echo go >"$dir/go"
-	wait $target || fail "same_run: $* exited $?"
-	wait $ps || fail "same_run: perf stat exited $?: $(cat "$dir/stat.err")"
-	wait $pq || fail "same_run: perf-sql exited $?: $(cat "$dir/query.err")"
+	release "$dir"
 }
 # stat_count DIR EVENT: EVENT's count in DIR/stat (written by same_run)
 stat_count() { awk -F, -v e="$2" '$3 == e { print $1 }' "$1/stat"; }

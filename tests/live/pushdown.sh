@@ -26,13 +26,15 @@ eq "$out" "3000 sum(received),sum(lost) 3000,0 " "count(*) in counting mode, and
 out=$(q -a -C 0 "select group_concat(distinct _cpu), count(*) >= 20 from sched_switch" \
       -- sh -c "taskset -c 0 $WL/sleeper 20 5 & taskset -c 1 $WL/sleeper 20 5; wait") || fail "-C run"
 eq "$out" "0,1" "cpus seen with -C 0 (and CPU 0's 20 sleeps among them)"
-# -p on a sleeper: scheduler events are taken system-wide, filtered on the task fields
-sh -c "sleep 0.5; exec $WL/sleeper 50 20" & target=$!
-plan=$("$PERF_SQL" -p $target --explain "select count(*) from sched_switch") || fail "explain -p"
+# -p on a sleeper: scheduler events are taken system-wide, filtered on the task fields; the
+# sleeper is held before its exec until perf-sql collects (lib.sh hold), so no sleep is missed
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+hold "$dir" "$WL/sleeper" 50 20
+plan=$("$PERF_SQL" -p $HELD --explain "select count(*) from sched_switch") || fail "explain -p"
 printf '%s\n' "$plan" | grep -q "filtered on prev_pid/next_pid" || fail "-p plan: $plan"
-out=$(q -p $target "select count(*) from sched_switch where prev_pid = $target and prev_state = 1") || fail "-p run"
-wait $target
-between "$out" 50 53 "sleeps seen as S-state switches with -p"
+query_held "$dir" "select count(*) from sched_switch where prev_pid = $HELD and prev_state = 1"
+release "$dir"
+between "$(window_sum "$dir")" 50 53 "sleeps seen as S-state switches with -p"
 # scheduler rows of other tasks are dropped before SQL, and counted (prev_pid + 0: not pushed)
 out=$(q "select count(*) >= 5 from sched_switch where prev_pid + 0 = workload_pid();
          select sum(filtered_in_user) > 0, count(filtered_in_kernel) from perf_sql_stats" \
