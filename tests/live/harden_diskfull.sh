@@ -4,10 +4,13 @@
 dir=$(mktemp -d); errf=$(mktemp); trap 'umount "$dir" 2>/dev/null; rmdir "$dir"; rm -f "$errf"' EXIT
 mount -t tmpfs -o size=16k tmpfs "$dir" || skip "cannot mount a small tmpfs"
 head -c 12288 /dev/zero > "$dir/filler"
-# space returns after 0.6 s; 10 windows of 150 ms, each with 30 rows
-(sleep 0.6; rm -f "$dir/filler") &
+# space returns once perf-sql has said it could not write a window (or after 30 s); the workload
+# writes 30 rows every 150 ms while the disk is full, then 5 times more: 150 rows to write
+(for _ in $(seq 600); do grep -q "not written" "$errf" && break; sleep 0.05; done
+ rm -f "$dir/filler") &
 "$PERF_SQL" -i 150 --csv -o "$dir/out.csv" "select _time, _cpu, comm, count from sys_enter_write" \
-	-- sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do $WL/writes 30 5; sleep 0.15; done" 2> "$errf"
+	-- sh -c "while [ -e $dir/filler ]; do $WL/writes 30 5; sleep 0.15; done
+		for i in 1 2 3 4 5; do $WL/writes 30 5; sleep 0.15; done" 2> "$errf"
 rc=$?; wait
 eq "$rc" 0 "exit status with a full disk for some windows"
 n=$(grep -c "not written (whole rows only" "$errf")
