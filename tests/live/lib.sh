@@ -13,6 +13,15 @@ between() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ] || fail "$4: got $1, expected
 q() { "$PERF_SQL" --csv "$@" | tail -n +2 | tr -d '\r'; }
 # qx PATTERN ARGS...: like q, but first drops lines the workload printed (matching PATTERN)
 qx() { local pat=$1; shift; "$PERF_SQL" --csv "$@" | grep -v -- "$pat" | tail -n +2 | tr -d '\r'; }
+# wait_perf_fds PID: until process PID holds perf event fds (it has opened its events), or fail
+wait_perf_fds() {
+	for _ in $(seq 600); do
+		ls -l "/proc/$1/fd" 2>/dev/null | grep -q perf_event && return 0
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	fail "process $1 never opened a perf event"
+}
 # need_tracefs: set TFS to the tracefs directory perf-sql uses. perf-sql runs once first: on a
 # fresh machine nothing has mounted tracefs yet, and perf-sql mounts it (as root)
 need_tracefs() {
