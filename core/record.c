@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "core/capture.h"
+#include "core/clock.h"
 #include "core/record.h"
 
 /* META: what the rows are from; the CPU list has one entry per stream, however many */
@@ -30,9 +31,10 @@ static int write_meta(struct session *s, struct capture_writer *w, const char *c
 	gethostname(host, sizeof(host) - 1);
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
-	fprintf(f, "host=%s\nkernel=%s\nmachine=%s\ncpus=%d\nstart_ns=%llu\ncommand=%s\ncpu_list=",
-		host, u.release, u.machine, s->nr_cpus, (unsigned long long)s->window_start_ns,
-		command);
+	fprintf(f, "host=%s\nkernel=%s\nmachine=%s\ncpus=%d\nstart_ns=%llu\nclock_offset_ns=%lld\n"
+		"command=%s\ncpu_list=", host, u.release, u.machine, s->nr_cpus,
+		(unsigned long long)s->window_start_ns,
+		(long long)(s->clock_offset_ns ? s->clock_offset_ns : clock__wall_offset_ns()), command);
 	for (int i = 0; i < s->nr_cpus; i++)
 		fprintf(f, "%s%d", i ? "," : "", s->cpu_num[i]);
 	fputc('\n', f);

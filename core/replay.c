@@ -78,6 +78,9 @@ static int read_meta(struct session *s, struct replay *r, const char *text, size
 	r->meta = strndup(text, len);
 	if (!r->meta)
 		return err_set(e, -ENOMEM, "out of memory");
+	/* ts() shows the recording machine's wall clock (older captures: this machine's) */
+	if ((p = strstr(r->meta, "\nclock_offset_ns=")))
+		s->clock_offset_ns = strtoll(p + 17, NULL, 10);
 	p = strstr(r->meta, "\ncpu_list=");
 	for (p = p ? p + 10 : ""; *p && *p != '\n';) {
 		int *n = realloc(cpus, (size_t)(nr + 1) * sizeof(*cpus));

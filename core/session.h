@@ -149,6 +149,8 @@ struct session {
 	bool no_pushdown;            /* --no-pushdown (benchmarks): no query filter in the kernel */
 	uint64_t window_start_ns;    /* CLOCK_REALTIME of this window's start */
 	uint64_t window_start_mono;  /* CLOCK_MONOTONIC (perf clock) of the same */
+	int64_t clock_offset_ns;     /* wall - perf clock for ts(); 0: this machine's (core/clock.h);
+				      * a replay's: the recording machine's */
 	int nr_windows;
 	uint32_t self;               /* perf-sql's pid: its own samples are left out */
 	void *replay;                /* core/replay.c: rows come from a capture */

@@ -55,6 +55,9 @@ int query__sql_err(struct query *q, struct session *s, const char *msg, struct e
 			err_hint(e, "list tables with: perf-sql \"select name from perf_sql_events\"");
 	} else if (!strncmp(msg, "no such column: ", 16)) {
 		err_hint(e, "list a table's columns with: perf-sql --schema TABLE");
+	} else if (!strncmp(msg, "vtable constructor called recursively: ", 39)) {
+		err_set(e, -EINVAL, "profiler %s refers to itself (its SQL selects from it, directly "
+			"or through another profiler)", msg + 39);
 	}
 	return -EINVAL;
 }
@@ -279,6 +282,8 @@ static int open_db(struct query *q, struct session *s, struct err *e)
 	if (sqlite3_open_v2(":memory:", &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) ||
 	    vtabs__register(q->db, s) || sql_functions__register(q->db, s))
 		return err_set(e, -ENOMEM, "sqlite: %s", q->db ? sqlite3_errmsg(q->db) : "out of memory");
+	if (q->extend && q->extend(q->db, s, q->sql, e))
+		return e->code;
 	if (lockdown__apply(q->db, &q->lock, &msg)) {
 		err_set(e, -EINVAL, "%s", msg ? msg : "sqlite: cannot lock the connection down");
 		sqlite3_free(msg);

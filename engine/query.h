@@ -60,6 +60,9 @@ struct query {
 	struct query_param params[QUERY_MAX_PARAMS];
 	int nr_params;
 	struct lockdown lock;   /* --query-timeout, --allow-attach; the budget while running */
+	/* more tables, from a layer above the engine (profilers as tables): called once the
+	 * connection has the event tables and functions, before the SQL is prepared */
+	int (*extend)(sqlite3 *db, struct session *s, const char *sql, struct err *e);
 	/* while running */
 	sqlite3 *db;
 	sqlite3_stmt *stmts[QUERY_MAX_STMTS];

@@ -24,6 +24,7 @@
 #include "core/tracefs.h"
 #include "engine/query.h"
 #include "profilers/profiler.h"
+#include "profilers/view.h"
 
 struct builtin_query {
 	const char *name;
@@ -298,6 +299,7 @@ static int check_sql(const struct profiler *p, struct err *e)
 		return 0;
 	}
 	q.sql = sql;
+	q.extend = profilers__register_views;
 	rc = query__check(&q, e);
 	sqlite3_free(sql);
 	if (rc && e->code != -EACCES && e->code != -EPERM) {

@@ -17,6 +17,7 @@
 #include "repl/cli.h"
 #include "repl/repl.h"
 #include "profilers/profiler.h"
+#include "profilers/view.h"
 
 #define MAX_ARGS 64
 
@@ -84,6 +85,33 @@ static void print_names(char **names, int nr)
 		printf("%-*s%s", width + 2, names[i], i % cols == cols - 1 || i == nr - 1 ? "\n" : "");
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* the profilers, by their names as tables (profilers/view.c), added to names: sorted */
+static int add_profiler_tables(struct repl *r, const char *glob, char ***names, int nr)
+{
+	int nr_prof = 0;
+	struct profiler **list = profilers__list(&nr_prof, &(struct err){ 0 });
+	char name[96];
+
+	for (int i = 0; list && i < nr_prof; i++) {
+		char **more;
+
+		if (profilers__table_name(r->cat, list[i]->name, name, sizeof(name)) ||
+		    sqlite3_strglob(glob, list[i]->name) || !(more = realloc(*names,
+									(size_t)(nr + 1) * sizeof(char *))))
+			continue;
+		*names = more;
+		(*names)[nr++] = strdup(name);
+	}
+	profilers__free(list, nr_prof);
+	qsort(*names, (size_t)nr, sizeof(char *), by_name);
+	return nr;
+}
+
 static int cmd_tables(struct repl *r, int argc, char **argv, const char *rest)
 {
 	static const char sql[] = "SELECT name FROM (SELECT name FROM perf_sql_events UNION ALL "
@@ -113,6 +141,7 @@ static int cmd_tables(struct repl *r, int argc, char **argv, const char *rest)
 		names = more;
 		names[nr++] = strdup((const char *)sqlite3_column_text(st, 0));
 	}
+	nr = add_profiler_tables(r, glob, &names, nr);
 	if (nr)
 		print_names(names, nr);
 	else

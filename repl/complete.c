@@ -17,6 +17,7 @@
 #include <readline/readline.h>
 #include "repl/repl.h"
 #include "profilers/profiler.h"
+#include "profilers/view.h"
 #include "sqlite/functions.h"
 
 struct cands {
@@ -48,6 +49,19 @@ static void add(struct cands *c, const char *s, bool lower)
 	c->n++;
 }
 
+/* every profiler is a table too (profilers/view.c), under its name as a table */
+static void add_profiler_tables(struct cands *c)
+{
+	int nr = 0;
+	struct profiler **list = cr->cat ? profilers__list(&nr, &(struct err){ 0 }) : NULL;
+	char name[96];
+
+	for (int i = 0; list && i < nr; i++)
+		if (!profilers__table_name(cr->cat, list[i]->name, name, sizeof(name)))
+			add(c, name, false);
+	profilers__free(list, nr);
+}
+
 static void add_tables(struct cands *c, bool quoted)
 {
 	struct catalog *cat = cr->cat ? cr->cat->cat : NULL;
@@ -65,6 +79,7 @@ static void add_tables(struct cands *c, bool quoted)
 	add(c, "perf_sql_stats", false);
 	add(c, "hist_rows", false);
 	add(c, "heatmap_rows", false);
+	add_profiler_tables(c);
 }
 
 static void add_keywords(struct cands *c)

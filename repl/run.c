@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/units.h"
+#include "profilers/view.h"
 #include "repl/flamegraph.h"
 #include "repl/heatmap_svg.h"
 #include "repl/run.h"
@@ -175,6 +176,7 @@ int run__query(struct run *r)
 		r->q.so.workload = NULL;
 	}
 	r->q.plan_only = r->schema || r->explain;
+	r->q.extend = profilers__register_views;
 	ret = query__run(&r->q, &run_ops, r, &e);
 	if (ret && !r->status)
 		r->status = report(&e);

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sqlite3.h>
 #include "core/record.h"
+#include "profilers/view.h"
 #include "repl/cli.h"
 #include "repl/subcommands.h"
 #include "profilers/profiler.h"
@@ -67,7 +68,8 @@ static int cmd_list(int argc, char **argv, struct cli *c)
 		printf("%-*s  %-*s  %-*s  %s\n", wn, p->name, wk, kind, ws, p->summary, needs);
 	}
 	printf("\n%d profilers; perf-sql help NAME shows one; * = a saved profiler shadowing a "
-	       "built-in\n", nr);
+	       "built-in\nevery profiler is usable as a table: select * from syscalls('1ms') where "
+	       "calls > 100 (perf-sql help NAME: its name as a table)\n", nr);
 	profilers__free(list, nr);
 	return 0;
 }
@@ -80,6 +82,29 @@ static void print_indented(const char *s, const char *indent)
 		printf("%s%.*s\n", n ? indent : "", (int)n, s);
 		s += n + (s[n] == '\n');
 	}
+}
+
+/* how the profiler is named as a table, or what shadows it (profilers/view.c) */
+static void as_table(const struct profiler *p)
+{
+	struct session_opts so = { 0 };
+	struct err e = { 0 };
+	struct session *s = session__new(&so, &e);
+	char name[96], args[400] = "";
+	size_t off = 0;
+
+	if (!s)
+		return;   /* no catalog (not root): nothing to say */
+	for (int i = 0; i < p->nr_params && off < sizeof(args) - 80; i++)
+		off += (size_t)snprintf(args + off, sizeof(args) - off, "%s%s", i ? ", " : "",
+					p->params[i].name);
+	if (profilers__table_name(s, p->name, name, sizeof(name)))
+		printf("\nas a table: none: tables named %s shadow it (run it by name)\n", p->name);
+	else
+		printf("\nas a table:\n  select * from %s%s%s%s\n  (parameters: arguments in this "
+		       "order, or WHERE NAME = value; _NAME where a column has the name)\n", name,
+		       p->nr_params ? "(" : "", args, p->nr_params ? ")" : "");
+	session__close(s);
 }
 
 static int help_of(const char *name)
@@ -121,6 +146,7 @@ static int help_of(const char *name)
 		printf("\nexample:\n");
 		print_indented(p->example, "  ");
 	}
+	as_table(p);
 	printf("\nSQL:\n");
 	print_indented(p->body, "  ");
 	profiler__free(p);

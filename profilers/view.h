@@ -1,0 +1,18 @@
+/*
+ * profilers/view.h - every profiler as a table in SQL (profilers/view.c).
+ */
+#ifndef PERF_SQL_PROFILERS_VIEW_H
+#define PERF_SQL_PROFILERS_VIEW_H
+#include <stddef.h>
+#include <sqlite3.h>
+#include "core/err.h"
+
+struct session;
+
+/* Registers one table per profiler on db; sql is the query about to be prepared (its literal
+ * arguments give identifier parameters their values). 0 or -errno with e set. */
+int profilers__register_views(sqlite3 *db, struct session *s, const char *sql, struct err *e);
+/* The name profiler `name` has as a table ("kvm-exit" quoted, or its kvm_exit alias when a
+ * table has the other), or -EEXIST when tables of the same names shadow it. */
+int profilers__table_name(struct session *s, const char *name, char *buf, size_t len);
+#endif
