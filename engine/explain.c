@@ -74,6 +74,8 @@ void query__explain(struct session *s, FILE *f)
 			src->filter_rejected ? "  [rejected by the kernel: user space only]" : "");
 		fprintf(f, "  from WHERE   %s\n", !src->want_all && src->want_filter[0] ?
 			src->want_filter : "nothing the kernel can test (or a scan needs every row)");
+		if (src->filter_note[0])   /* a filter wanted and not set: never in silence */
+			fprintf(f, "  filter note  %s\n", src->filter_note);
 		fprintf(f, "  user space   SQLite checks every WHERE term again\n");
 	}
 	if (!s->nr_src)

@@ -280,10 +280,3 @@ int flame__save(struct flame *f, const char *path, const char *title, struct err
 	return outfile__check(path, e) ?: outfile__replace(folded, 0644, put_folded, &fo, e) ?:
 	       outfile__replace(path, 0644, put_svg, &fo, e);
 }
-
-int flame__write(struct flame *f, const char *path, const char *title)
-{
-	struct err e = { 0 };
-
-	return flame__save(f, path, title, &e);
-}

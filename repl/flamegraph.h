@@ -15,6 +15,4 @@ int flame__add(struct flame *f, const char *folded, const char *window);
 /* Writes path.folded, then path (SVG), each whole or not at all, by core/outfile.h's rules
  * (a link at either name is refused); 0 or -errno with e set. */
 int flame__save(struct flame *f, const char *path, const char *title, struct err *e);
-/* flame__save without the error's words: 0 or -errno */
-int flame__write(struct flame *f, const char *path, const char *title);
 #endif

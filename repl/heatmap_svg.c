@@ -92,10 +92,3 @@ int heatmap_svg__save(const void *blob, int len, const char *path, const char *t
 		return err_set(e, -EINVAL, "%s: the value is not a heatmap", path);
 	return outfile__replace(path, 0644, put_heatmap, &h, e);
 }
-
-int heatmap_svg__write(const void *blob, int len, const char *path, const char *title)
-{
-	struct err e = { 0 };
-
-	return heatmap_svg__save(blob, len, path, title, &e);
-}

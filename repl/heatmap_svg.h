@@ -8,6 +8,4 @@
  * -errno, with e set */
 int heatmap_svg__save(const void *blob, int len, const char *path, const char *title,
 		      struct err *e);
-/* heatmap_svg__save without the error's words */
-int heatmap_svg__write(const void *blob, int len, const char *path, const char *title);
 #endif

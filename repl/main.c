@@ -67,6 +67,7 @@ static void record_args(struct cli *c, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct cli c = { .q = { .out = { .mode = OUT_TABLE, .f = stdout } } };
+	struct err e = { 0 };
 	int status;
 
 	if ((status = subcommands__main(&argc, &argv, &c)) >= 0)
@@ -74,10 +75,8 @@ int main(int argc, char **argv)
 	options__parse(&c, argc, argv);
 	if (c.record)
 		record_args(&c, argc, argv);
-	if (c.out_path && !(c.q.out.f = output__open_or_exit(c.out_path))) {
-		say("%s: %s; check the directory exists and is writable", c.out_path, strerror(errno));
-		return EXIT_ERR;
-	}
+	if (c.out_path && !(c.q.out.f = output__open(c.out_path, &e)))
+		return report(&e);
 	if (c.repl) {
 		status = repl__main(&c.q);
 	} else {

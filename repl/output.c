@@ -412,13 +412,3 @@ FILE *output__open(const char *path, struct err *e)
 {
 	return outfile__create(path, 0644, e);
 }
-
-FILE *output__open_or_exit(const char *path)
-{
-	struct err e = { 0 };
-	FILE *f = outfile__create(path, 0644, &e);
-
-	if (!f)
-		exit(report(&e));   /* the command line: nothing is running yet */
-	return f;
-}

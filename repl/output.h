@@ -37,6 +37,4 @@ int output__statement(struct output *o, sqlite3_stmt *stmt, int nth, const char 
  * directory refused (core/outfile.h). NULL with e set.
  */
 FILE *output__open(const char *path, struct err *e);
-/* The command line's -o FILE: as output__open, or the one line of why not and exit. */
-FILE *output__open_or_exit(const char *path);
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "core/units.h"
 #include "profilers/view.h"
+#include "core/outfile.h"
 #include "repl/flamegraph.h"
 #include "repl/heatmap_svg.h"
 #include "repl/run.h"
@@ -132,27 +133,48 @@ static const struct query_ops run_ops = {
 	.notice = on_notice,
 };
 
+/* the option's file may be written (core/outfile.h); else one line naming the option */
+static int check_file(const char *option, const char *path, const char *suffix)
+{
+	char name[4200], msg[sizeof(((struct err *)0)->msg)];
+	struct err e = { 0 };
+
+	snprintf(name, sizeof(name), "%s%s", path, suffix);
+	if (!outfile__check(name, &e))
+		return 0;
+	snprintf(msg, sizeof(msg), "%s", e.msg);
+	snprintf(e.msg, sizeof(e.msg), "%s %.480s", option, msg);
+	return report(&e);
+}
+
+/* --flame-graph FILE (and FILE.folded) and --heatmap FILE are checked before the collection,
+ * so a planted link or a missing directory costs no run */
+static int check_files(struct run *r)
+{
+	int status = 0;
+
+	if (r->flame_graph && !(status = check_file("--flame-graph", r->flame_graph, "")))
+		status = check_file("--flame-graph", r->flame_graph, ".folded");
+	if (r->heatmap_svg && !status)
+		status = check_file("--heatmap", r->heatmap_svg, "");
+	return status;
+}
+
 /* --flame-graph and --heatmap: written once the run succeeded */
 static int write_files(struct run *r)
 {
 	const char *title = r->q.sql ? r->q.sql : "perf-sql";
-	int ret, status = 0;
+	struct err e = { 0 };
+	int status = 0;
 
-	if (r->out.flame && (ret = flame__write(r->out.flame, r->flame_graph, title))) {
-		say("--flame-graph %s: %s; check the directory is writable", r->flame_graph,
-		    strerror(-ret));
+	if (r->out.flame && flame__save(r->out.flame, r->flame_graph, title, &e))
+		status = report(&e);
+	if (r->heatmap_svg && !r->out.heatmap) {
+		say("--heatmap %s: the result has no heatmap() value", r->heatmap_svg);
 		status = EXIT_ERR;
-	}
-	if (r->heatmap_svg) {
-		ret = r->out.heatmap ? heatmap_svg__write(r->out.heatmap, r->out.heatmap_len,
-							  r->heatmap_svg, title) : -ENODATA;
-		if (ret == -ENODATA)
-			say("--heatmap %s: the result has no heatmap() value", r->heatmap_svg);
-		else if (ret)
-			say("--heatmap %s: %s; check the directory is writable", r->heatmap_svg,
-			    strerror(-ret));
-		if (ret)
-			status = EXIT_ERR;
+	} else if (r->heatmap_svg && heatmap_svg__save(r->out.heatmap, r->out.heatmap_len,
+						       r->heatmap_svg, title, &e)) {
+		status = report(&e);
 	}
 	return status;
 }
@@ -163,7 +185,8 @@ int run__query(struct run *r)
 	char *schema_sql = NULL;
 	int ret;
 
-	r->status = 0;
+	if ((r->status = check_files(r)))
+		return r->status;
 	if (r->flame_graph && !(r->out.flame = flame__new())) {
 		say("out of memory");
 		return EXIT_ERR;
