@@ -206,10 +206,8 @@ void catalog__free(struct catalog *c)
 	free(c);
 }
 
-const char *catalog__tracefs(const struct catalog *c) { return c->tracefs; }
 int catalog__nr_events(const struct catalog *c) { return c->nr_events; }
 struct tp_event *catalog__event(struct catalog *c, int idx) { return &c->events[idx]; }
-void *catalog__tep(struct catalog *c) { return c->tep; }
 
 struct tp_event *catalog__find(struct catalog *c, const char *name)
 {

@@ -58,7 +58,6 @@ struct catalog;
 
 struct catalog *catalog__new(const char *tracefs, struct err *e);
 void catalog__free(struct catalog *c);
-const char *catalog__tracefs(const struct catalog *c);
 int catalog__nr_events(const struct catalog *c);
 struct tp_event *catalog__event(struct catalog *c, int idx);
 /* "sched_switch" or "sched:sched_switch" ("sched/sched_switch" too); NULL when unknown */
@@ -83,6 +82,4 @@ const char *event_kind_name(enum event_kind kind);
 /* The event among the parsed ones whose print fmt maps field through __print_symbolic
  * (flags false) or __print_flags (flags true): its struct tep_print_arg *, or NULL. */
 const void *catalog__print_arg(struct catalog *c, const char *field, bool flags);
-/* libtraceevent handle (struct tep_handle *), for pretty printing */
-void *catalog__tep(struct catalog *c);
 #endif

@@ -24,6 +24,33 @@ static void sample_type_names(uint64_t st, char *buf, size_t len)
 			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "|" : "", bits[i].name);
 }
 
+/* the target line: which tasks' rows, decided where (kernel filter or user space) */
+static void explain_target(const struct session *s, const struct source *src, FILE *f)
+{
+	const char *f0 = src->task_fields[0], *f1 = src->task_fields[1];
+
+	if (src->tree_filter)
+		fprintf(f, "  target       every CPU; rows of the workload's tasks (the task, or %s%s%s) "
+			"kept in user space: a per-task event misses wakeups\n", f0, f1 ? "/" : "",
+			f1 ? f1 : "");
+	else if (f0 && src->task_filter_user)
+		fprintf(f, "  target       every CPU; the %d target threads' rows picked in user space "
+			"on %s%s%s (too many for a kernel filter)\n", s->nr_tids, f0, f1 ? "/" : "",
+			f1 ? f1 : "");
+	else if (f0)
+		fprintf(f, "  target       every CPU, filtered on %s%s%s (a per-task event would miss "
+			"wakeups)\n", f0, f1 ? "/" : "", f1 ? f1 : "");
+	else if (s->nr_tids)
+		fprintf(f, "  target       %d thread%s (inherit: new threads followed), %d CPUs\n",
+			s->nr_tids, s->nr_tids == 1 ? "" : "s", s->nr_cpus);
+	else if (s->wl.pid && !s->opts.all)
+		fprintf(f, "  target       workload pid %d and its children (inherit, enable_on_exec), "
+			"%d CPUs\n", (int)s->wl.pid, s->nr_cpus);
+	else
+		fprintf(f, "  target       every task on %d CPUs (perf-sql itself left out)\n",
+			s->nr_cpus);
+}
+
 /* --explain / -v: per table, what is opened, sampled and filtered where. */
 void query__explain(struct session *s, FILE *f)
 {
@@ -47,24 +74,7 @@ void query__explain(struct session *s, FILE *f)
 				"counting (no column is read)" : src->hz ? "sampled at the asked rate" :
 				src->period ? "sampled every period events" : "sampled at the default rate");
 		fprintf(f, "  sample_type  %s\n", !source__counts(src) ? st : "none");
-		if (src->tree_filter)
-			fprintf(f, "  target       every CPU; rows of the workload's tasks (the task, "
-				"or %s%s%s) kept in user space: a per-task event misses wakeups\n",
-				src->task_fields[0], src->task_fields[1] ? "/" : "",
-				src->task_fields[1] ? src->task_fields[1] : "");
-		else if (src->task_fields[0])
-			fprintf(f, "  target       every CPU, filtered on %s%s%s (a per-task event would "
-				"miss wakeups)\n", src->task_fields[0], src->task_fields[1] ? "/" : "",
-				src->task_fields[1] ? src->task_fields[1] : "");
-		else if (s->nr_tids)
-			fprintf(f, "  target       %d thread%s (inherit: new threads followed), %d CPUs\n",
-				s->nr_tids, s->nr_tids == 1 ? "" : "s", s->nr_cpus);
-		else if (s->wl.pid && !s->opts.all)
-			fprintf(f, "  target       workload pid %d and its children (inherit, "
-				"enable_on_exec), %d CPUs\n", (int)s->wl.pid, s->nr_cpus);
-		else
-			fprintf(f, "  target       every task on %d CPUs (perf-sql itself left out)\n",
-				s->nr_cpus);
+		explain_target(s, src, f);
 		if (source__counts(src))
 			fprintf(f, "  ring         none needed (1 page per CPU, unused)\n");
 		else

@@ -64,8 +64,6 @@ int profiler__parse(struct profiler *p, const char *name, const char *buf, size_
 		    struct err *e);
 void profiler__free(struct profiler *p);
 const char *param_type__name(enum param_type t);
-/* "4ms" etc. -> the kind of value expected, for messages */
-const char *param_type__example(enum param_type t);
 
 /* The profiler called name (saved ones shadow built-ins), or NULL with e set. */
 struct profiler *profiler__find(const char *name, struct err *e);
