@@ -4,7 +4,8 @@
 #   make test      unit + live tests (root for the live ones); prints "N passed, N failed, N skipped"
 #   make bench     benchmarks side by side with perf / trace-cmd, printed as ratios
 #   make asan      the tests under ASan+UBSan        V=1 full commands, WERROR=1 -Werror
-#   make check-layers   includes point down core/ symbols/ vtab/ sqlite/ engine/ profilers/ repl/
+#   make check-layers   includes point down core/ symbols/ vtab/ sqlite/ engine/ ext/ profilers/ repl/
+#   make perf_sql.so    the SQLite loadable extension (also built by `make`; docs/extension.md)
 .DELETE_ON_ERROR:
 .SUFFIXES:
 
@@ -51,12 +52,26 @@ WL_BINS   := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WL_SRCS))
 
 ifeq ($(SANITIZE),)
 PERF_SQL := perf-sql
+EXT_SO   := perf_sql.so
 else
 PERF_SQL := $(BUILD)/perf-sql
+EXT_SO   := $(BUILD)/perf_sql.so
 endif
 
+# the loadable extension: core/ ... engine/ and ext/ again, as PIC objects under $(BUILD)/pic
+# with ext/ext_api.h forced on each, so every sqlite3_*() call goes through the host's SQLite
+# (no libsqlite3 of its own); only sqlite3_perfsql_init is exported. libperf.a and libapi.a
+# are PIC already: their own Makefiles add -fPIC (tools/lib/perf/Makefile, tools/lib/api).
+EXT_SRCS := $(filter core/% symbols/% vtab/% sqlite/% engine/%,$(SRCS)) $(wildcard ext/*.c)
+EXT_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(EXT_SRCS))
+EXT_PKGS := libtraceevent libelf liblz4 liblzma
+EXT_LIBS  = $(LIBPERF)/out/libperf.a $(LIBPERF)/out/libapi.a \
+	    $(shell pkg-config --libs $(EXT_PKGS) 2>/dev/null || echo -ltraceevent -lelf -llz4 -llzma) \
+	    -lpthread -lm -lstdc++
+EXT_HOST := $(BUILD)/ext/host
+
 .PHONY: all setup test unit live bench asan valgrind clang-check clean
-all: $(PERF_SQL)
+all: $(PERF_SQL) $(EXT_SO)
 
 setup: $(SETUP) $(PERF_SQL)   # the packages, libperf, and ./perf-sql itself
 $(SETUP): scripts/setup.sh
@@ -66,6 +81,24 @@ $(SETUP): scripts/setup.sh
 $(PERF_SQL): $(OBJS)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+define link_ext
+	@echo "  LINK    $@"
+	$(Q)$(CC) -shared $(LDFLAGS) -Wl,--exclude-libs,ALL -Wl,-z,defs -o $@ $^ $(EXT_LIBS)
+endef
+$(EXT_SO): $(EXT_OBJS)
+	$(link_ext)
+
+$(BUILD)/pic/%.o: %.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  CC PIC  $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -include ext/ext_api.h -c -o $@ $<
+
+# tests/ext/host.c: a C program that loads the extension as any host does (ASan sees both)
+$(EXT_HOST): tests/ext/host.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -lsqlite3
 
 $(BUILD)/obj/%.o: %.c | $(SETUP)
 	@mkdir -p $(dir $@)
@@ -83,8 +116,8 @@ $(BUILD)/obj/profilers/registry.o: PKG_CFLAGS += -I$(BUILD)/gen
 $(BUILD)/gen/syscalls.h: scripts/gen-syscalls.sh | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(Q)bash scripts/gen-syscalls.sh > $@
-$(BUILD)/obj/sqlite/syscall_name.o: $(BUILD)/gen/syscalls.h
-$(BUILD)/obj/sqlite/syscall_name.o: PKG_CFLAGS += -I$(BUILD)/gen
+$(BUILD)/obj/sqlite/syscall_name.o $(BUILD)/pic/sqlite/syscall_name.o: $(BUILD)/gen/syscalls.h
+$(BUILD)/obj/sqlite/syscall_name.o $(BUILD)/pic/sqlite/syscall_name.o: PKG_CFLAGS += -I$(BUILD)/gen
 
 # unit tests: -MMD (in ALL_CFLAGS) lists every header a test includes (t.h, t_sql.h, the
 # tests/fuzz sources of test_fuzz_regress) in build/obj/tests/unit/NAME.d, included below; a
@@ -103,7 +136,7 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 
 unit: $(UNIT_BINS)
 # make test [REPEAT=N] [TESTS="name ..."]: unit, golden SQL (as nobody), then live tests N times
-test: $(PERF_SQL) $(UNIT_BINS) $(WL_BINS)
+test: $(PERF_SQL) $(EXT_SO) $(EXT_HOST) $(UNIT_BINS) $(WL_BINS)
 	$(Q)PERF_SQL=$(abspath $(PERF_SQL)) BUILD=$(abspath $(BUILD)) bash tests/run.sh \
 		$(if $(REPEAT),--repeat $(REPEAT))
 
@@ -121,11 +154,14 @@ valgrind: $(VG_BINS) $(WL_BINS)
 
 # the whole tree with clang and -Werror (the gcc -Werror build is `make WERROR=1`)
 clang-check:
-	$(Q)$(MAKE) --no-print-directory CC=clang WERROR=1 BUILD=build/clang build/clang/perf-sql-clang
+	$(Q)$(MAKE) --no-print-directory CC=clang WERROR=1 BUILD=build/clang build/clang/perf-sql-clang \
+		build/clang/perf_sql.so
 
 build/clang/perf-sql-clang: $(OBJS)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+build/clang/perf_sql.so: $(EXT_OBJS)
+	$(link_ext)
 
 .PHONY: check-layers
 check-layers:
@@ -135,12 +171,13 @@ bench: $(PERF_SQL) $(WL_BINS)
 	$(Q)PERF_SQL=$(abspath $(PERF_SQL)) BUILD=$(abspath $(BUILD)) bash bench/run.sh
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/tests $(BUILD)/workloads $(BUILD)/gen perf-sql
+	rm -rf $(BUILD)/obj $(BUILD)/pic $(BUILD)/ext $(BUILD)/san $(BUILD)/tests $(BUILD)/workloads \
+		$(BUILD)/gen perf-sql perf_sql.so
 
--include $(OBJS:.o=.d) $(UNIT_DEPS)
+-include $(OBJS:.o=.d) $(EXT_OBJS:.o=.d) $(UNIT_DEPS)
 
 # the one file that sees libperf's internal headers
-$(BUILD)/obj/core/perf_glue.o: PKG_CFLAGS += -I$(LIBPERF)/src/tools/lib/perf/include -I$(LIBPERF)/src/tools/include -I$(LIBPERF)/src/tools/arch/x86/include -I$(LIBPERF)/src/tools/include/uapi
+$(BUILD)/obj/core/perf_glue.o $(BUILD)/pic/core/perf_glue.o: PKG_CFLAGS += -I$(LIBPERF)/src/tools/lib/perf/include -I$(LIBPERF)/src/tools/include -I$(LIBPERF)/src/tools/arch/x86/include -I$(LIBPERF)/src/tools/include/uapi
 
 # --- fuzzing (tests/fuzz) ---
 #   make fuzz          build/fuzz/fuzz_NAME: libFuzzer targets of tests/fuzz/fuzz_NAME.c

@@ -104,6 +104,8 @@ static void mark_unique(struct catalog *c)
 
 static void catalog__sort(struct catalog *c)
 {
+	if (!c->nr_events)
+		return;   /* events is NULL: qsort() must not see it */
 	qsort(c->events, (size_t)c->nr_events, sizeof(*c->events), cmp_full);
 	mark_unique(c);
 }

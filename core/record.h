@@ -15,6 +15,14 @@ int record__end(struct session *s, struct capture_writer *w);
 /* A session whose tables and rows come from a capture: no tracefs, no perf events. */
 struct session *session__new_replay(const struct session_opts *opts, const char *path,
 				    struct err *e);
+/*
+ * A session with no capture yet and no tables (the loadable extension's, ext/): rows come from
+ * session__load_replay(), once. NULL with e set on error.
+ */
+struct session *session__new_offline(const struct session_opts *opts, struct err *e);
+/* Reads the capture at path into s (from session__new_offline(), no source yet): all or
+ * nothing, s is unchanged on error. 0 or -errno with e set (-EBUSY: s holds one already). */
+int session__load_replay(struct session *s, const char *path, struct err *e);
 /* Prints what a capture holds (perf-sql info FILE); 0 or -errno with e set. */
 int replay__info(const char *path, FILE *out, struct err *e);
 #endif

@@ -186,8 +186,7 @@ static int load(struct session *s, struct replay *r, const char *path, struct er
 	return ret < 0 ? ret : 0;
 }
 
-struct session *session__new_replay(const struct session_opts *opts, const char *path,
-				    struct err *e)
+struct session *session__new_offline(const struct session_opts *opts, struct err *e)
 {
 	struct session *s = calloc(1, sizeof(*s));
 	struct replay *r = calloc(1, sizeof(*r));
@@ -210,12 +209,49 @@ struct session *session__new_replay(const struct session_opts *opts, const char 
 		goto fail;
 	}
 	comm_map__set_offline(s->comms);
-	if (target__map_cpus(s, (const int[]){ 0 }, 1, e) || load(s, r, path, e))
+	if (target__map_cpus(s, (const int[]){ 0 }, 1, e))
 		goto fail;
 	return s;
 fail:
 	session__close(s);
 	return NULL;
+}
+
+struct session *session__new_replay(const struct session_opts *opts, const char *path,
+				    struct err *e)
+{
+	struct session *s = session__new_offline(opts, e);
+
+	if (s && load(s, s->replay, path, e)) {
+		session__close(s);
+		return NULL;
+	}
+	return s;
+}
+
+#define SWAP(a, b) do { __typeof__(a) tmp_ = (a); (a) = (b); (b) = tmp_; } while (0)
+
+/* all or nothing: the capture is read into a session of its own, then what load() filled
+ * (catalog, task names, blocks, CPUs) changes places with s's empty ones */
+int session__load_replay(struct session *s, const char *path, struct err *e)
+{
+	struct replay *r = s->replay;
+	struct session *t;
+
+	if (!r || s->nr_src || r->nr || r->nr_names || r->meta)
+		return err_set(e, -EBUSY, "%s: the session already holds a capture", path);
+	t = session__new_replay(&s->opts, path, e);
+	if (!t)
+		return e->code ? e->code : -ENOMEM;
+	SWAP(s->cat, t->cat);
+	SWAP(s->comms, t->comms);
+	SWAP(s->replay, t->replay);
+	SWAP(s->cpu_num, t->cpu_num);
+	SWAP(s->cpu_idx, t->cpu_idx);
+	SWAP(s->nr_cpus, t->nr_cpus);
+	SWAP(s->nr_cpu_ids, t->nr_cpu_ids);
+	session__close(t);
+	return 0;
 }
 
 static struct source *source_of(struct session *s, struct replay *r, uint32_t idx)
