@@ -9,7 +9,7 @@ dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 # 100,000 round trips take several 100 ms windows
 n=100000
 same_run "$dir" context-switches "select value from counters where name = 'context-switches'" \
-	-- "$WL/pingpong" -c 0 $n
+	-i 100 -p HELD -- "$WL/pingpong" -c 0 $n
 theirs=$(stat_count "$dir" context-switches)
 ours=$(window_sum "$dir")
 [ -n "$theirs" ] && [ "$theirs" -ge $((2 * n - 1)) ] ||

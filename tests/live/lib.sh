@@ -32,8 +32,8 @@ need_tracefs() {
 	fail "no tracefs events directory after perf-sql ran (looked in /sys/kernel/tracing and /sys/kernel/debug/tracing)"
 }
 # Tracing a process from its first instruction without a race: hold starts CMD blocked on a
-# FIFO before its exec, the tracers attach (query_held waits until perf-sql has printed its
-# first window, i.e. it is collecting), release lets CMD run and waits for all of them.
+# FIFO before its exec, the tracers attach (query_held waits until perf-sql has started
+# collecting: with -v it prints the plan then), release lets CMD run and waits for all of them.
 # hold DIR CMD [ARGS...]: start CMD held; HELD is its pid
 hold() {
 	local dir=$1; shift
@@ -41,15 +41,15 @@ hold() {
 	sh -c 'read -r _ < "$0" && exec "$@"' "$dir/go" "$@" & HELD=$!
 	BG=($HELD)
 }
-# query_held DIR SQL [OPTIONS...]: perf-sql --csv -i 100 OPTIONS SQL (default -p HELD) in the
-# background into DIR/query (stderr DIR/query.err), back once its first window is printed
+# query_held DIR SQL [OPTIONS...]: perf-sql --csv -v OPTIONS SQL (default: -p HELD) in the
+# background into DIR/query (stderr, the plan first, into DIR/query.err), back once collecting
 query_held() {
 	local dir=$1 sql=$2 pq; shift 2
 	[ $# -gt 0 ] || set -- -p "$HELD"
-	"$PERF_SQL" --csv -i 100 "$@" "$sql" >"$dir/query" 2>"$dir/query.err" & pq=$!
+	"$PERF_SQL" --csv -v "$@" "$sql" >"$dir/query" 2>"$dir/query.err" & pq=$!
 	BG+=($pq)
 	for _ in $(seq 600); do
-		[ "$(grep -c . "$dir/query")" -ge 2 ] && return 0
+		grep -q '^table ' "$dir/query.err" && return 0
 		kill -0 $pq 2>/dev/null || break
 		sleep 0.05
 	done
@@ -65,21 +65,23 @@ release() {
 			"$(cat "$dir"/*.err 2>/dev/null)"
 	done
 }
-# same_run DIR EVENTS SQL -- CMD [ARGS...]: one run of CMD, counted at once by perf stat
-# (-e EVENTS, into DIR/stat) and by perf-sql (SQL with -i 100 -p, one row per window, into
-# DIR/query), both attached before CMD starts: perf stat has acked "enable" and perf-sql has
-# printed its first window, so both see the same events of the same execution (a reference
-# that holds on any CPU and under any load).
+# same_run DIR EVENTS SQL [OPTIONS...] -- CMD [ARGS...]: one run of CMD, counted at once by perf
+# stat (-e EVENTS -p, into DIR/stat) and by perf-sql (SQL with OPTIONS, default -p, into
+# DIR/query), both attached before CMD starts: perf stat has acked "enable" and perf-sql
+# collects, so both see the same events of the same execution (a reference that holds on any
+# CPU and under any load). OPTIONS may name the held process's pid as HELD.
 same_run() {
-	local dir=$1 events=$2 sql=$3 ctl ack reply
-	shift 4
+	local dir=$1 events=$2 sql=$3 ctl ack reply opts=()
+	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
 	command -v perf >/dev/null || skip "perf is not installed (apt-get install linux-perf)"
 	mkfifo "$dir/ctl" "$dir/ack" || fail "mkfifo in $dir"
 	hold "$dir" "$@"
 	perf stat -x, -e "$events" -D -1 --control "fifo:$dir/ctl,$dir/ack" -p $HELD \
 		-o "$dir/stat" 2>"$dir/stat.err" &
 	BG+=($!)
-	query_held "$dir" "$sql"
+	query_held "$dir" "$sql" ${opts[@]+"${opts[@]//HELD/$HELD}"}
 	exec {ctl}>"$dir/ctl" {ack}<"$dir/ack"
 	echo enable >&$ctl
 	read -r -t 30 reply <&$ack
@@ -92,5 +94,5 @@ same_run() {
 }
 # stat_count DIR EVENT: EVENT's count in DIR/stat (written by same_run)
 stat_count() { awk -F, -v e="$2" '$3 == e { print $1 }' "$1/stat"; }
-# window_sum DIR [COLUMN]: the sum over windows of a column (default 2) of DIR/query
+# window_sum DIR [COLUMN]: the sum over windows (-i) of a column (default 2) of DIR/query
 window_sum() { tail -n +2 "$1/query" | tr -d '\r' | awk -F, -v c="${2:-2}" '{ s += $c } END { print s + 0 }'; }
