@@ -6,9 +6,11 @@ if ! command -v tmux >/dev/null; then
 		skip "tmux is not installed and apt-get install tmux failed"
 fi
 tmp=$(mktemp -d)
-sock=$tmp/tmux.sock
+# a tmux server per start(), on its own socket: a new session on the socket of a server that is
+# still exiting fails ("server exited unexpectedly")
+nr_servers=0 sock=$tmp/tmux.0.sock
 tm() { tmux -S "$sock" "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'for s in "$tmp"/tmux.*.sock; do tmux -S "$s" kill-server 2>/dev/null; done; rm -rf "$tmp"' EXIT
 # screen: the pane's text, trailing blank lines dropped
 screen() { tm capture-pane -p -t t | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'; }
 # wait_for REGEX [MS]: until the screen matches (a line), or fail after MS (default 5000)
@@ -26,6 +28,7 @@ keys() { local s=$1; [[ $s == *';' ]] && s="${s%;}\\;"; tm send-keys -t t -l "$s
 
 start() {
 	tm kill-server 2>/dev/null; rm -f "$tmp/rc"
+	nr_servers=$((nr_servers + 1)) sock=$tmp/tmux.$nr_servers.sock
 	tm new-session -d -s t -x 120 -y 40 "env XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state \
 		TERM=xterm $PERF_SQL; echo \$? > $tmp/rc; sleep 60"
 	wait_for '^perf-sql> *$'
