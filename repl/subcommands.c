@@ -25,6 +25,7 @@
 #include "core/record.h"
 #include "profilers/view.h"
 #include "repl/cli.h"
+#include "repl/serve.h"
 #include "repl/subcommands.h"
 #include "profilers/profiler.h"
 
@@ -379,6 +380,9 @@ static const struct cli_subcommand cli_subcommands[] = {
 	{ "record", "-o FILE [OPTIONS] TABLE[,TABLE...]|\"SQL\" [-- CMD]",
 	  "capture events to FILE for later queries (-r FILE)", NULL },
 	{ "info", "FILE", "what a capture holds", cmd_info },
+	{ "serve", "[--listen ADDR:PORT] [OPTIONS] NAME [PARAM=VALUE ...]|\"SQL\" ...",
+	  "serve profilers and queries as Prometheus metrics at /metrics (docs/prometheus.md)",
+	  serve__main },
 };
 
 const struct cli_subcommand *subcommands__nth(int n)

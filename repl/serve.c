@@ -1,0 +1,552 @@
+/*
+ * repl/serve.c - perf-sql serve: the named profilers and queries, every window, as Prometheus
+ * metrics at http://127.0.0.1:9464/metrics (docs/prometheus.md).
+ *
+ *   perf-sql serve syscalls
+ *   perf-sql serve --listen 0.0.0.0:9464 -i 5000 syscalls than=1ms rundelay \
+ *                  --name writes "select comm, count(*) as calls from sys_enter_write group by comm"
+ *
+ * (1) The arguments: NAME [PARAM=VALUE ...] runs a profiler (saved or built-in) with its
+ *     parameters; any other argument is SQL; --name N names the next one (the <family> of its
+ *     metric names; default the profiler's name, or query, query2, ... for SQL). The
+ *     collection options of a query apply (-i, default 1000 ms; -d, -C, -p, -t, --cgroup, -m,
+ *     --max-memory, --query-timeout, -F, --uprobe, ...); output options do not, nor a workload.
+ * (2) The SQL is fixed here, at start: nothing a client sends is run.
+ * (3) One engine run for all of them: their statements are joined, with a marker statement
+ *     (SELECT 1 AS perf_sql_serve_next) between two arguments, so they share one session (one
+ *     ring per table and CPU) and statement i is known to belong to family f. Parameters are
+ *     bound by name to every statement, so two arguments may share a parameter name only with
+ *     the same value.
+ * (4) Each argument is prepared alone first, so a mistake names its argument.
+ * (5) A window's failed statement (an SQL error, --query-timeout) is reported on stderr at
+ *     most once a minute per family and counted in perf_sql_query_errors_total; the server
+ *     keeps running. SIGTERM, SIGINT or SIGHUP end the run: the last window is taken, the
+ *     events closed, the server stopped, exit 0.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include "profilers/profiler.h"
+#include "repl/cli.h"
+#include "repl/serve.h"
+
+#define SERVE_MAX_ARGS 16
+#define SERVE_MARK "perf_sql_serve_next"
+#define DEFAULT_LISTEN "127.0.0.1:9464"
+#define DEFAULT_INTERVAL_MS 1000
+#define DEFAULT_MAX_SERIES 10000
+#define ERROR_EVERY_S 60.0
+
+struct serve_arg {
+	const char *name;              /* --name, or the profiler's */
+	const char *prof_name;         /* NAME as given; NULL for SQL */
+	const char *sql;
+	char *owned_sql;               /* a profiler's bound SQL (sqlite3_free) */
+	struct profiler *p;
+	char *args[QUERY_MAX_PARAMS];  /* its PARAM=VALUE arguments */
+	int nr_args;
+	struct query_param params[QUERY_MAX_PARAMS];
+	int nr_params;
+	char help[300];
+	double err_said;               /* when its last error was printed (5) */
+};
+
+struct serve {
+	const char *listen;
+	long max_series;
+	struct serve_arg arg[SERVE_MAX_ARGS];
+	int nr_arg;
+	struct mbuf sql;               /* every argument's SQL, joined (3) */
+	struct metrics *m;
+	struct http *http;
+	int *stmt_of;                  /* q->stmts[i] -> metrics statement, -1: a marker */
+	int *family_of;
+	uint64_t windows;
+	double window_seconds, window_end, start_time;
+	struct err e;                  /* a failure of ours in a callback */
+};
+
+static const char serve_usage[] =
+"usage: perf-sql serve [--listen ADDR:PORT] [--max-series N] [OPTIONS]\n"
+"                      NAME [PARAM=VALUE ...] | [--name NAME] \"SQL\" ...\n"
+"\n"
+"Runs the profilers and queries every window (-i MS, default 1000) and serves the last\n"
+"window's results as Prometheus metrics at http://ADDR:PORT/metrics (docs/prometheus.md).\n"
+"\n"
+"  --listen ADDR:PORT   where to listen (default 127.0.0.1:9464; 0.0.0.0:9464 for every\n"
+"                       address; port 0 picks a free one, printed at start)\n"
+"  --name NAME          the metric names' part for the next profiler or SQL\n"
+"                       (perf_sql_NAME_COLUMN)\n"
+"  --max-series N       series held at most (default 10000); rows of new series past it\n"
+"                       are dropped and counted in perf_sql_dropped_series_total\n"
+"  OPTIONS              a query's collection options: -i -d -C -p -t --cgroup -m\n"
+"                       --max-memory --query-timeout --allow-attach --no-pushdown -F\n"
+"                       --uprobe --uretprobe --usdt --breakpoint -v\n"
+"\n"
+"Ends on SIGTERM or Ctrl-C (exit 0). Example:\n"
+"  perf-sql serve syscalls --name writes \\\n"
+"      \"select comm, count(*) as calls, log2_hist(count) as bytes from sys_enter_write group by comm\"\n";
+
+/* the options of a query that serve takes (1) */
+static const char *const serve_options[] = {
+	"duration", "interval", "cpu", "pid", "tid", "cgroup", "mmap-pages", "max-memory",
+	"query-timeout", "allow-attach", "no-pushdown", "freq", "uprobe", "uretprobe", "usdt",
+	"breakpoint", "verbose",
+};
+
+static void on_signal(int sig)
+{
+	session_stop = 1;
+}
+
+static double now_s(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ------------------------------------------------------------------- the command line */
+
+/* the option of cli_options[] that a is ("-i", "-i500", "--interval", "--interval=500") */
+static const struct cli_option *query_option(const char *a, const char **inline_value)
+{
+	const struct cli_option *o;
+	size_t n = strcspn(a + 2, "=");
+
+	*inline_value = NULL;
+	for (int i = 0; (o = options__nth(i)); i++) {
+		if (a[1] == '-' && strlen(o->name) == n && !strncmp(a + 2, o->name, n)) {
+			if (a[2 + n] == '=')
+				*inline_value = a + 3 + n;
+			return o;
+		}
+		if (a[1] != '-' && o->short_name && a[1] == o->short_name) {
+			if (a[2])
+				*inline_value = a + 2;
+			return o;
+		}
+	}
+	return NULL;
+}
+
+static bool serve_takes(const struct cli_option *o)
+{
+	for (size_t i = 0; i < sizeof(serve_options) / sizeof(serve_options[0]); i++)
+		if (!strcmp(o->name, serve_options[i]))
+			return true;
+	return false;
+}
+
+/* a query option: applied to c through its handler, as main() would; returns args used */
+static int query_opt(struct cli *c, int argc, char **argv, int i)
+{
+	const char *value;
+	const struct cli_option *o = query_option(argv[i], &value);
+	char name[64];
+	int used = 1;
+
+	if (!o)
+		usage_error("serve: unknown option '%s'", argv[i]);
+	if (!serve_takes(o) || !o->set)
+		usage_error("serve: option '%s' does not apply: serve's output is /metrics and it "
+			    "runs until SIGTERM", argv[i]);
+	if (o->arg && !value) {
+		if (i + 1 >= argc)
+			usage_error("option '%s' needs a value", argv[i]);
+		value = argv[i + 1];
+		used = 2;
+	}
+	if (!o->arg && value)
+		usage_error("option '%s' takes no value", argv[i]);
+	if (argv[i][1] == '-')
+		snprintf(name, sizeof(name), "--%s", o->name);
+	else
+		snprintf(name, sizeof(name), "-%c", o->short_name);
+	o->set(c, name, value);
+	return used;
+}
+
+static bool is_param(const char *a)
+{
+	size_t n = strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+
+	return n > 0 && a[n] == '=' && !(a[0] >= '0' && a[0] <= '9');
+}
+
+static const char *opt_value(int argc, char **argv, int *i, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (*i + 1 >= argc)
+		usage_error("option '%s' needs a value", opt);
+	return argv[++*i];
+}
+
+static bool is_opt(const char *a, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	return !strncmp(a, opt, n) && (a[n] == '\0' || a[n] == '=');
+}
+
+static void add_arg(struct serve *sv, const char *a, const char **name)
+{
+	struct serve_arg *sa;
+
+	if (sv->nr_arg == SERVE_MAX_ARGS)
+		usage_error("serve: at most %d profilers and queries", SERVE_MAX_ARGS);
+	sa = &sv->arg[sv->nr_arg++];
+	sa->name = *name;
+	*name = NULL;
+	if (!profiler__check_name(a, &(struct err){ 0 }))
+		sa->prof_name = a;
+	else
+		sa->sql = a;
+}
+
+static void parse_args(struct serve *sv, struct cli *c, int argc, char **argv)
+{
+	const char *name = NULL;
+
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(serve_usage, stdout);
+			exit(0);
+		} else if (!strcmp(a, "--")) {
+			usage_error("serve takes no command: it runs until SIGTERM; pick tasks with -p, "
+				    "--cgroup or WHERE");
+		} else if (is_opt(a, "--listen")) {
+			sv->listen = opt_value(argc, argv, &i, "--listen");
+		} else if (is_opt(a, "--name")) {
+			name = opt_value(argc, argv, &i, "--name");
+		} else if (is_opt(a, "--max-series")) {
+			char *end;
+			const char *v = opt_value(argc, argv, &i, "--max-series");
+
+			sv->max_series = strtol(v, &end, 10);
+			if (*end || end == v || sv->max_series < 1)
+				usage_error("--max-series '%s': expected a whole number >= 1", v);
+		} else if (a[0] == '-' && a[1]) {
+			i += query_opt(c, argc, argv, i) - 1;
+		} else if (is_param(a)) {
+			struct serve_arg *sa = sv->nr_arg ? &sv->arg[sv->nr_arg - 1] : NULL;
+
+			if (!sa || !sa->prof_name)
+				usage_error("serve: '%s': PARAM=VALUE goes after the profiler NAME it is for", a);
+			if (sa->nr_args == QUERY_MAX_PARAMS)
+				usage_error("serve: too many parameters for %s", sa->prof_name);
+			sa->args[sa->nr_args++] = (char *)a;
+		} else {
+			add_arg(sv, a, &name);
+		}
+	}
+	if (name)
+		usage_error("serve: --name %s names nothing: put it before a profiler or SQL", name);
+	if (!sv->nr_arg)
+		usage_error("serve: give at least one profiler NAME or \"SQL\" (perf-sql serve --help)");
+}
+
+/* ------------------------------------------------------------- the statements to run */
+
+/* a profiler's SQL and parameters; a query's family name and help */
+static int bind_arg(struct serve_arg *sa, int nth_sql, struct err *e)
+{
+	size_t n;
+
+	if (!sa->prof_name) {
+		static char names[SERVE_MAX_ARGS][16];
+
+		if (!sa->name) {
+			snprintf(names[nth_sql], sizeof(names[0]), nth_sql ? "query%d" : "query",
+				 nth_sql + 1);
+			sa->name = names[nth_sql];
+		}
+		n = strlen(sa->sql);
+		snprintf(sa->help, sizeof(sa->help), "perf-sql serve query: %.*s%s", 200, sa->sql,
+			 n > 200 ? " ..." : "");
+		for (char *p = sa->help; *p; p++)   /* one line */
+			if (*p == '\n' || *p == '\t')
+				*p = ' ';
+		return 0;
+	}
+	if (!(sa->p = profiler__find(sa->prof_name, e)))
+		return err_usage(e);
+	if (profiler__bind(sa->p, sa->nr_args, sa->args, sa->params, QUERY_MAX_PARAMS,
+			   &sa->nr_params, &sa->owned_sql, e)) {
+		if (!e->hint[0])
+			err_hint(e, "perf-sql help %s lists its parameters", sa->p->name);
+		return err_usage(e);
+	}
+	sa->sql = sa->owned_sql;
+	if (!sa->name)
+		sa->name = sa->p->name;
+	snprintf(sa->help, sizeof(sa->help), "%s", sa->p->summary);
+	return 0;
+}
+
+static bool same_param(const struct query_param *a, const struct query_param *b)
+{
+	if (a->type != b->type)
+		return false;
+	switch (a->type) {
+	case SQLITE_INTEGER: return a->i == b->i;
+	case SQLITE_FLOAT: return a->d == b->d;
+	case SQLITE_TEXT: return !strcmp(a->text, b->text);
+	default: return true;
+	}
+}
+
+/* sa's parameters join q's (3) */
+static int merge_params(struct query *q, const struct serve_arg *sa, struct err *e)
+{
+	for (int i = 0; i < sa->nr_params; i++) {
+		const struct query_param *p = &sa->params[i];
+		int j = 0;
+
+		while (j < q->nr_params && strcmp(q->params[j].name, p->name))
+			j++;
+		if (j < q->nr_params && !same_param(&q->params[j], p)) {
+			err_set(e, -EINVAL, "serve: %s: parameter %s differs from an earlier profiler's: "
+				"the statements of one server share their parameters", sa->name, p->name);
+			err_hint(e, "give both the same value, or run two servers");
+			return err_usage(e);
+		}
+		if (j < q->nr_params)
+			continue;
+		if (q->nr_params == QUERY_MAX_PARAMS) {
+			err_set(e, -E2BIG, "serve: more than %d parameters in all", QUERY_MAX_PARAMS);
+			return err_usage(e);
+		}
+		q->params[q->nr_params++] = *p;
+	}
+	return 0;
+}
+
+/* (4): one argument prepared alone; its error names it */
+static int check_arg(const struct query *base, const struct serve_arg *sa, struct err *e)
+{
+	struct query q = { .sql = sa->sql, .lock = base->lock };
+	char msg[sizeof(e->msg) + 80];
+
+	memcpy(q.params, sa->params, sizeof(q.params));
+	q.nr_params = sa->nr_params;
+	if (base->nr_probes || !query__check(&q, e))
+		return 0;   /* probe tables are made by the run: it checks those */
+	snprintf(msg, sizeof(msg), "serve: %.64s: %s", sa->name, e->msg);
+	snprintf(e->msg, sizeof(e->msg), "%.*s", (int)sizeof(e->msg) - 1, msg);
+	return e->code;
+}
+
+static int plan_args(struct serve *sv, struct query *q, struct err *e)
+{
+	int nth_sql = 0, ret;
+
+	for (int i = 0; i < sv->nr_arg; i++) {
+		struct serve_arg *sa = &sv->arg[i];
+
+		if ((ret = bind_arg(sa, sa->prof_name ? 0 : nth_sql, e)) ||
+		    (ret = merge_params(q, sa, e)) || (ret = check_arg(q, sa, e)))
+			return ret;
+		nth_sql += !sa->prof_name;
+		mbuf__printf(&sv->sql, "%s\n;\n%s", sa->sql, i + 1 < sv->nr_arg ?
+			     "SELECT 1 AS " SERVE_MARK ";\n" : "");
+		if (metrics__family(sv->m, sa->name, sa->help) < 0)
+			return err_set(e, -ENOMEM, "out of memory");
+	}
+	if (sv->sql.oom)
+		return err_set(e, -ENOMEM, "out of memory");
+	q->sql = sv->sql.p;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ the run */
+
+static void process_health(struct metrics_health *h)
+{
+	struct rusage ru;
+	unsigned long size, resident;
+	FILE *f = fopen("/proc/self/statm", "r");
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+
+	if (f && fscanf(f, "%lu %lu", &size, &resident) == 2)
+		h->rss_bytes = (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+	if (f)
+		fclose(f);
+	if (!getrusage(RUSAGE_SELF, &ru))
+		h->cpu_seconds = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+				 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	while (d && (de = readdir(d)))
+		h->open_fds += de->d_name[0] != '.';
+	if (d) {
+		closedir(d);
+		h->open_fds--;   /* opendir's own */
+	}
+}
+
+/* both renderings of the state now, made what scrapes get */
+static void publish(struct serve *sv, struct session *s)
+{
+	struct metrics_table tables[64];
+	struct metrics_health h = {
+		.windows = sv->windows, .window_seconds = sv->window_seconds,
+		.window_end = sv->window_end, .tables = tables, .start_time = sv->start_time,
+	};
+	struct mbuf text = { 0 }, om = { 0 };
+
+	for (int i = 0; s && i < s->nr_src && h.nr_tables < 64; i++)
+		tables[h.nr_tables++] = (struct metrics_table){ s->src[i]->ev->full,
+			s->src[i]->total_received, s->src[i]->total_lost };
+	process_health(&h);
+	metrics__render(sv->m, &h, METRICS_TEXT, &text);
+	metrics__render(sv->m, &h, METRICS_OPENMETRICS, &om);
+	if (!text.oom && !om.oom)
+		http__publish(sv->http, &text, &om);   /* else scrapes keep the last whole one */
+	mbuf__free(&text);
+	mbuf__free(&om);
+}
+
+static int on_planned(void *ctx, struct query *q, struct session *s)
+{
+	struct serve *sv = ctx;
+	int f = 0;
+
+	sv->stmt_of = calloc((size_t)q->nr_stmts + 1, sizeof(int));
+	sv->family_of = calloc((size_t)q->nr_stmts + 1, sizeof(int));
+	if (!sv->stmt_of || !sv->family_of)
+		return err_set(&sv->e, -ENOMEM, "out of memory");
+	for (int i = 0; i < q->nr_stmts; i++) {
+		sqlite3_stmt *st = q->stmts[i];
+
+		sv->family_of[i] = f;
+		if (sqlite3_column_count(st) == 1 && !strcmp(sqlite3_column_name(st, 0), SERVE_MARK)) {
+			sv->stmt_of[i] = -1;
+			f++;
+			continue;
+		}
+		if (metrics__statement(sv->m, f, st))
+			return err_set(&sv->e, -ENOMEM, "out of memory");
+		sv->stmt_of[i] = metrics__nr_statements(sv->m) - 1;
+	}
+	return 0;
+}
+
+static int on_started(void *ctx, struct query *q, struct session *s)
+{
+	struct serve *sv = ctx;
+
+	if (q->so.verbose)
+		query__explain(s, stderr);
+	sv->window_end = 0;
+	publish(sv, s);
+	return 0;
+}
+
+/* (5) */
+static void statement_failed(struct serve *sv, struct query *q, struct session *s, int i)
+{
+	struct serve_arg *sa = &sv->arg[sv->family_of[i]];
+	double now = now_s(CLOCK_MONOTONIC);
+	struct err e = { 0 };
+
+	query__sql_err(q, s, sqlite3_errmsg(q->db), &e);
+	if (sa->err_said && now - sa->err_said < ERROR_EVERY_S)
+		return;
+	sa->err_said = now;
+	say("serve: %s: %s; this window's rows of %s are left out (counted in "
+	    "perf_sql_query_errors_total; said at most once a minute)", sa->name, e.msg, sa->name);
+}
+
+static int on_window(void *ctx, struct query *q, struct session *s, struct err *e)
+{
+	struct serve *sv = ctx;
+
+	metrics__window_begin(sv->m);
+	for (int i = 0; i < q->nr_stmts; i++)
+		if (sv->stmt_of[i] >= 0 &&
+		    metrics__step(sv->m, sv->stmt_of[i], q->stmts[i]) != SQLITE_DONE)
+			statement_failed(sv, q, s, i);
+	sv->windows++;
+	sv->window_seconds = (double)(now_ns(CLOCK_MONOTONIC) - s->window_start_mono) / 1e9;
+	sv->window_end = now_s(CLOCK_REALTIME);
+	publish(sv, s);
+	return 0;
+}
+
+static void on_notice(void *ctx, const char *line)
+{
+	say("%s", line);
+}
+
+static const struct query_ops serve_ops = {
+	.planned = on_planned,
+	.started = on_started,
+	.window = on_window,
+	.notice = on_notice,
+};
+
+static void serve_free(struct serve *sv)
+{
+	http__stop(sv->http);
+	metrics__free(sv->m);
+	for (int i = 0; i < sv->nr_arg; i++) {
+		sqlite3_free(sv->arg[i].owned_sql);
+		if (sv->arg[i].p)
+			profiler__free(sv->arg[i].p);
+		free(sv->arg[i].p);
+	}
+	mbuf__free(&sv->sql);
+	free(sv->stmt_of);
+	free(sv->family_of);
+}
+
+int serve__main(int argc, char **argv, struct cli *c)
+{
+	struct serve sv = { .listen = DEFAULT_LISTEN, .max_series = DEFAULT_MAX_SERIES };
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct query *q = &c->q.q;
+	struct err e = { 0 };
+	char bound[80];
+	int ret;
+
+	parse_args(&sv, c, argc, argv);
+	if (!q->so.interval_ms)
+		q->so.interval_ms = DEFAULT_INTERVAL_MS;
+	sv.start_time = now_s(CLOCK_REALTIME);
+	if (!(sv.m = metrics__new(sv.max_series))) {
+		say("out of memory");
+		return EXIT_ERR;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if ((ret = plan_args(&sv, q, &e)) || !(sv.http = http__start(sv.listen, bound, sizeof(bound),
+								      &e))) {
+		serve_free(&sv);
+		return report(&e);
+	}
+	publish(&sv, NULL);
+	say("serving http://%s/metrics: %d profilers and queries, a window every %ld ms",
+	    bound, sv.nr_arg, q->so.interval_ms);
+	ret = query__run(q, &serve_ops, &sv, &e);
+	if (ret && sv.e.code)
+		e = sv.e;
+	serve_free(&sv);
+	if (ret)
+		return report(&e);
+	say("serve: stopped after %llu windows", (unsigned long long)sv.windows);
+	return 0;
+}

@@ -1,0 +1,36 @@
+/*
+ * repl/serve.h - perf-sql serve: queries and profilers as a Prometheus exporter
+ * (docs/prometheus.md). repl/serve.c reads the command line and runs the queries through the
+ * engine; repl/metrics*.c turn each window into an exposition; repl/serve_http.c serves the
+ * latest one at /metrics through libmicrohttpd, in its own thread.
+ */
+#ifndef PERF_SQL_SERVE_H
+#define PERF_SQL_SERVE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "core/err.h"
+#include "repl/metrics.h"
+
+struct cli;
+struct http;
+
+/* perf-sql serve [OPTIONS] NAME [PARAM=VALUE ...] | "SQL" ...: the subcommand's handler */
+int serve__main(int argc, char **argv, struct cli *c);
+
+/*
+ * Listens on ADDR:PORT ("127.0.0.1:9464", "[::1]:9464"; port 0 picks a free one) and serves
+ * from a thread of libmicrohttpd: GET /metrics the exposition last published, in OpenMetrics
+ * when the Accept header prefers it, else in the 0.0.4 text format. bound_out gets the
+ * address actually bound. NULL with e set (an unusable address, a port in use).
+ */
+struct http *http__start(const char *listen, char *bound_out, size_t len, struct err *e);
+/*
+ * Makes text and om (the two renderings of one window) what every later scrape gets; takes
+ * their buffers (left empty). A scrape in progress keeps the one it started with.
+ */
+void http__publish(struct http *h, struct mbuf *text, struct mbuf *om);
+/* Stops serving: every connection is closed, the thread joined. NULL is fine. */
+void http__stop(struct http *h);
+/* Does an Accept header value prefer OpenMetrics to the text format? */
+bool http__wants_openmetrics(const char *accept);
+#endif

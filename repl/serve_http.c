@@ -1,0 +1,293 @@
+/*
+ * repl/serve_http.c - /metrics over HTTP with libmicrohttpd (see repl/serve.h).
+ *
+ * HOW IT WORKS: the collection thread renders each window into a new snapshot (both formats)
+ * and swaps it in under a mutex; a request takes a reference to the current snapshot under
+ * the same mutex and is answered from its buffer, which libmicrohttpd sends without a copy;
+ * the last reference frees it. So:
+ * (1) a scrape sees one whole window, never a half-built one (the snapshot is complete
+ *     before it is swapped in, and never changes after);
+ * (2) collection never waits for a scraper: it holds the mutex only to swap a pointer, and
+ *     sockets are libmicrohttpd's thread's business (non-blocking, one epoll loop);
+ * (3) a slow or stopped scraper holds at most its snapshot, until the connection timeout
+ *     (10 s without progress) closes it; at most 256 connections are open at once.
+ * (4) The signals perf-sql stops on (SIGINT, SIGTERM, SIGHUP) are blocked in the server's
+ *     thread: they reach the collection thread, which ends the run.
+ * (5) Only GET and HEAD of /metrics (and / with a pointer to it); nothing a client sends is
+ *     run or kept.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <microhttpd.h>
+#include "repl/serve.h"
+
+#define HTTP_MAX_CONNECTIONS 256
+#define HTTP_TIMEOUT_S 10
+
+struct snapshot {
+	int refs;                /* under http.lock */
+	struct mbuf text, om;
+};
+
+struct http {
+	struct MHD_Daemon *d;
+	int fd;
+	pthread_mutex_t lock;
+	struct snapshot *cur;
+};
+
+static const char index_page[] = "perf-sql serve: the metrics are at /metrics\n";
+
+static void snapshot_put(struct http *h, struct snapshot *s)
+{
+	bool last;
+
+	pthread_mutex_lock(&h->lock);
+	last = --s->refs == 0;
+	pthread_mutex_unlock(&h->lock);
+	if (last) {
+		mbuf__free(&s->text);
+		mbuf__free(&s->om);
+		free(s);
+	}
+}
+
+struct release {
+	struct http *h;
+	struct snapshot *s;
+};
+
+static void on_sent(void *cls)
+{
+	struct release *r = cls;
+
+	snapshot_put(r->h, r->s);
+	free(r);
+}
+
+/* q of a media range "type/sub;a=b;q=0.5" (1 without one) */
+static double media_q(const char *range, size_t n)
+{
+	const char *p = range;
+
+	while ((p = memchr(p, ';', n - (size_t)(p - range)))) {
+		p++;
+		while (*p == ' ')
+			p++;
+		if ((p[0] == 'q' || p[0] == 'Q') && p[1] == '=')
+			return strtod(p + 2, NULL);
+	}
+	return 1.0;
+}
+
+bool http__wants_openmetrics(const char *accept)
+{
+	double q_om = 0, q_text = 0;
+
+	while (accept && *accept) {
+		size_t n = strcspn(accept, ","), t;
+		const char *r = accept + strspn(accept, " \t");
+
+		n -= (size_t)(r - accept);
+		t = strcspn(r, ";, \t");
+		if (t > n)
+			t = n;
+		if (t == 28 && !strncasecmp(r, "application/openmetrics-text", t)) {
+			double q = media_q(r, n);
+
+			q_om = q > q_om ? q : q_om;
+		} else if ((t == 10 && !strncasecmp(r, "text/plain", t)) ||
+			   (t == 6 && !strncasecmp(r, "text/*", t)) || (t == 3 && !strncmp(r, "*/*", t))) {
+			double q = media_q(r, n);
+
+			q_text = q > q_text ? q : q_text;
+		}
+		accept = r + n + (r[n] == ',');
+	}
+	return q_om > 0 && q_om >= q_text;
+}
+
+static enum MHD_Result reply_static(struct MHD_Connection *conn, unsigned int status,
+				    const char *body)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body,
+								 MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_len, void **con_cls)
+{
+	struct http *h = cls;
+	struct release *rel;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	bool om;
+
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply_static(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+	if (!strcmp(url, "/"))
+		return reply_static(conn, MHD_HTTP_OK, index_page);
+	if (strcmp(url, "/metrics"))
+		return reply_static(conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n");
+	om = http__wants_openmetrics(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+								 MHD_HTTP_HEADER_ACCEPT));
+	if (!(rel = malloc(sizeof(*rel))))
+		return MHD_NO;
+	pthread_mutex_lock(&h->lock);
+	rel->h = h;
+	rel->s = h->cur;
+	rel->s->refs++;
+	pthread_mutex_unlock(&h->lock);
+	r = MHD_create_response_from_buffer_with_free_callback_cls(
+		om ? rel->s->om.len : rel->s->text.len, om ? rel->s->om.p : rel->s->text.p, on_sent, rel);
+	if (!r) {
+		on_sent(rel);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				om ? METRICS_CT_OPENMETRICS : METRICS_CT_TEXT);
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* ADDR:PORT or [ADDR]:PORT, numeric only, bound and listening; the fd or -errno */
+static int listen_on(const char *spec, char *bound, size_t len, struct err *e)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICHOST |
+				  AI_NUMERICSERV | AI_PASSIVE }, *ai = NULL;
+	const char *colon = strrchr(spec, ':'), *given = spec;
+	char host[INET6_ADDRSTRLEN + 2], port[8];
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	size_t hl;
+	int fd, one = 1, rc;
+
+	if (!colon || colon == spec || strlen(colon + 1) == 0 || strlen(colon + 1) > 5 ||
+	    strspn(colon + 1, "0123456789") != strlen(colon + 1) || atoi(colon + 1) > 65535)
+		goto bad;
+	hl = (size_t)(colon - spec);
+	if (spec[0] == '[' && spec[hl - 1] == ']')
+		spec++, hl -= 2;
+	if (hl >= sizeof(host))
+		goto bad;
+	memcpy(host, spec, hl);
+	host[hl] = '\0';
+	snprintf(port, sizeof(port), "%s", colon + 1);
+	if ((rc = getaddrinfo(host, port, &hints, &ai)))
+		goto bad;
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 128) ||
+	    getsockname(fd, (struct sockaddr *)&ss, &sl)) {
+		rc = -errno;
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(ai);
+		err_set(e, rc, "--listen %s: %s", given, strerror(-rc));
+		if (rc == -EADDRINUSE)
+			err_hint(e, "another program listens there; pick another port with --listen "
+				 "ADDR:PORT");
+		return rc;
+	}
+	freeaddrinfo(ai);
+	getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), port, sizeof(port),
+		    NI_NUMERICHOST | NI_NUMERICSERV);
+	snprintf(bound, len, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
+	return fd;
+bad:
+	err_set(e, -EINVAL, "--listen '%s': expected ADDR:PORT, a numeric address and a port "
+		"0..65535 (127.0.0.1:9464, 0.0.0.0:9464, [::1]:9464)", given);
+	return err_usage(e);
+}
+
+struct http *http__start(const char *listen, char *bound, size_t len, struct err *e)
+{
+	struct http *h = calloc(1, sizeof(*h));
+	sigset_t block, old;
+
+	if (h)
+		h->fd = -1;
+	if (!h || !(h->cur = calloc(1, sizeof(*h->cur)))) {
+		free(h);
+		err_set(e, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	h->cur->refs = 1;
+	pthread_mutex_init(&h->lock, NULL);
+	if ((h->fd = listen_on(listen, bound, len, e)) < 0) {
+		http__stop(h);
+		return NULL;
+	}
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &old);   /* (4): the server's thread inherits it */
+	h->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, h,
+				MHD_OPTION_LISTEN_SOCKET, h->fd,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
+				MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (h->d)
+		h->fd = -1;   /* the daemon's now: MHD_stop_daemon() closes it */
+	if (!h->d) {
+		err_set(e, -EIO, "--listen %s: libmicrohttpd could not start its server thread", bound);
+		http__stop(h);
+		return NULL;
+	}
+	return h;
+}
+
+void http__publish(struct http *h, struct mbuf *text, struct mbuf *om)
+{
+	struct snapshot *s = calloc(1, sizeof(*s)), *old;
+
+	if (!s)
+		return;   /* scrapes keep the previous window */
+	s->refs = 1;
+	s->text = *text;
+	s->om = *om;
+	*text = (struct mbuf){ 0 };
+	*om = (struct mbuf){ 0 };
+	pthread_mutex_lock(&h->lock);
+	old = h->cur;
+	h->cur = s;
+	pthread_mutex_unlock(&h->lock);
+	snapshot_put(h, old);
+}
+
+void http__stop(struct http *h)
+{
+	if (!h)
+		return;
+	if (h->d)
+		MHD_stop_daemon(h->d);
+	if (h->fd >= 0)
+		close(h->fd);
+	if (h->cur)
+		snapshot_put(h, h->cur);
+	pthread_mutex_destroy(&h->lock);
+	free(h);
+}
