@@ -69,7 +69,7 @@ release() {
 # stat (-e EVENTS -p, into DIR/stat) and by perf-sql (SQL with OPTIONS, default -p, into
 # DIR/query), both attached before CMD starts: perf stat has acked "enable" and perf-sql
 # collects, so both see the same events of the same execution (a reference that holds on any
-# CPU and under any load). OPTIONS may name the held process's pid as HELD.
+# CPU and under any load). SQL and OPTIONS may name the held process's pid as HELD.
 same_run() {
 	local dir=$1 events=$2 sql=$3 ctl ack reply opts=()
 	shift 3
@@ -81,7 +81,7 @@ same_run() {
 	perf stat -x, -e "$events" -D -1 --control "fifo:$dir/ctl,$dir/ack" -p $HELD \
 		-o "$dir/stat" 2>"$dir/stat.err" &
 	BG+=($!)
-	query_held "$dir" "$sql" ${opts[@]+"${opts[@]//HELD/$HELD}"}
+	query_held "$dir" "${sql//HELD/$HELD}" ${opts[@]+"${opts[@]//HELD/$HELD}"}
 	exec {ctl}>"$dir/ctl" {ack}<"$dir/ack"
 	echo enable >&$ctl
 	read -r -t 30 reply <&$ack
