@@ -20,6 +20,9 @@ struct session *session__new_replay(const struct session_opts *opts, const char 
  * session__load_replay(), once. NULL with e set on error.
  */
 struct session *session__new_offline(const struct session_opts *opts, struct err *e);
+/* Gives s (from session__new_offline(), nothing loaded) this machine's catalog, which a capture
+ * loaded later replaces. 0, or -errno with e set (tracefs not readable): s is unchanged. */
+int session__machine_catalog(struct session *s, struct err *e);
 /* Reads the capture at path into s (from session__new_offline(), no source yet): all or
  * nothing, s is unchanged on error. 0 or -errno with e set (-EBUSY: s holds one already). */
 int session__load_replay(struct session *s, const char *path, struct err *e);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "core/record.h"
 #include "core/target.h"
+#include "core/tracefs.h"
 
 struct rblock {
 	uint32_t type;
@@ -227,6 +228,18 @@ struct session *session__new_replay(const struct session_opts *opts, const char 
 		return NULL;
 	}
 	return s;
+}
+
+int session__machine_catalog(struct session *s, struct err *e)
+{
+	struct catalog *cat;
+	char tracefs[256];
+
+	if (tracefs__find(tracefs, sizeof(tracefs), e) || !(cat = catalog__new(tracefs, e)))
+		return e->code ? e->code : -ENOMEM;
+	catalog__free(s->cat);
+	s->cat = cat;
+	return 0;
 }
 
 #define SWAP(a, b) do { __typeof__(a) tmp_ = (a); (a) = (b); (b) = tmp_; } while (0)

@@ -15,9 +15,9 @@ struct session;
 
 /* One per connection, the user data of the extension's functions; freed with the connection. */
 struct ext {
-	struct session *s;      /* the SQL functions' session: empty, then the capture's */
-	struct session *live;   /* the machine's catalog: perf_sql_events until a capture is open */
-	struct err live_err;    /* why there is no live catalog (tracefs not readable) */
+	struct session *s;      /* of the SQL functions and perf_sql_events: no tables and this
+				 * machine's catalog, then the capture's tables and catalog */
+	struct err live_err;    /* why there is no machine catalog (tracefs not readable) */
 	char *capture;          /* the capture perf_sql_open() opened (NULL: none yet) */
 	char *notices;          /* the last perf_sql_collect()'s notices, one a line (or NULL) */
 };

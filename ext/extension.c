@@ -10,10 +10,13 @@
  *     sqlite/functions.c, hist_rows() and heatmap_rows(), perf_sql_events (the machine's
  *     catalog; an error naming the reason where tracefs is not readable), and the extension's
  *     own functions (ext/ext.h). Nothing here needs privileges but perf_sql_collect().
- * (2) The SQL functions' user data is one session per connection (struct ext), created empty
- *     (session__new_offline) so that perf_sql_open() can later fill it with a capture: the
- *     functions then name the capture's tasks and fields, as under perf-sql -r. SQLite refuses
- *     to redefine a function while a statement runs, which perf_sql_open() always does.
+ * (2) The SQL functions' user data is one session per connection (struct ext), created with
+ *     no tables (session__new_offline) so that perf_sql_open() can later fill it with a
+ *     capture: the functions then name the capture's tasks and fields, as under perf-sql -r
+ *     (SQLite refuses to redefine a function while a statement runs, as perf_sql_open() is).
+ *     perf_sql_events reads the same session's catalog: this machine's, then the capture's,
+ *     so a statement prepared before perf_sql_open() (Python caches them) lists the capture's
+ *     tables after it.
  * (3) Loading twice into one connection is a no-op (perf_sql_version() exists already); each
  *     connection has its own state, freed when SQLite destroys perf_sql_version() as the
  *     connection closes, after its last statement (sqlite3_close_v2) is finalized.
@@ -42,7 +45,6 @@ static void ext_free(void *arg)
 	if (!x)
 		return;
 	session__close(x->s);
-	session__close(x->live);
 	free(x->capture);
 	free(x->notices);
 	free(x);
@@ -124,7 +126,7 @@ static struct ext *ext_new(char **msg)
 	}
 	/* stacks and ksym() name frames where this machine can, as under perf-sql -r */
 	x->s->stack_ctx_free = free_symbols;
-	x->live = session__new(&so, &x->live_err);   /* NULL without tracefs: said when used */
+	session__machine_catalog(x->s, &x->live_err);   /* without tracefs: said when used */
 	return x;
 }
 
@@ -139,9 +141,9 @@ static int register_all(sqlite3 *db, struct ext *x)
 	if (rc == SQLITE_OK)
 		rc = blob_rows__register(db);
 	if (rc == SQLITE_OK)
-		rc = x->live ? perf_sql_events__register(db, x->live) :
-			       sqlite3_create_module_v2(db, "perf_sql_events", &no_events_module,
-							&x->live_err, NULL);
+		rc = !x->live_err.code ? perf_sql_events__register(db, x->s) :
+			sqlite3_create_module_v2(db, "perf_sql_events", &no_events_module,
+						 &x->live_err, NULL);
 	return rc;
 }
 

@@ -13,6 +13,8 @@ Options of a file ("args: -i 200") are left out: the extension has the whole cap
 window, as perf-sql -r has it without -i. perf_sql_stats is not compared: in the extension it
 lists every table of the capture (perf-sql -r: the tables named), and check_stats() compares it
 with perf-sql info instead.
+With writes.cap and another capture: check_lifetimes() (two connections, a close with a cursor
+open, a statement cached across perf_sql_open()).
 Prints "ok NAME ..." or "FAIL NAME" with a diff per file; exit 1 on any failure.
 """
 import difflib
@@ -143,6 +145,47 @@ def check_pandas(perf, capture):
     return ok
 
 
+def check_lifetimes(capture, other):
+    """Python's side of tests/ext/host.c: two connections stepped in turn, a connection closed
+    with its cursor open, and a statement Python cached before perf_sql_open()."""
+    a, b = perf_sql.connect(), perf_sql.connect(other)
+    q = 'select count(*) from perf_sql_events'
+    try:
+        before = a.execute(q).fetchone()[0]
+    except sqlite3.Error as e:   # no machine catalog without privileges
+        before = str(e).split(':')[0]
+    opened = perf_sql.open_capture(a, capture)
+    after = a.execute(q).fetchone()[0]   # the same text: Python's cached statement
+    ca = a.execute('select _time from sys_enter_write order by _time')
+    cb = b.execute('select name from perf_sql_events order by name')
+    na = nb = 0
+    while True:   # in turn
+        ra, rb = ca.fetchone(), cb.fetchone()
+        na, nb = na + (ra is not None), nb + (rb is not None)
+        if ra is None and rb is None:
+            break
+    ca = a.execute('select _time from sys_enter_write')
+    ca.fetchone()
+    a.close()
+    try:
+        ca.fetchone()
+        closed = 'a row'
+    except sqlite3.ProgrammingError as e:
+        closed = str(e)
+    still = b.execute('select count(*) from perf_sql_events').fetchone()[0]
+    b.close()
+    conn = perf_sql.connect(capture)
+    a_rows = conn.execute('select count(*) from sys_enter_write').fetchone()[0]
+    want_a = conn.execute('select count(*) from perf_sql_events').fetchone()[0]
+    conn.close()
+    got = (int(opened.split()[0]), after, na, nb, closed, still)
+    want = (want_a, want_a, a_rows, still, 'Cannot operate on a closed database.', nb)
+    ok = got == want and before != want_a
+    print(f'{"ok" if ok else "FAIL"} python lifetimes: perf_sql_events {before} then {after}, '
+          f'{na} and {nb} rows in turn, after close: {closed!r}' + ('' if ok else f'; want {want}'))
+    return ok
+
+
 def main():
     perf, sql_dir, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     override = None
@@ -157,6 +200,9 @@ def main():
     for capture in sorted(captures):
         ok &= check_stats(perf, capture)
         ok &= check_pandas(perf, capture)
+    if 'writes.cap' in [os.path.basename(c) for c in captures] and len(captures) > 1:
+        writes = [c for c in sorted(captures) if c.endswith('writes.cap')][0]
+        ok &= check_lifetimes(writes, [c for c in sorted(captures) if c != writes][0])
     sys.exit(0 if ok else 1)
 
 

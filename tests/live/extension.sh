@@ -34,8 +34,8 @@ cp tests/sql/writes.cap "$d/bad.cap" && printf '\377\377\377\377' | dd of="$d/ba
 echo "not a capture" > "$d/junk.cap"
 chmod -R a+rX "$d" && chmod 0755 "$d" || fail "chmod $d"
 
-# as nobody when root (the extension needs no privileges for captures); ASan: python3 itself is
-# not instrumented, so the sanitizer runtimes are preloaded into it
+# as nobody when root (the extension needs no privileges for captures); ASan: python3 and sqlite3
+# are not instrumented, so the sanitizer runtimes are preloaded into them
 as_user() {
 	if [ "$(id -u)" = 0 ]; then
 		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent "$@"
@@ -47,9 +47,11 @@ preload=
 if ldd "$SO" | grep -q libasan; then
 	preload="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
 fi
+host_env() {
+	as_user env LD_PRELOAD="$preload" ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" "$@"
+}
 py() {
-	(cd "$d" && as_user env LD_PRELOAD="$preload" ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" \
-		PERF_SQL_SO="$d/perf_sql.so" PYTHONPATH="$d/python" "$PY" "$@")
+	(cd "$d" && host_env PERF_SQL_SO="$d/perf_sql.so" PYTHONPATH="$d/python" "$PY" "$@")
 }
 r() { (cd "$d" && as_user ./perf-sql -r "$@" 2>&1); }
 
@@ -96,10 +98,11 @@ py tests/ext/captures.py ./perf-sql tests/sql tests/sql/*.sql tests/ext/function
 rc=$?
 cat py.out
 [ $rc = 0 ] || fail "tests/ext/captures.py exited $rc"
+! grep -q 'runtime error:\|Sanitizer' py.out || fail "sanitizer reports in python3 (above)"
 grep -q '^ok pandas' py.out || fail "pandas did not run: $PY has no pandas (make setup installs python3-pandas)"
 
 # (3) the sqlite3 shell, as docs/extension.md shows it
-got=$(as_user sqlite3 :memory: ".load ./perf_sql" "select perf_sql_open('$w');" \
+got=$(host_env sqlite3 :memory: ".load ./perf_sql" "select perf_sql_open('$w');" \
 	"select count, count(*) n from sys_enter_write group by count order by count;" 2>&1)
 want=$(opens writes.cap; r $w --csv "select count, count(*) n from sys_enter_write group by count
 	order by count" | tail -n +2 | tr -d '\r' | tr , '|')

@@ -18,12 +18,19 @@ preload=
 if ldd "$SO" | grep -q libasan; then
 	preload="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
 fi
-py() {
-	env LD_PRELOAD="$preload" ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" \
-		PERF_SQL_SO="$SO" PYTHONPATH=python "$PY" "$@"
-}
 d=$(mktemp -d) || fail "mktemp"
 trap 'rm -rf "$d"' EXIT
+# python3, with the sanitizer runtimes preloaded under ASan; its output is shown, and any
+# sanitizer report in it fails the test
+py() {
+	local rc
+	env LD_PRELOAD="$preload" ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" \
+		PERF_SQL_SO="$SO" PYTHONPATH=python "$PY" "$@" > "$d/py.out" 2>&1
+	rc=$?
+	cat "$d/py.out"
+	! grep -q 'runtime error:\|Sanitizer' "$d/py.out" || fail "sanitizer reports (above)"
+	return $rc
+}
 
 # (1) a capture of known writes
 "$PERF_SQL" record -o "$d/writes.cap" sys_enter_write,sys_exit_write,sched_switch \
@@ -52,5 +59,7 @@ mkdir "$d/nobody" && cp -r python tests/ext "$SO" "$PERF_SQL" "$d/nobody/" && ch
 (cd "$d/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent \
 	LD_PRELOAD="$preload" ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" \
 	PERF_SQL_SO="$d/nobody/perf_sql.so" PYTHONPATH="$d/nobody/python" \
-	"$PY" ext/collect.py "$d/nobody/$(basename "$PERF_SQL")" "$WL" --denied) ||
-	fail "tests/ext/collect.py --denied"
+	"$PY" ext/collect.py "$d/nobody/$(basename "$PERF_SQL")" "$WL" --denied) > "$d/py.out" 2>&1 ||
+	fail "tests/ext/collect.py --denied: $(cat "$d/py.out")"
+cat "$d/py.out"
+! grep -q 'runtime error:\|Sanitizer' "$d/py.out" || fail "sanitizer reports (above)"
