@@ -70,6 +70,11 @@ struct serve {
 	uint64_t windows;
 	double window_seconds, window_end, start_time;
 	struct err e;                  /* a failure of ours in a callback */
+	struct {
+		char table[128];           /* "raw_syscalls:sys_enter " */
+		double t;
+	} said[64];                    /* lost-event warnings: when each table's was printed */
+	int nr_said;
 };
 
 static const char serve_usage[] =
@@ -485,9 +490,29 @@ static int on_window(void *ctx, struct query *q, struct session *s, struct err *
 	return 0;
 }
 
+/* the engine's warnings of lost events come every window they happen: each table's at most once
+ * a minute (the metrics count them all) */
 static void on_notice(void *ctx, const char *line)
 {
-	say("%s", line);
+	struct serve *sv = ctx;
+	const char *lost = strstr(line, " lost ");
+	double now = now_s(CLOCK_MONOTONIC);
+	int n = lost ? (int)(lost - line) - 9 : 0, i = 0;
+
+	if (strncmp(line, "warning: ", 9) || n <= 0 || n >= (int)sizeof(sv->said[0].table)) {
+		say("%s", line);
+		return;
+	}
+	while (i < sv->nr_said && strncmp(sv->said[i].table, line + 9, (size_t)n + 1))
+		i++;
+	if (i < sv->nr_said && now - sv->said[i].t < ERROR_EVERY_S)
+		return;
+	if (i == sv->nr_said && i < (int)(sizeof(sv->said) / sizeof(sv->said[0])))
+		snprintf(sv->said[sv->nr_said++].table, sizeof(sv->said[0].table), "%.*s ", n, line + 9);
+	if (i < sv->nr_said)
+		sv->said[i].t = now;
+	say("%s (serve: said at most once a minute per table; perf_sql_events_lost_total{table} "
+	    "counts them all)", line);
 }
 
 static const struct query_ops serve_ops = {
