@@ -67,7 +67,7 @@ static struct id_map *find_id(struct session *s, uint64_t id)
 	return bsearch(&key, s->ids, (size_t)s->nr_ids, sizeof(*s->ids), cmp_id);
 }
 
-static void handle_sample(struct session *s, const union perf_event *ev)
+static void handle_sample(struct session *s, const union perf_event *ev, bool held)
 {
 	const uint8_t *body = (const uint8_t *)ev + sizeof(ev->header);
 	size_t len = ev->header.size - sizeof(ev->header);
@@ -92,7 +92,12 @@ static void handle_sample(struct session *s, const union perf_event *ev)
 		s->nr_stray++;
 		return;
 	}
-	if ((m->src->tree_filter && !target__in_tree(s, m->src, &smp)) ||
+	if (m->src->tree_filter && !held) {   /* decided once this drain's forks are read */
+		if (tree__hold(&s->tree, ev, ev->header.size))
+			m->src->dropped[idx]++;
+		return;
+	}
+	if ((m->src->tree_filter && !tree__keeps(&s->tree, m->src, &smp)) ||
 	    (m->src->task_filter_user && !target__in_targets(s, m->src, &smp))) {
 		m->src->filtered[idx]++;
 		return;
@@ -111,9 +116,15 @@ static void handle_sample(struct session *s, const union perf_event *ev)
 		m->src->dropped[idx]++;
 }
 
+static void release_held(void *ctx, const void *record)
+{
+	handle_sample(ctx, record, true);
+}
+
 static void handle_side(struct session *s, const union perf_event *ev)
 {
 	const uint8_t *end = (const uint8_t *)ev + ev->header.size;
+	struct id_map *m;
 	uint64_t time = 0;
 	
 	if (ev->header.size >= sizeof(ev->header) + 24)
@@ -122,6 +133,8 @@ static void handle_side(struct session *s, const union perf_event *ev)
 	case PERF_RECORD_COMM:
 		if (s->comms)
 			comm_map__set(s->comms, ev->comm.tid, time, ev->comm.comm);
+		if (ev->header.misc & PERF_RECORD_MISC_COMM_EXEC)
+			tree__exec(&s->tree, ev->comm.tid, time);
 		if ((ev->header.misc & PERF_RECORD_MISC_COMM_EXEC) && s->on_mmap &&
 		    ev->comm.pid == ev->comm.tid)   /* a new program: its old mappings are gone */
 			s->on_mmap(s->stack_ctx, ev->comm.pid, 0, 0, 0, NULL);
@@ -134,11 +147,18 @@ static void handle_side(struct session *s, const union perf_event *ev)
 	case PERF_RECORD_FORK:
 		if (s->comms)
 			comm_map__fork(s->comms, ev->fork.ptid, ev->fork.tid, ev->fork.time);
-		if (s->wl.pid && (u32set__has(&s->tree, ev->fork.ptid) ||
-				   u32set__has(&s->tree, ev->fork.pid)))
-			u32set__add(&s->tree, ev->fork.tid);
+		if (s->tree.active)   /* the sideband lives in the tree's tasks only */
+			tree__fork(&s->tree, ev->fork.tid, ev->fork.time);
 		break;
-	case PERF_RECORD_LOST:   /* counted through the kernel's event counts instead */
+	case PERF_RECORD_EXIT:
+		if (s->tree.active)
+			tree__exit(&s->tree, ev->fork.tid, ev->fork.time);
+		break;
+	case PERF_RECORD_LOST:   /* tables: counted through the kernel's event counts instead */
+		m = find_id(s, ev->lost.id);
+		if (m && !m->src)   /* the sideband's own: forks may be missed */
+			s->tree.lost_side += ev->lost.lost;
+		break;
 	default:
 		break;
 	}
@@ -147,7 +167,7 @@ static void handle_side(struct session *s, const union perf_event *ev)
 void ring__handle(struct session *s, const union perf_event *ev)
 {
 	if (ev->header.type == PERF_RECORD_SAMPLE)
-		handle_sample(s, ev);
+		handle_sample(s, ev, false);
 	else
 		handle_side(s, ev);
 }
@@ -168,10 +188,12 @@ static void drain_one(struct session *s, struct perf_evlist *evlist)
 	}
 }
 
+/* The sideband's ring is the last evlist: read after every table's ring (core/tree.c (2)). */
 static void ring_drain(struct session *s)
 {
 	for (int i = 0; i < s->nr_evlists; i++)
 		drain_one(s, s->evlists[i]);
+	tree__release(&s->tree, release_held, s);
 }
 
 /*
@@ -218,12 +240,15 @@ void session__account_lost(struct session *s)
 		struct source *src = s->src[i];
 
 		for (int c = 0; c < s->nr_cpus; c++) {
+			/* the ring's own losses (PERF_FORMAT_LOST: children's included) and refusals */
+			src->lost_ring[c] = src->lost_samples[c] - src->lost_ring_all[c] + src->dropped[c];
+			src->lost_ring_all[c] = src->lost_samples[c];
 			if (src->counting)   /* nothing to lose: this window's rows are the count */
 				src->received[c] = src->count_seen[c] - src->received_all[c];
 			if (!src->counting && src->period_used != 1) {
 				/* sampled every N events or at a frequency: the count is not a number of
 				 * samples, so the kernel's PERF_FORMAT_LOST is the measure */
-				src->lost[c] = src->lost_samples[c] - src->lost_all[c] + src->dropped[c];
+				src->lost[c] = src->lost_ring[c];
 				src->lost_all[c] = src->lost_samples[c];
 				src->total_lost += src->lost[c];
 				src->total_received += src->received[c];
@@ -239,6 +264,8 @@ void session__account_lost(struct session *s)
 			src->received_all[c] += src->received[c] + src->dropped[c] + src->filtered[c];
 			src->total_lost += src->lost[c];
 			src->total_received += src->received[c];
+			if (src->lost_ring[c] > src->lost[c])   /* counted lost before its count read */
+				src->lost_ring[c] = src->lost[c];
 		}
 	}
 }

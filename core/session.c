@@ -100,15 +100,27 @@ static void source__free(struct source *src)
 	free(src->lost_samples);
 	free(src->received_all);
 	free(src->lost_all);
+	free(src->lost_ring);
+	free(src->lost_ring_all);
 	free(src);
 }
 
+/*
+ * The fields that name the task a row is about: of the scheduler's events (but the pid of
+ * sched_process_wait, the argument of wait()) and of signal_generate (the signal's target).
+ */
 static void set_task_fields(struct source *src)
 {
-	static const char *const names[] = { "pid", "prev_pid", "next_pid" };
+	static const char *const names[] = { "pid", "prev_pid", "next_pid", "parent_pid",
+					     "child_pid" };
+	const char *name = src->ev->full;
 	int n = 0;
 
-	for (int k = 0; k < 3; k++)
+	if (strncmp(name, "sched:", 6) && strcmp(name, "signal:signal_generate"))
+		return;
+	if (!strcmp(name, "sched:sched_process_wait"))
+		return;
+	for (int k = 0; k < 5; k++)
 		for (int i = 0; i < src->ev->nr_fields && n < 2; i++)
 			if (!strcmp(src->ev->fields[i].name, names[k]))
 				src->task_fields[n++] = names[k];
@@ -160,14 +172,18 @@ static struct source *new_source(struct session *s, struct tp_event *ev, struct 
 	src->lost_samples = calloc(n, 8);
 	src->received_all = calloc(n, 8);
 	src->lost_all = calloc(n, 8);
+	src->lost_ring = calloc(n, 8);
+	src->lost_ring_all = calloc(n, 8);
 	if (!src->win || !src->received || !src->lost || !src->dropped || !src->filtered ||
-	    !src->count_seen || !src->lost_samples || !src->received_all || !src->lost_all)
+	    !src->count_seen || !src->lost_samples || !src->received_all || !src->lost_all ||
+	    !src->lost_ring || !src->lost_ring_all)
 		goto nomem;
-	if ((s->nr_tids || (s->opts.workload && !s->opts.all)) && !strcmp(ev->system, "sched"))
+	if (s->nr_tids || (s->opts.workload && !s->opts.all))
 		set_task_fields(src);
 	/* a workload's tree is known only as it forks: its scheduler rows are picked in user
 	 * space, from every CPU, on the task fields and the task itself */
 	src->tree_filter = src->task_fields[0] && s->opts.workload && !s->opts.all;
+	s->tree.active |= src->tree_filter;
 	/* -p/-t: the task fields are read if the targets' rows must be picked in user space */
 	src->need_raw |= src->tree_filter || (src->task_fields[0] && s->nr_tids);
 	s->src[s->nr_src++] = src;
@@ -324,7 +340,8 @@ int session__start(struct session *s, struct err *e)
 
 		comm_map__set(s->comms, (uint32_t)s->wl.pid, 1, base ? base + 1 : s->opts.workload[0]);
 	}
-	u32set__add(&s->tree, (uint32_t)s->wl.pid);
+	s->tree.root = (uint32_t)s->wl.pid;   /* a member from its exec (core/tree.c) */
+	s->tree.self = s->self;
 	if (s->wl.pid && (ret = workload__start(&s->wl, e)))
 		return ret;
 	s->collecting = true;
@@ -343,6 +360,7 @@ void session__clear_window(struct session *s)
 		memset(src->lost, 0, n);
 		memset(src->dropped, 0, n);
 		memset(src->filtered, 0, n);
+		memset(src->lost_ring, 0, n);
 	}
 	for (int i = 0; i < s->nr_extra; i++)
 		s->extra[i].received = s->extra[i].lost = 0;
@@ -438,7 +456,7 @@ void session__close(struct session *s)
 	perf_thread_map__put(s->any_thread);
 	free(s->tids);
 	u32set__free(&s->targets);
-	u32set__free(&s->tree);
+	tree__free(&s->tree);
 	u32set__free(&s->stack_pids);
 	if (s->stack_ctx_free)
 		s->stack_ctx_free(s->stack_ctx);

@@ -15,6 +15,7 @@
 #include "core/comm.h"
 #include "core/err.h"
 #include "core/kfilter.h"
+#include "core/tree.h"
 #include "core/u32set.h"
 #include "core/window.h"
 #include "core/workload.h"
@@ -69,10 +70,12 @@ struct source {
 	bool optional;           /* its open may fail (hardware in a VM): then unsupported */
 	bool unsupported;
 	uint64_t enabled_ns, running_ns;   /* counters: time enabled/running, all CPUs, so far */
-	/* with -p/-t: scheduler events are opened on every CPU and filtered on the field that
-	 * names the task, because a per-task event misses the wakeup of a sleeping task */
+	/* scheduler and signal events that name tasks in fields (the wakee, the task switched
+	 * in, the child) are opened on every CPU under a task target: a per-task event sees only
+	 * what runs in its tasks, and the kernel counts but never writes what it delivers to a
+	 * sleeping task's event (sched_wakeup of it). Rows are then kept on these fields. */
 	const char *task_fields[2];
-	bool tree_filter;        /* workload: rows kept in user space for the workload's tasks */
+	bool tree_filter;        /* workload: the tree's rows kept in user space (core/tree.c) */
 	bool task_filter_user;   /* -p/-t: the targets' rows picked in user space (on task_fields):
 				  * their ids do not fit in one kernel filter, or it was refused */
 	struct window *win;
@@ -90,6 +93,12 @@ struct source {
 	uint64_t *received, *lost, *dropped, *filtered;   /* filtered: not the workload's */
 	/* per CPU index, cumulative: the kernel's event count at the last read, and ours */
 	uint64_t *count_seen, *received_all, *lost_all, *lost_samples;
+	/* per CPU index: of lost, those the ring had no room for (the kernel's PERF_FORMAT_LOST,
+	 * children's included) or --max-memory refused: -m or WHERE helps these. The rest the
+	 * kernel counted and never wrote: it samples only an event active on its CPU (not one
+	 * delivered to a sleeping task's event), and 6.18 writes no tracepoint sample fired in
+	 * an idle CPU's interrupts on some machines. This window, and the kernel's at the last read */
+	uint64_t *lost_ring, *lost_ring_all;
 	uint64_t total_received, total_lost;
 };
 
@@ -120,7 +129,7 @@ struct session {
 	struct perf_thread_map *any_thread;   /* pid -1: system-wide events under -p/-t */
 	pid_t *tids;                 /* -p/-t targets, expanded to threads */
 	struct u32set targets;       /* the same tids, for picking rows in user space */
-	struct u32set tree;          /* tids of the workload's process tree */
+	struct tree tree;            /* the workload's (or the targets') tasks: core/tree.h */
 	struct u32set stack_pids;    /* pids whose stacks were collected */
 	/* set by the symbols layer: called at a pid's first stack (core stays below it) */
 	void (*on_new_stack_pid)(void *ctx, uint32_t pid);

@@ -7,7 +7,7 @@
  * (3) Per-task events follow the targets (inherit). Scheduler events that name tasks are
  *     opened on every CPU instead (a per-task event misses the wakeup of a sleeping task) and
  *     kept to the targets by a kernel filter on their task fields; a workload's tree is known
- *     only as it forks, so its scheduler rows are picked in user space (target__in_tree).
+ *     only as it forks, so its scheduler rows are picked in user space (core/tree.c).
  * (4) perf-sql leaves itself out of system-wide tracepoints with "common_pid != self".
  */
 #include <dirent.h>
@@ -339,11 +339,6 @@ static bool field_in(const struct u32set *set, const struct source *src, const s
 		}
 	}
 	return false;
-}
-
-bool target__in_tree(const struct session *s, const struct source *src, const struct sample *smp)
-{
-	return u32set__has(&s->tree, smp->tid) || field_in(&s->tree, src, smp);
 }
 
 bool target__in_targets(const struct session *s, const struct source *src,

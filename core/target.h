@@ -35,9 +35,6 @@ static inline int target__stream(const struct session *s, uint32_t cpu)
 {
 	return cpu < (uint32_t)s->nr_cpu_ids ? s->cpu_idx[cpu] : -1;
 }
-/* A scheduler row of the workload: its task, or a task field, is in the tree. */
-bool target__in_tree(const struct session *s, const struct source *src,
-		     const struct sample *smp);
 /* -p/-t, picked in user space: a task field names a target (what the kernel filter tests). */
 bool target__in_targets(const struct session *s, const struct source *src,
 			const struct sample *smp);
