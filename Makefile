@@ -13,11 +13,11 @@ BUILD   ?= build
 CC      ?= gcc
 LIBPERF := $(BUILD)/libperf
 SETUP   := $(BUILD)/.setup-done
-PKGS    := sqlite3 libtraceevent libelf liblz4 liblzma libmicrohttpd
+PKGS    := sqlite3 libtraceevent libelf libdw liblz4 liblzma libmicrohttpd
 
 # lazy (=): pkg-config runs when a recipe needs it, i.e. after `setup` installed the packages
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null || echo -I/usr/include/traceevent)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -ltraceevent -lelf -llz4 -llzma -lmicrohttpd)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -ltraceevent -lelf -ldw -llz4 -llzma -lmicrohttpd)
 
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
@@ -133,6 +133,17 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(BUILD)/obj/tests/unit/%.d
 $(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline -static -o $@ $<
+
+# chain: the CFI-unwinding workload, as Debian builds its programs (-O2, no frame pointers,
+# dynamic); chain.stripped has no .symtab nor DWARF and finds chain.debug by .gnu_debuglink
+$(BUILD)/workloads/chain: tests/workloads/chain.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -o $@ $<
+$(BUILD)/workloads/chain.debug: $(BUILD)/workloads/chain
+	$(Q)objcopy --only-keep-debug $< $@
+$(BUILD)/workloads/chain.stripped: $(BUILD)/workloads/chain $(BUILD)/workloads/chain.debug
+	$(Q)cd $(dir $@) && objcopy --strip-all --add-gnu-debuglink=chain.debug chain chain.stripped
+WL_BINS += $(BUILD)/workloads/chain.stripped
 
 unit: $(UNIT_BINS)
 # make test [REPEAT=N] [TESTS="name ..."]: unit, golden SQL (as nobody), then live tests N times

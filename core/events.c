@@ -81,6 +81,24 @@ static void attr_common(struct session *s, struct perf_event_attr *a)
 		a->inherit = 1;   /* follow threads the targets create from now on */
 }
 
+/* clocks and hardware events: sampled at a rate (-F), not at every event */
+static bool rate_sampled(const struct source *src)
+{
+	return src->ev->kind == EV_HARDWARE || src->ev->kind == EV_CACHE ||
+	       (src->ev->kind == EV_SOFTWARE && (src->ev->pmu_config == PERF_COUNT_SW_CPU_CLOCK ||
+						 src->ev->pmu_config == PERF_COUNT_SW_TASK_CLOCK));
+}
+
+/* --call-graph dwarf copies the user stack of every table's samples; auto only where the rate
+ * is bounded (an 8 KiB copy per tracepoint or probe hit would flood the rings) */
+static bool copies_stack(const struct source *src)
+{
+	int cg = src->s->opts.call_graph;
+
+	return src->need_stack && (cg == CALL_GRAPH_DWARF ||
+				   (cg == CALL_GRAPH_AUTO && (rate_sampled(src) || src->hz)));
+}
+
 uint64_t source__sample_type(const struct source *src)
 {
 	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
@@ -96,6 +114,8 @@ uint64_t source__sample_type(const struct source *src)
 		st &= ~(uint64_t)PERF_SAMPLE_PERIOD;
 	if (src->ev->kind == EV_UPROBE && src->need_regs)
 		st |= PERF_SAMPLE_REGS_USER;
+	if (copies_stack(src))   /* unwound while draining */
+		st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	return src->need_stack ? st | PERF_SAMPLE_CALLCHAIN : st;
 }
 
@@ -103,9 +123,7 @@ uint64_t source__sample_type(const struct source *src)
  * clocks and hardware events at -F Hz, every other event each time it happens. */
 static void set_rate(struct session *s, struct source *src, struct perf_event_attr *a)
 {
-	bool clock = src->ev->kind == EV_HARDWARE || src->ev->kind == EV_CACHE ||
-		     (src->ev->kind == EV_SOFTWARE && (src->ev->pmu_config == PERF_COUNT_SW_CPU_CLOCK ||
-						       src->ev->pmu_config == PERF_COUNT_SW_TASK_CLOCK));
+	bool clock = rate_sampled(src);
 
 	if (src->counting) {
 		a->sample_period = 0;
@@ -140,8 +158,12 @@ static struct perf_evsel *new_source_evsel(struct session *s, struct source *src
 	src->counting = source__counts(src);
 	set_rate(s, src, &a);
 	a.sample_type = source__sample_type(src);
-	a.sample_regs_user = src->need_regs ? UPROBE_REGS_MASK : 0;
-	a.exclude_callchain_user = 0;
+	a.sample_regs_user = a.sample_type & PERF_SAMPLE_REGS_USER ? UPROBE_REGS_MASK : 0;
+	if (a.sample_type & PERF_SAMPLE_STACK_USER) {
+		a.sample_stack_user = s->opts.stack_size ? s->opts.stack_size : STACK_SIZE_DEFAULT;
+		/* dwarf: the user chain comes from the copy alone; auto compares it with the fp chain */
+		a.exclude_callchain_user = s->opts.call_graph == CALL_GRAPH_DWARF;
+	}
 	if (src->task_fields[0])
 		a.inherit = a.enable_on_exec = 0;   /* opened on every CPU: enabled with the rest */
 	a.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;

@@ -71,6 +71,7 @@ static void handle_sample(struct session *s, const union perf_event *ev, bool he
 {
 	const uint8_t *body = (const uint8_t *)ev + sizeof(ev->header);
 	size_t len = ev->header.size - sizeof(ev->header);
+	uint64_t chain[512];
 	struct sample smp;
 	struct id_map *m;
 	uint64_t id;
@@ -83,7 +84,7 @@ static void handle_sample(struct session *s, const union perf_event *ev, bool he
 	if (!m || !m->src)
 		return;
 	if (sample__parse(body, len, m->src->sample_type,
-			  m->src->need_regs ? UPROBE_REGS_MASK : 0, &smp))
+			  m->src->sample_type & PERF_SAMPLE_REGS_USER ? UPROBE_REGS_MASK : 0, &smp))
 		return;
 	if (!(m->src->sample_type & PERF_SAMPLE_PERIOD))
 		smp.period = m->src->period_used;
@@ -109,6 +110,13 @@ static void handle_sample(struct session *s, const union perf_event *ev, bool he
 	/* a process's mappings are read at its first stack, while it is alive */
 	if (m->src->need_stack && s->on_new_stack_pid && u32set__add(&s->stack_pids, smp.pid))
 		s->on_new_stack_pid(s->stack_ctx, smp.pid);
+	if ((m->src->sample_type & PERF_SAMPLE_STACK_USER) && s->on_user_stack) {
+		/* --call-graph dwarf/auto: the user stack unwound now */
+		smp.nr_stack = s->on_user_stack(s->stack_ctx, &smp, chain, sizeof(chain) / 8);
+		smp.stack = chain;
+	}
+	if (!m->src->need_regs)   /* taken for unwinding only */
+		smp.regs = NULL;
 	ret = window__append(m->src->win, idx, &smp, m->src->need_stack);
 	if (ret == 0)
 		m->src->received[idx]++;

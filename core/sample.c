@@ -5,6 +5,8 @@
  * (2) Every read is bounds-checked against len: a truncated or lying record is -EINVAL, never
  *     a read past the copy the ring reader made.
  * (3) Pointers in struct sample point into body: valid while body is.
+ * (4) PERF_SAMPLE_STACK_USER is size, data[size], dyn_size (the bytes filled), all absent but
+ *     size when size is 0.
  */
 #include <errno.h>
 #include <string.h>
@@ -90,6 +92,18 @@ int sample__parse(const void *body, size_t len, uint64_t st, uint64_t regs_mask,
 		if (out->regs_abi) {
 			out->nr_regs = __builtin_popcountll(regs_mask);
 			out->regs = take(&c, (uint64_t)out->nr_regs * 8);
+		}
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		uint64_t size = take_u64(&c);
+
+		if (size) {   /* 0 (a kernel thread): no data and no dyn_size follow */
+			out->user_stack = take(&c, size);
+			out->user_stack_size = take_u64(&c);
+			if (out->user_stack_size > size)
+				return -EINVAL;
+			if (!out->user_stack_size)
+				out->user_stack = NULL;
 		}
 	}
 	return c.bad ? -EINVAL : 0;

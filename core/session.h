@@ -37,7 +37,17 @@ struct session_opts {
 	long duration_ms;        /* -d: 0 = until Ctrl-C / workload end */
 	int verbose;
 	int freq;                /* -F: default sampling rate of clocks and hardware events */
+	int call_graph;          /* --call-graph: CALL_GRAPH_AUTO (0, the default), _FP or _DWARF */
+	uint32_t stack_size;     /* --stack-size: user stack bytes copied per sample (0: 8192) */
+	bool inline_frames;      /* --inline: stacks list inlined functions as frames */
 };
+
+/* How user stacks are walked: the kernel's frame-pointer chain, or a copy of the user stack
+ * (PERF_SAMPLE_STACK_USER + REGS_USER) unwound through the binaries' CFI while draining;
+ * auto takes both for tables sampled at a rate (clocks, hardware) and keeps the CFI walk
+ * unless the fp chain is deeper (symbols/unwind.c), and the fp chain alone elsewhere. */
+enum { CALL_GRAPH_AUTO, CALL_GRAPH_FP, CALL_GRAPH_DWARF };
+#define STACK_SIZE_DEFAULT 8192u
 
 /* x86-64 user registers sampled for uprobes and USDT probes: ax bx cx dx si di bp sp ip
  * (perf_regs 0-8) and r8-r15 (16-23); a row's registers are in that order */
@@ -139,6 +149,9 @@ struct session {
 	void (*on_mmap)(void *ctx, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 			const char *filename);
 	bool need_mmaps;
+	/* set by the symbols layer: smp's call chain with its user part unwound from the stack
+	 * copy (--call-graph dwarf/auto) into chain (at most max entries); returns its length */
+	size_t (*on_user_stack)(void *ctx, const struct sample *smp, uint64_t *chain, size_t max);
 	int nr_tids;
 	const struct event_source_ops *evsrc[4];   /* how events arrive (core/event_source.h) */
 	int nr_evsrc;

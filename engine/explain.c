@@ -14,7 +14,7 @@ static void sample_type_names(uint64_t st, char *buf, size_t len)
 		{ PERF_SAMPLE_TID, "TID" }, { PERF_SAMPLE_TIME, "TIME" }, { PERF_SAMPLE_ADDR, "ADDR" },
 		{ PERF_SAMPLE_CPU, "CPU" }, { PERF_SAMPLE_PERIOD, "PERIOD" },
 		{ PERF_SAMPLE_CALLCHAIN, "CALLCHAIN" }, { PERF_SAMPLE_RAW, "RAW" },
-		{ PERF_SAMPLE_REGS_USER, "REGS_USER" },
+		{ PERF_SAMPLE_REGS_USER, "REGS_USER" }, { PERF_SAMPLE_STACK_USER, "STACK_USER" },
 	};
 	size_t off = 0;
 

@@ -98,6 +98,33 @@ static void set_pages(struct cli *c, const char *o, const char *v)
 	c->q.q.so.mmap_pages = n;
 }
 
+static void set_call_graph(struct cli *c, const char *o, const char *v)
+{
+	static const char *const modes[] = { "auto", "fp", "dwarf" };   /* CALL_GRAPH_* order */
+
+	for (int i = 0; i < (int)ARRAY_SIZE(modes); i++)
+		if (!strcmp(v, modes[i])) {
+			c->q.q.so.call_graph = i;
+			return;
+		}
+	usage_error("no such call graph '%s'; choices: auto fp dwarf", v);
+}
+
+static void set_stack_size(struct cli *c, const char *o, const char *v)
+{
+	size_t n = parse_size(v);
+
+	/* the kernel takes a multiple of 8 below 64 KiB (one record holds it all) */
+	if (!n || n > 65528)
+		usage_error("%s '%s': expected a size from 8 to 65528 bytes, like 8K", o, v);
+	c->q.q.so.stack_size = (uint32_t)((n + 7) & ~(size_t)7);
+}
+
+static void set_inline(struct cli *c, const char *o, const char *v)
+{
+	c->q.q.so.inline_frames = true;
+}
+
 static void set_max_memory(struct cli *c, const char *o, const char *v)
 {
 	if (!(c->q.q.so.max_memory = parse_size(v)))
@@ -195,6 +222,9 @@ static const struct cli_option cli_options[] = {
 	{ "usdt", 0, "PROV:NAME@BIN", "a table usdt_NAME of a USDT probe's hits (arg0.. from its spec)", add_probe },
 	{ "list-usdt", 0, "BIN", "list a binary's USDT probes (.note.stapsdt), then exit", list_usdt },
 	{ "breakpoint", 0, "ADDR|SYMBOL[@BIN][/LEN][:rwx]", "a table breakpoint of accesses (default 8 bytes, w); SYMBOL is looked up in BIN or the workload's binary (static binaries only: PIE addresses are not relocated); 4 at most", add_probe },
+	{ "call-graph", 0, "MODE", "user stacks: auto (default: clock and hardware tables copy the stack and unwind it through the binaries' CFI, unless the frame-pointer chain is deeper; other tables use frame pointers), dwarf (every table copies and unwinds), fp (frame pointers only, no copy)", set_call_graph },
+	{ "stack-size", 0, "SIZE", "user stack copied per sample for CFI unwinding (default 8K, at most 65528)", set_stack_size },
+	{ "inline", 0, NULL, "stack_text() and folded_stack() list inlined functions as frames", set_inline },
 	{ "flame-graph", 0, "FILE", "write FILE (SVG) and FILE.folded from a folded_stack() column",
 	  set_flame },
 	{ "heatmap", 0, "FILE", "write FILE (SVG) from a heatmap() value of the result", set_heatmap },

@@ -9,7 +9,10 @@
  * (1) Kernel frames resolve through /proc/kallsyms, user frames through the process's
  *     mappings read when its first stack was collected (symbols/symbols.c).
  * (2) A return address is looked up one byte back, so a call at a function's end names it.
- * (3) An unresolved frame prints as its address in hex; NULL or a non-stack value is NULL.
+ * (3) A user frame no symbol holds prints as FILE+0xOFFSET (its offset in the mapped file, as
+ *     `addr2line -e FILE` or a later symbol file can take it); a frame in no file (anonymous
+ *     memory without a perf map, an unknown kernel address) as its address in hex. NULL or a
+ *     non-stack value is NULL.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,6 +35,11 @@ void frame_name(struct symbols *sy, const struct stack_view *v, const struct sta
 	const char *dso = NULL;
 	const char *name = sy ? symbols__resolve(sy, v->pid, addr, f->kernel, &off, &dso) : NULL;
 
+	if (!name && !f->kernel && sy && (dso = symbols__file_offset(sy, v->pid, f->addr, &off))) {
+		/* no symbol: the file and the offset in it, still meaningful after the run */
+		sqlite3_str_appendf(out, "%s+0x%" PRIx64, dso, off);
+		return;
+	}
 	if (!name) {
 		sqlite3_str_appendf(out, "0x%" PRIx64, f->addr);
 		return;

@@ -21,15 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "symbols/dso.h"
 #include "symbols/symbols.h"
 #include "symbols/symtab.h"
-
-struct dso {
-	char *path;
-	struct symtab syms;
-	int64_t bias;
-	bool loaded;
-};
+#include "symbols/unwind.h"
 
 struct map {
 	uint64_t start, end, pgoff;
@@ -50,7 +45,14 @@ struct symbols {
 	size_t nr_dsos;
 	struct proc *procs;
 	size_t nr_procs, cap_procs;
+	size_t last_proc;        /* index of the last one found: stacks come in runs of a pid */
+	struct unwind_stats ustats;
 };
+
+struct unwind_stats *symbols__ustats(struct symbols *sy)
+{
+	return &sy->ustats;
+}
 
 struct symbols *symbols__new(void)
 {
@@ -64,7 +66,9 @@ void symbols__free(struct symbols *sy)
 	symtab__free(&sy->kernel);
 	for (size_t i = 0; i < sy->nr_dsos; i++) {
 		symtab__free(&sy->dsos[i]->syms);
+		dso__close_debug(sy->dsos[i]);
 		free(sy->dsos[i]->path);
+		free(sy->dsos[i]->real);
 		free(sy->dsos[i]);
 	}
 	for (size_t i = 0; i < sy->nr_procs; i++) {
@@ -92,10 +96,12 @@ static struct dso *dso_get(struct symbols *sy, const char *path, uint32_t pid)
 	}
 	sy->dsos = n;
 	d->path = strdup(path);
+	d->fd = d->dbg_fd = -1;
 	/* through the process's root, so a container's files are the ones it maps */
 	snprintf(real, sizeof(real), "/proc/%u/root%s", pid, path);
 	if (access(real, R_OK))
 		snprintf(real, sizeof(real), "%s", path);
+	d->real = strdup(real);
 	d->loaded = elf_syms__load(real, &d->syms, &d->bias) == 0;
 	sy->dsos[sy->nr_dsos++] = d;
 	return d;
@@ -103,9 +109,13 @@ static struct dso *dso_get(struct symbols *sy, const char *path, uint32_t pid)
 
 static struct proc *proc_find(struct symbols *sy, uint32_t pid)
 {
+	if (sy->last_proc < sy->nr_procs && sy->procs[sy->last_proc].pid == pid)
+		return &sy->procs[sy->last_proc];
 	for (size_t i = 0; i < sy->nr_procs; i++)
-		if (sy->procs[i].pid == pid)
+		if (sy->procs[i].pid == pid) {
+			sy->last_proc = i;
 			return &sy->procs[i];
+		}
 	return NULL;
 }
 
@@ -210,11 +220,52 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+static struct proc *proc_of(struct symbols *sy, uint32_t pid)
+{
+	struct proc *p = proc_find(sy, pid);
+
+	if (!p) {
+		symbols__note_pid(sy, pid);
+		p = proc_find(sy, pid);
+	}
+	return p;
+}
+
+static struct map *map_of(struct proc *p, uint64_t addr)
+{
+	for (size_t i = 0; p && i < p->nr; i++)   /* newest first */
+		if (addr >= p->maps[i].start && addr < p->maps[i].end)
+			return &p->maps[i];
+	return NULL;
+}
+
+struct dso *symbols__dso_at(struct symbols *sy, uint32_t pid, uint64_t addr, uint64_t *vaddr_out)
+{
+	struct map *m = map_of(proc_of(sy, pid), addr);
+
+	if (!m || !m->dso)
+		return NULL;
+	*vaddr_out = addr - m->start + m->pgoff + (uint64_t)m->dso->bias;
+	return m->dso;
+}
+
+const char *symbols__file_offset(struct symbols *sy, uint32_t pid, uint64_t addr,
+				 uint64_t *off_out)
+{
+	struct map *m = map_of(proc_of(sy, pid), addr);
+
+	if (!m || !m->dso)
+		return NULL;
+	*off_out = addr - m->start + m->pgoff;
+	return base_name(m->dso->path);
+}
+
 const char *symbols__resolve(struct symbols *sy, uint32_t pid, uint64_t addr, int kernel,
 			     uint64_t *off_out, const char **dso_out)
 {
 	const struct sym *s = NULL;
 	struct proc *p;
+	struct map *m;
 
 	if (dso_out)
 		*dso_out = NULL;
@@ -226,22 +277,13 @@ const char *symbols__resolve(struct symbols *sy, uint32_t pid, uint64_t addr, in
 		s = symtab__find(&sy->kernel, addr);
 		if (dso_out)
 			*dso_out = "kernel";
-	} else if ((p = proc_find(sy, pid)) || (symbols__note_pid(sy, pid), p = proc_find(sy, pid))) {
-		for (size_t i = 0; i < p->nr && !s; i++) {
-			struct map *m = &p->maps[i];
-
-			if (addr < m->start || addr >= m->end)
-				continue;
-			if (!m->dso) {
-				s = symtab__find(&p->jit, addr);
-				break;
-			}
-			if (dso_out)
-				*dso_out = base_name(m->dso->path);
-			addr = addr - m->start + m->pgoff + (uint64_t)m->dso->bias;
-			s = symtab__find(&m->dso->syms, addr);
-			break;
-		}
+	} else if ((m = map_of(p = proc_of(sy, pid), addr)) && !m->dso) {
+		s = symtab__find(&p->jit, addr);
+	} else if (m) {
+		if (dso_out)
+			*dso_out = base_name(m->dso->path);
+		addr = addr - m->start + m->pgoff + (uint64_t)m->dso->bias;
+		s = symtab__find(&m->dso->syms, addr);
 	}
 	if (!s)
 		return NULL;

@@ -23,6 +23,10 @@ void symbols__add_map(struct symbols *sy, uint32_t pid, uint64_t start, uint64_t
  */
 const char *symbols__resolve(struct symbols *sy, uint32_t pid, uint64_t addr, int kernel,
 			     uint64_t *off_out, const char **dso_out);
+/* The base name of the file pid maps at addr and addr's offset in it (binary+0xOFFSET: still
+ * meaningful after the process is gone), or NULL for no file. */
+const char *symbols__file_offset(struct symbols *sy, uint32_t pid, uint64_t addr,
+				 uint64_t *off_out);
 /* ELF symbol lookup in one file (tests, breakpoints): vaddr of a function or object, or 0. */
 uint64_t symbols__elf_address(const char *path, const char *name, uint64_t *size_out);
 /* File offset of a function for a uprobe, or 0. */

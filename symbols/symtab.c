@@ -4,10 +4,12 @@
  * (1) Names live in one pool; sym.name holds an offset until symtab__finish() turns it into
  *     a pointer, so the pool may grow while loading.
  * (2) Lookup is a binary search for the last start <= addr; a sized symbol must contain addr.
+ *     Of aliases, the name perf would print is last (cmp_sym).
  * (3) kallsyms: text symbols (t/T/w/W); zero addresses (non-root view) load nothing.
  * (4) ELF: STT_FUNC (and STT_GNU_IFUNC) symbols with a value; .symtab wins, then the
- *     build-id debug file (/usr/lib/debug/.build-id), then MiniDebugInfo (.gnu_debugdata,
- *     xz) with .dynsym, then .dynsym alone. C++ (and legacy Rust) names are demangled.
+ *     separate debug file's (build-id, .gnu_debuglink, debuginfod cache: symbols/debuginfo.c),
+ *     then MiniDebugInfo (.gnu_debugdata, xz) with .dynsym, then .dynsym alone. C++ (and
+ *     legacy Rust) names are demangled.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,11 +20,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "symbols/debuginfo.h"
 #include "symbols/symtab.h"
 
 int symtab__add(struct symtab *t, uint64_t start, uint64_t size, const char *name)
 {
-	size_t n = strlen(name) + 1;
+	return symtab__add_elf(t, start, size, name, SYM_GLOBAL);
+}
+
+int symtab__add_elf(struct symtab *t, uint64_t start, uint64_t size, const char *name, int bind)
+{
+	const char *at = name[0] ? strchr(name + 1, '@') : NULL;
+	size_t n = (at ? (size_t)(at - name) : strlen(name)) + 1;
 
 	if (t->nr == t->cap) {
 		size_t ncap = t->cap ? t->cap * 2 : 1024;
@@ -45,17 +54,43 @@ int symtab__add(struct symtab *t, uint64_t start, uint64_t size, const char *nam
 		t->pool = p;
 		t->pool_cap = ncap;
 	}
-	memcpy(t->pool + t->pool_len, name, n);
-	t->syms[t->nr++] = (struct sym){ start, size, (const char *)(uintptr_t)t->pool_len };
+	memcpy(t->pool + t->pool_len, name, n - 1);
+	t->pool[t->pool_len + n - 1] = '\0';
+	t->syms[t->nr++] = (struct sym){ start, size, (const char *)(uintptr_t)t->pool_len, bind };
 	t->pool_len += n;
 	return 0;
 }
 
+static int underscores(const char *name)
+{
+	int n = 0;
+
+	while (name[n] == '_')
+		n++;
+	return n;
+}
+
+/* by address; of aliases (one address, several names), the one to print sorts last, as perf
+ * picks it: global before local before weak, fewer leading underscores, the longer name */
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
+	int ux, uy;
+	size_t lx, ly;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->bind != y->bind)
+		return x->bind > y->bind ? -1 : 1;
+	ux = underscores(x->name);
+	uy = underscores(y->name);
+	if (ux != uy)
+		return ux > uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 void symtab__finish(struct symtab *t)
@@ -104,6 +139,7 @@ int kallsyms__load(struct symtab *t)
 		return -errno;
 	while (!ret && fgets(line, sizeof(line), f)) {
 		int n = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, mod);
+		int bind = type == 't' ? SYM_LOCAL : type == 'T' ? SYM_GLOBAL : SYM_WEAK;
 
 		if (n < 3 || !addr || !strchr("tTwW", type))
 			continue;
@@ -111,9 +147,9 @@ int kallsyms__load(struct symtab *t)
 			char full[400];
 
 			snprintf(full, sizeof(full), "%s [%s]", name, mod);
-			ret = symtab__add(t, addr, 0, full);
+			ret = symtab__add_elf(t, addr, 0, full, bind);
 		} else {
-			ret = symtab__add(t, addr, 0, name);
+			ret = symtab__add_elf(t, addr, 0, name, bind);
 		}
 	}
 	fclose(f);
@@ -143,7 +179,11 @@ static int load_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct symtab *t)
 		if (name && *name) {
 			char *dm;
 
-			ret = symtab__add(t, sym.st_value, sym.st_size, demangled(name, &dm));
+			int bind = GELF_ST_BIND(sym.st_info);
+
+			ret = symtab__add_elf(t, sym.st_value, sym.st_size, demangled(name, &dm),
+					      bind == STB_WEAK ? SYM_WEAK : bind == STB_LOCAL ? SYM_LOCAL
+											: SYM_GLOBAL);
 			free(dm);
 		}
 	}
@@ -165,7 +205,7 @@ static const char *demangled(const char *name, char **to_free)
 }
 
 struct elf_scns {
-	Elf_Scn *symtab, *dynsym, *debugdata, *buildid;
+	Elf_Scn *symtab, *dynsym, *debugdata;
 };
 
 static void find_sections(Elf *elf, struct elf_scns *out)
@@ -189,8 +229,6 @@ static void find_sections(Elf *elf, struct elf_scns *out)
 			out->dynsym = scn;
 		else if (name && !strcmp(name, ".gnu_debugdata"))
 			out->debugdata = scn;
-		else if (sh.sh_type == SHT_NOTE && name && !strcmp(name, ".note.gnu.build-id"))
-			out->buildid = scn;
 	}
 }
 
@@ -201,39 +239,27 @@ static int load_scn(Elf *elf, Elf_Scn *scn, struct symtab *t)
 	return scn && gelf_getshdr(scn, &sh) ? load_section(elf, scn, &sh, t) : 0;
 }
 
-/* /usr/lib/debug/.build-id/ab/cdef....debug of the file's GNU build-id, if installed */
-static int load_buildid_debug(Elf *elf, Elf_Scn *note, struct symtab *t)
+/* the .symtab of the separate debug file (symbols/debuginfo.c), if there is one */
+static int load_debug_file(Elf *elf, const char *path, struct symtab *t)
 {
-	Elf_Data *data = elf_getdata(note, NULL);
-	size_t off = 0, name_off, desc_off;
-	char path[256];
-	GElf_Nhdr nh;
-	int n, fd, ret = -ENOENT;
-	Elf *dbg;
+	char dbg_path[4096];
+	int fd, ret = -ENOENT;
 	struct elf_scns s;
+	Elf *dbg;
 
-	while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-		const uint8_t *id = (const uint8_t *)data->d_buf + desc_off;
-
-		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_descsz < 2 || nh.n_descsz > 64)
-			continue;
-		n = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
-		for (size_t i = 1; i < nh.n_descsz; i++)
-			n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", id[i]);
-		snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return -ENOENT;
-		dbg = elf_begin(fd, ELF_C_READ, NULL);
-		if (dbg) {
-			find_sections(dbg, &s);
-			ret = s.symtab ? load_scn(dbg, s.symtab, t) : -ENOENT;
-			elf_end(dbg);
-		}
-		close(fd);
-		return ret;
+	if (debuginfo__find(elf, path, dbg_path, sizeof(dbg_path)))
+		return -ENOENT;
+	fd = open(dbg_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (dbg) {
+		find_sections(dbg, &s);
+		ret = s.symtab ? load_scn(dbg, s.symtab, t) : -ENOENT;
+		elf_end(dbg);
 	}
-	return -ENOENT;
+	close(fd);
+	return ret;
 }
 
 /* MiniDebugInfo: an xz-compressed ELF in .gnu_debugdata whose .symtab has the local functions */
@@ -307,11 +333,11 @@ int elf_syms__load(const char *path, struct symtab *t, int64_t *load_bias_out)
 			}
 		}
 	find_sections(elf, &s);
-	/* the best table there is: .symtab; else build-id debug info, else MiniDebugInfo (with
+	/* the best table there is: .symtab; else the debug file's, else MiniDebugInfo (with
 	 * .dynsym: it holds only what .dynsym lacks), else .dynsym alone */
 	if (s.symtab)
 		ret = load_scn(elf, s.symtab, t);
-	else if (s.buildid && load_buildid_debug(elf, s.buildid, t) == 0)
+	else if (load_debug_file(elf, path, t) == 0)
 		ret = 0;
 	else if (s.debugdata && load_minidebuginfo(elf, s.debugdata, t) == 0)
 		ret = load_scn(elf, s.dynsym, t);

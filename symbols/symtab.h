@@ -10,7 +10,10 @@
 struct sym {
 	uint64_t start, size;   /* size 0: up to the next symbol */
 	const char *name;       /* points into the table's string pool */
+	int bind;               /* of aliases, the lowest is printed: SYM_GLOBAL, _LOCAL, _WEAK */
 };
+
+enum { SYM_GLOBAL, SYM_LOCAL, SYM_WEAK };
 
 struct symtab {
 	struct sym *syms;
@@ -20,6 +23,8 @@ struct symtab {
 };
 
 int symtab__add(struct symtab *t, uint64_t start, uint64_t size, const char *name);
+/* the same, with the ELF binding; a "name@VERSION" / "name@@VERSION" is stored as name */
+int symtab__add_elf(struct symtab *t, uint64_t start, uint64_t size, const char *name, int bind);
 /* sorts and fixes the name pointers: call once after the adds */
 void symtab__finish(struct symtab *t);
 const struct sym *symtab__find(const struct symtab *t, uint64_t addr);

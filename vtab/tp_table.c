@@ -30,6 +30,7 @@
 #include "core/session.h"
 #include "symbols/stack.h"
 #include "symbols/symbols.h"
+#include "symbols/unwind.h"
 #include "vtab/blob_rows.h"
 #include "vtab/tp_table.h"
 
@@ -565,6 +566,11 @@ static void add_map(void *sy, uint32_t pid, uint64_t start, uint64_t len, uint64
 	symbols__add_map(sy, pid, start, len, pgoff, path);
 }
 
+static size_t user_stack(void *sy, const struct sample *smp, uint64_t *chain, size_t max)
+{
+	return unwind__chain(sy, smp, chain, max);
+}
+
 static void free_symbols(void *sy)
 {
 	symbols__free(sy);
@@ -582,6 +588,7 @@ int vtabs__register(sqlite3 *db, struct session *s)
 		s->on_new_stack_pid = note_pid;
 		s->stack_ctx_free = free_symbols;
 		s->on_mmap = add_map;
+		s->on_user_stack = user_stack;
 	}
 	/* the aux array lives as long as the connection: freed by the first module's destructor */
 	for (int i = 0; i < n; i++) {

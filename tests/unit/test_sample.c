@@ -84,11 +84,38 @@ static void test_callchain(void)
 	T(s.id == 7 && s.nr_stack == 3 && s.stack[2] == 0x402000, "callchain frames");
 }
 
+/* PERF_SAMPLE_STACK_USER after REGS_USER: size, data[size], dyn_size; size 0 stands alone */
+static void test_user_stack(void)
+{
+	const uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	uint64_t rec[9] = { 7, 2, 0x1111, 0x2222, 32, 0xa, 0xb, 0xc, 0xd };
+	uint64_t full[10];
+	struct sample s;
+
+	memcpy(full, rec, sizeof(rec));
+	full[9] = 16;   /* dyn_size: half of the copy was filled */
+	T(sample__parse(full, sizeof(full), st, 0x3, &s) == 0, "regs + user stack parse");
+	T(s.nr_regs == 2 && s.regs[1] == 0x2222, "user registers");
+	T(s.user_stack && s.user_stack_size == 16 && ((const uint64_t *)s.user_stack)[1] == 0xb,
+	  "user stack copy and dyn_size");
+	T(sample__parse(full, sizeof(rec), st, 0x3, &s) == -EINVAL, "dyn_size missing");
+	full[9] = 40;
+	T(sample__parse(full, sizeof(full), st, 0x3, &s) == -EINVAL, "dyn_size past the copy");
+	full[9] = 0;
+	T(sample__parse(full, sizeof(full), st, 0x3, &s) == 0 && !s.user_stack, "dyn_size 0: no stack");
+	full[4] = 1ull << 62;
+	T(sample__parse(full, sizeof(full), st, 0x3, &s) == -EINVAL, "copy size past the record");
+	full[1] = 0;   /* no regs (kernel thread), then a size-0 stack and nothing after it */
+	full[2] = 0;
+	T(sample__parse(full, 24, st, 0x3, &s) == 0 && !s.regs && !s.user_stack, "kernel thread");
+}
+
 int main(void)
 {
 	RUN(test_fields);
 	RUN(test_truncated);
 	RUN(test_lying_sizes);
 	RUN(test_callchain);
+	RUN(test_user_stack);
 	return t_done("sample");
 }

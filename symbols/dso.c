@@ -1,0 +1,114 @@
+/*
+ * symbols/dso.c - a mapped file's CFI and DWARF, opened once at their first use (see
+ * symbols/dso.h).
+ *
+ * (1) CFI: the binary's .eh_frame (dwarf_getcfi_elf: it is loaded, so stripping keeps it),
+ *     else the .debug_frame of its DWARF. libdw caches the FDEs it has parsed in the
+ *     Dwarf_CFI, so each binary's CFI is read once for the whole run, whatever the number of
+ *     processes that map it.
+ * (2) DWARF: the separate debug file (symbols/debuginfo.c) when there is one, else the
+ *     binary itself if it was built with -g.
+ * (3) A file that has neither is tried once, then left alone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "symbols/debuginfo.h"
+#include "symbols/dso.h"
+
+static Elf *open_elf(const char *path, int *fd_out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	*fd_out = -1;
+	if (fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return NULL;
+	}
+	*fd_out = fd;
+	return elf;
+}
+
+static bool frame_at(Dwarf_CFI *cfi, uint64_t vaddr, Dwarf_Frame **frame_out)
+{
+	*frame_out = NULL;
+	return cfi && dwarf_cfi_addrframe(cfi, vaddr, frame_out) == 0;
+}
+
+Dwarf_CFI *dso__cfi(struct dso *d, uint64_t vaddr, Dwarf_Frame **frame_out)
+{
+	Dwarf *dw;
+
+	if (!d->cfi_tried) {
+		d->cfi_tried = true;
+		d->elf = open_elf(d->real, &d->fd);
+		d->eh_cfi = d->elf ? dwarf_getcfi_elf(d->elf) : NULL;
+	}
+	if (frame_at(d->eh_cfi, vaddr, frame_out))
+		return d->eh_cfi;
+	/* .debug_frame: only when .eh_frame has nothing for vaddr (built with
+	 * -fno-asynchronous-unwind-tables, say) */
+	if (!d->dbg_cfi && (dw = dso__dwarf(d)))
+		d->dbg_cfi = dwarf_getcfi(dw);
+	return frame_at(d->dbg_cfi, vaddr, frame_out) ? d->dbg_cfi : NULL;
+}
+
+Dwarf *dso__dwarf(struct dso *d)
+{
+	char path[4096];
+	Elf *elf;
+	int fd;
+
+	if (d->dwarf_tried)
+		return d->dwarf;
+	d->dwarf_tried = true;
+	d->dbg_fd = -1;
+	if (!(elf = open_elf(d->real, &fd)))
+		return NULL;
+	if (debuginfo__find(elf, d->real, path, sizeof(path)) == 0 &&
+	    (d->dbg_fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		d->dwarf = dwarf_begin(d->dbg_fd, DWARF_C_READ);
+		if (d->dwarf)
+			d->debug_path = strdup(path);
+	}
+	if (!d->dwarf) {   /* the binary's own .debug_info, if any */
+		if (d->dbg_fd >= 0)
+			close(d->dbg_fd);
+		d->dbg_fd = dup(fd);
+		d->dwarf = d->dbg_fd >= 0 ? dwarf_begin(d->dbg_fd, DWARF_C_READ) : NULL;
+		if (d->dwarf)
+			d->debug_path = strdup(d->path);
+	}
+	elf_end(elf);
+	close(fd);
+	return d->dwarf;
+}
+
+void dso__close_debug(struct dso *d)
+{
+	if (d->eh_cfi)
+		dwarf_cfi_end(d->eh_cfi);
+	if (d->elf)
+		elf_end(d->elf);
+	if (d->fd >= 0 && d->cfi_tried)
+		close(d->fd);
+	if (d->dwarf)
+		dwarf_end(d->dwarf);   /* frees dbg_cfi too: dwarf_getcfi's belongs to it */
+	if (d->dbg_fd >= 0 && d->dwarf_tried)
+		close(d->dbg_fd);
+	free(d->debug_path);
+	d->eh_cfi = d->dbg_cfi = NULL;
+	d->elf = NULL;
+	d->dwarf = NULL;
+	d->debug_path = NULL;
+	d->cfi_tried = d->dwarf_tried = false;
+}

@@ -1,0 +1,74 @@
+# CFI unwinding of a program built without frame pointers (build/workloads/chain: -O2
+# -fomit-frame-pointer, main -> chain_a -> chain_b -> chain_c), against perf record
+# --call-graph dwarf + perf script on the same execution (perf records perf-sql and the workload
+# it starts); then the stripped copy, named through its .gnu_debuglink debug file, and without
+# it, as FILE+0xOFFSET.
+. "$(dirname "$0")/lib.sh"; need_root
+command -v perf >/dev/null || skip "perf is not installed (apt-get install linux-perf)"
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+WANT="_start;__libc_start_main;__libc_start_call_main;main;chain_a;chain_b;chain_c"
+
+# one execution of chain, sampled by both: held before its exec, perf record -p and perf-sql -p
+# attach, then it runs (a single exec: perf script loses libc's CFI after a second one, as when
+# perf-sql starts `env ... chain` under perf record). PAD: 6 KiB of environment above main's
+# frame, so the kernel copies whole 8 KiB stacks (with a small environment the copy ends at the
+# top of the stack, ~1.5 KiB up, and perf's unwinder stops at __libc_start_call_main there)
+export PAD=$(head -c 6000 /dev/zero | tr '\0' x)
+hold "$dir" "$WL/chain" 1
+unset PAD
+perf record -q -F 999 --call-graph dwarf -o "$dir/perf.data" -p "$HELD" 2>"$dir/perf.err" &
+BG+=($!)
+"$PERF_SQL" --call-graph dwarf -p "$HELD" "select folded_stack(stack) from cpu_clock(999)
+	where ip > 0" > "$dir/ours" 2>"$dir/ours.err" &
+BG+=($!)
+wait_perf_fds "${BG[1]}"
+wait_perf_fds "${BG[2]}"
+release "$dir"
+# perf script: the chain's samples in chain_c, outermost first; perf lists the functions
+# inlined at an address first, each "(inlined)", then the one holding it: one frame per address
+perf script -i "$dir/perf.data" --comms chain -F ip,sym 2>/dev/null | awk '
+	/^$/ { if (n) { s = f[n]; for (i = n - 1; i > 0; i--) s = s ";" f[i]; print s }; n = 0; last = ""; next }
+	{ if ($1 != last) n++; f[n] = $2; last = $1 }
+	END { if (n) { s = f[n]; for (i = n - 1; i > 0; i--) s = s ";" f[i]; print s } }' |
+	sed 's/__libc_start_main_impl/__libc_start_main/' | grep ';chain_c$' | sort | uniq -c |
+	sort -rn > "$dir/perf"
+read -r perf_n perf_stack < "$dir/perf"
+[ -n "${perf_n:-}" ] || fail "perf script gave no stack in chain_c: $(head -3 "$dir/perf")"
+eq "$perf_stack" "$WANT" "perf's commonest stack in chain_c (the reference)"
+# ours: "chain;STACK COUNT" lines
+ok=$(awk -v w="chain;$WANT" '$1 == w { s += $2 } END { print s + 0 }' "$dir/ours")
+in_c=$(awk '$1 ~ /;chain_c$/ { s += $2 } END { print s + 0 }' "$dir/ours")
+shallow=$(awk '$1 == "chain;chain_c" { s += $2 } END { print s + 0 }' "$dir/ours")
+other=$((in_c - ok - shallow))
+echo "ok: perf-sql: $ok of $in_c samples in chain_c unwound to $WANT; perf: $perf_n of $(awk '{ s += $1 } END { print s }' "$dir/perf")"
+[ "$ok" -ge $((in_c * 9 / 10)) ] && [ "$ok" -gt 100 ] ||
+	fail "too few full stacks: $ok of $in_c: $(cat "$dir/ours")"
+# the only other shape is the leaf alone: the kernel's copy of the stack came back empty
+eq "$other" 0 "samples in chain_c with any other stack (shallow, empty copy: $shallow)"
+depth_ours=$(echo "$WANT" | tr ';' '\n' | wc -l)
+depth_perf=$(echo "$perf_stack" | tr ';' '\n' | wc -l)
+eq "$depth_ours" "$depth_perf" "depth of the stack, perf-sql and perf"
+
+# --call-graph fp on the same binary: the kernel's walk cannot get past chain_c
+fp=$(q --call-graph fp "select count(*) from cpu_clock(999) where _pid = workload_pid()
+	and ip > 0 and stack_text(stack, ';') like '%chain_b%'" -- "$WL/chain" 1)
+eq "$fp" 0 "samples whose frame-pointer stack reaches chain_b"
+
+# the stripped copy: named through chain.debug (.gnu_debuglink, same directory)
+cnt=$(q "select count(*) from cpu_clock(999) where _pid = workload_pid() and ip > 0 and
+	stack_text(stack, ';') like 'chain_c+0x%(chain.stripped);chain_b+0x%(chain.stripped);chain_a+0x%;main+0x%'" \
+	-- "$WL/chain.stripped" 1)
+[ "$cnt" -gt 100 ] || fail "stripped copy: $cnt samples named chain_c;chain_b;chain_a;main"
+echo "ok: chain.stripped resolves through chain.debug ($cnt samples)"
+# ... and without it: FILE+0xOFFSET, the offset of chain_c in the file
+cp "$WL/chain.stripped" "$dir/"
+read -r c_addr c_size < <(nm -S "$WL/chain.debug" | awk '$4 == "chain_c" { print $1, $2 }')
+leaf=$(q "select stack_text(stack, ';') from cpu_clock(999) where _pid = workload_pid() and
+	ip > 0 group by 1 order by count(*) desc limit 1" -- "$dir/chain.stripped" 1)
+[[ "$leaf" =~ ^chain\.stripped\+0x([0-9a-f]+)\; ]] || fail "unresolved leaf: $leaf"
+off=$((16#${BASH_REMATCH[1]})); lo=$((16#$c_addr)); hi=$((lo + 16#$c_size))
+# a PIE's text is mapped at offset = vaddr here (the first PT_LOAD with code: p_vaddr == p_offset)
+[ "$off" -ge "$lo" ] && [ "$off" -lt "$hi" ] || fail "offset $off outside chain_c [$lo, $hi): $leaf"
+[[ "$leaf" == *"__libc_start_call_main+0x"*"(libc.so.6)"* ]] || fail "libc frames lost: $leaf"
+[[ "$leaf" != *";0x"* ]] || fail "a bare run-time address: $leaf"
+echo "ok: without its debug file: $leaf"
