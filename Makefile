@@ -64,9 +64,9 @@ endif
 # are PIC already: their own Makefiles add -fPIC (tools/lib/perf/Makefile, tools/lib/api).
 EXT_SRCS := $(filter core/% symbols/% vtab/% sqlite/% engine/%,$(SRCS)) $(wildcard ext/*.c)
 EXT_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(EXT_SRCS))
-EXT_PKGS := libtraceevent libelf liblz4 liblzma
+EXT_PKGS := libtraceevent libelf libdw liblz4 liblzma
 EXT_LIBS  = $(LIBPERF)/out/libperf.a $(LIBPERF)/out/libapi.a \
-	    $(shell pkg-config --libs $(EXT_PKGS) 2>/dev/null || echo -ltraceevent -lelf -llz4 -llzma) \
+	    $(shell pkg-config --libs $(EXT_PKGS) 2>/dev/null || echo -ltraceevent -lelf -ldw -llz4 -llzma) \
 	    -lpthread -lm -lstdc++
 EXT_HOST := $(BUILD)/ext/host
 
