@@ -180,8 +180,9 @@ static struct source *new_source(struct session *s, struct tp_event *ev, struct 
 		goto nomem;
 	if (s->nr_tids || (s->opts.workload && !s->opts.all))
 		set_task_fields(src);
-	/* a workload's tree is known only as it forks: its scheduler rows are picked in user
-	 * space, from every CPU, on the task fields and the task itself */
+	/* a workload's tree is known only as it forks: its rows are picked in user space, from
+	 * every CPU, on the task fields and the task itself (core/tree.c). -p/-t/--cgroup keep
+	 * the kernel filter on the targets' task fields (core/target.c) */
 	src->tree_filter = src->task_fields[0] && s->opts.workload && !s->opts.all;
 	s->tree.active |= src->tree_filter;
 	/* -p/-t: the task fields are read if the targets' rows must be picked in user space */

@@ -22,11 +22,13 @@ counts="select (select count(*) from sched_process_fork) forks,
 	(select count(*) from sched_process_fork f join sched_process_exit e on e.pid = f.child_pid) joined,
 	(select sum(lost) from perf_sql_stats) lost"
 # what ran in the tree below perf stat (its one child, CMD, from its exec on), up to each exit
-in_tree="_tid in kids and (_tid not in cmd or _time >= (select t from t0))
+# (unary + keeps a term that names another table's rows out of the kernel filters: the dry run
+# that plans them sees those tables empty)
+in_tree="+_tid in kids and (_tid not in cmd or _time >= (select t from t0))
 	and _time <= coalesce((select t from ex where p = _tid), 9e18)"
 context="with kids(p) as (select child_pid from sched_process_fork),
-	cmd(p) as (select child_pid from sched_process_fork where parent_pid = workload_pid()),
-	t0(t) as (select min(_time) from sched_process_exec where pid in cmd),
+	cmd(p) as (select child_pid from sched_process_fork where +parent_pid = workload_pid()),
+	t0(t) as (select min(_time) from sched_process_exec where +pid in cmd),
 	ex(p, t) as (select pid, _time from sched_process_exit)
 	select (select count(*) from sched_wakeup where $in_tree) wakeups,
 	       (select count(*) from sched_switch where prev_state = 1 and $in_tree) sleeps,
