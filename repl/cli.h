@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include "repl/run.h"
 
+#define PERF_SQL_VERSION "0.1.0"
+
 struct cli {
 	struct run q;
 	const char *out_path;    /* -o FILE */
@@ -41,6 +43,8 @@ void options__parse(struct cli *c, int argc, char **argv);
 bool options__takes_value(const char *a);
 /* The whole --help text. */
 void options__usage(FILE *f);
+/* The examples of --help: lines "  perf-sql ...", a trailing '\\' continues a command. */
+const char *options__examples(void);
 /* The nth option / subcommand (NULL past the end): for help, docs and completion. */
 const struct cli_option *options__nth(int n);
 const struct cli_subcommand *subcommands__nth(int n);

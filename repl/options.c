@@ -13,9 +13,9 @@
 #include <string.h>
 #include <sqlite3.h>
 #include "repl/cli.h"
+#include "repl/man.h"
 #include "symbols/usdt.h"
 
-#define PERF_SQL_VERSION "0.1.0"
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define HELP_COL 25
 #define HELP_WIDTH 94
@@ -78,6 +78,7 @@ static void set_heatmap(struct cli *c, const char *o, const char *v) { c->q.heat
 static void set_replay(struct cli *c, const char *o, const char *v) { c->q.q.replay_path = v; }
 static void set_verbose(struct cli *c, const char *o, const char *v) { c->q.q.so.verbose++; }
 static void set_repl(struct cli *c, const char *o, const char *v) { c->repl = true; }
+static void set_quiet(struct cli *c, const char *o, const char *v) { c->q.quiet = true; }
 
 static void set_no_pushdown(struct cli *c, const char *o, const char *v)
 {
@@ -187,6 +188,19 @@ static void help(struct cli *c, const char *o, const char *v)
 	exit(0);
 }
 
+/* --help-man PAGE: roff for docs/man/ (scripts/gen-man.sh) */
+static void help_man(struct cli *c, const char *o, const char *v)
+{
+	struct err e = { 0 };
+
+	if (man__write(stdout, v, &e)) {
+		if (e.usage)
+			usage_error("%s", e.msg);
+		exit(report(&e));
+	}
+	exit(fflush(stdout) ? EXIT_ERR : 0);
+}
+
 static void version(struct cli *c, const char *o, const char *v)
 {
 	printf("perf-sql %s (SQLite %s)\n", PERF_SQL_VERSION, sqlite3_libversion());
@@ -232,7 +246,10 @@ static const struct cli_option cli_options[] = {
 	{ "save", 0, "NAME", "save the query as a profiler NAME, then run it", NULL },
 	{ "repl", 0, NULL, "the interactive shell (the default without SQL)", set_repl },
 	{ "verbose", 'v', NULL, "say what is opened", set_verbose },
+	{ "quiet", 'q', NULL, "no status line on a terminal's stderr while collecting", set_quiet },
 	{ "help", 'h', NULL, "this help", help },
+	{ "help-man", 0, "PAGE", "print the manual page PAGE (perf-sql or perf-sql-profilers) as roff",
+	  help_man },
 	{ "version", 0, NULL, "print the version", version },
 };
 
@@ -413,7 +430,10 @@ static const char usage_tail[] =
 "\n"
 "exit status: 0 ok; 1 a runtime error; 2 bad usage; 77 not enough privilege\n"
 "\n"
-"examples:\n"
+"examples:\n";
+
+/* one command a line, continued by a trailing backslash: --help and the man page */
+static const char usage_examples[] =
 "  perf-sql \"select comm, count(*) from sched_switch group by comm order by 2 desc\"\n"
 "  perf-sql -d 5 \"select prev_comm, count(*) n from sched_switch group by 1 order by n desc limit 5\"\n"
 "  perf-sql -i 1000 --csv \"select count(*) from sys_enter_write\"\n"
@@ -445,4 +465,10 @@ void options__usage(FILE *f)
 	fprintf(f, "%-*s%s\n", SUB_COL, "  perf-sql NAME [PARAM=VALUE...]",
 		"run a profiler NAME, with any option above");
 	fputs(usage_tail, f);
+	fputs(usage_examples, f);
+}
+
+const char *options__examples(void)
+{
+	return usage_examples;
 }

@@ -21,6 +21,7 @@ struct run {
 	bool explain;              /* --explain: print the plan, collect nothing */
 	const char *flame_graph;   /* --flame-graph FILE */
 	const char *heatmap_svg;   /* --heatmap FILE */
+	bool quiet;                /* -q: no status line (repl/status.c) */
 	int status;                /* while running: the first failure's exit status */
 };
 
