@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "core/record.h"
 #include "core/target.h"
 #include "core/tracefs.h"
@@ -307,6 +308,7 @@ static void apply_window(struct session *s, struct replay *r, const uint8_t *b, 
 int session__run_replay(struct session *s, window_fn on_window, void *ctx, struct err *e)
 {
 	struct replay *r = s->replay;
+	uint64_t next_tick = 0;
 	bool first = true;
 	int ret = 0;
 
@@ -314,6 +316,11 @@ int session__run_replay(struct session *s, window_fn on_window, void *ctx, struc
 		struct rblock *b = &r->blocks[i];
 		struct source *src;
 		uint32_t hdr[2];
+
+		if (s->opts.tick && now_ns(CLOCK_MONOTONIC) >= next_tick) {
+			session__tick(s);
+			next_tick = now_ns(CLOCK_MONOTONIC) + SESSION_TICK_MS * 1000000ull;
+		}
 
 		if (b->type == CAP_RECORDS && b->len >= 8) {
 			memcpy(hdr, b->data, 8);

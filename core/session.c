@@ -389,6 +389,18 @@ static int end_window(struct session *s, window_fn fn, void *ctx)
 	return ret;
 }
 
+/* the front end's tick, with counts as of now: the kernel's counts read, then the rings
+ * drained, as a window's end does (the same order, so events in flight are not lost) */
+void session__tick(struct session *s)
+{
+	if (!s->replay) {
+		for (int i = 0; i < s->nr_evsrc; i++)
+			s->evsrc[i]->read_counts(s);
+		drain(s);
+	}
+	s->opts.tick(s->opts.tick_ctx, s);
+}
+
 static long ms_until(uint64_t deadline, uint64_t now)
 {
 	if (deadline == UINT64_MAX)
@@ -405,6 +417,7 @@ int session__run(struct session *s, window_fn on_window, void *ctx, struct err *
 						 UINT64_MAX;
 	uint64_t next = s->opts.interval_ms ? start + (uint64_t)s->opts.interval_ms * 1000000 :
 					      UINT64_MAX;
+	uint64_t next_tick = start;
 	int ret = 0;
 
 	if (s->replay)
@@ -424,6 +437,10 @@ int session__run(struct session *s, window_fn on_window, void *ctx, struct err *
 		poll(s->pollfds, (nfds_t)s->nr_pollfds, (int)timeout);
 		drain(s);
 		now = now_ns(CLOCK_MONOTONIC);
+		if (s->opts.tick && now >= next_tick) {
+			session__tick(s);
+			next_tick = now + SESSION_TICK_MS * 1000000ull;
+		}
 		if (now >= next && now < stop_at) {
 			ret = end_window(s, on_window, ctx);
 			next += (uint64_t)s->opts.interval_ms * 1000000;

@@ -21,6 +21,7 @@
 #include "core/workload.h"
 
 struct event_source_ops;
+struct session;
 struct perf_evsel;
 struct pollfd;
 
@@ -40,7 +41,13 @@ struct session_opts {
 	int call_graph;          /* --call-graph: CALL_GRAPH_AUTO (0, the default), _FP or _DWARF */
 	uint32_t stack_size;     /* --stack-size: user stack bytes copied per sample (0: 8192) */
 	bool inline_frames;      /* --inline: stacks list inlined functions as frames */
+	/* called while collecting or replaying, at most every SESSION_TICK_MS, with the counts
+	 * read and the rings drained: the front end's status line (repl/status.c); may be NULL */
+	void (*tick)(void *ctx, struct session *s);
+	void *tick_ctx;
 };
+
+#define SESSION_TICK_MS 200
 
 /* How user stacks are walked: the kernel's frame-pointer chain, or a copy of the user stack
  * (PERF_SAMPLE_STACK_USER + REGS_USER) unwound through the binaries' CFI while draining;
@@ -217,6 +224,8 @@ typedef int (*window_fn)(void *ctx, struct session *s);
 int session__run(struct session *s, window_fn on_window, void *ctx, struct err *e);
 /* Replay (core/replay.c): the windows of a capture instead of perf events. */
 int session__run_replay(struct session *s, window_fn on_window, void *ctx, struct err *e);
+/* Calls opts.tick with the kernel's counts read and the rings drained (core/session.c). */
+void session__tick(struct session *s);
 /* Ends a window: clears stores and per-window counts. */
 void session__clear_window(struct session *s);
 /* Name of tid at time (NULL if unknown). */

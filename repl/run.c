@@ -14,6 +14,7 @@
 #include "repl/flamegraph.h"
 #include "repl/heatmap_svg.h"
 #include "repl/run.h"
+#include "repl/status.h"
 #include "vtab/tp_table.h"
 
 void say(const char *fmt, ...)
@@ -54,6 +55,7 @@ size_t parse_size(const char *s)
 
 static void on_notice(void *ctx, const char *line)
 {
+	status__erase(((struct run *)ctx)->status_line);
 	say("%s", line);
 }
 
@@ -61,6 +63,8 @@ static int on_window(void *ctx, struct query *q, struct session *s, struct err *
 {
 	struct run *r = ctx;
 	char window[64];
+
+	status__erase(r->status_line);
 
 	format_rfc3339(s->window_start_ns, window, sizeof(window));
 	for (int i = 0; i < q->nr_stmts; i++) {
@@ -121,6 +125,9 @@ static int on_planned(void *ctx, struct query *q, struct session *s)
 
 static int on_started(void *ctx, struct query *q, struct session *s)
 {
+	struct run *r = ctx;
+
+	status__start(r->status_line);
 	if (q->so.verbose)
 		query__explain(s, stderr);
 	return 0;
@@ -181,6 +188,7 @@ static int write_files(struct run *r)
 
 int run__query(struct run *r)
 {
+	struct status line;
 	struct err e = { 0 };
 	char *schema_sql = NULL;
 	int ret;
@@ -200,7 +208,11 @@ int run__query(struct run *r)
 	}
 	r->q.plan_only = r->schema || r->explain;
 	r->q.extend = profilers__register_views;
+	status__init(&line, r);
+	r->status_line = &line;
 	ret = query__run(&r->q, &run_ops, r, &e);
+	status__erase(&line);
+	r->status_line = NULL;
 	if (ret && !r->status)
 		r->status = report(&e);
 	if (!r->status && !r->q.plan_only)

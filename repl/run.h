@@ -11,6 +11,8 @@
 #include "engine/query.h"
 #include "repl/output.h"
 
+struct status;
+
 /* exit statuses (docs/cli.md) */
 enum { EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_PRIV = 77 };
 
@@ -22,6 +24,7 @@ struct run {
 	const char *flame_graph;   /* --flame-graph FILE */
 	const char *heatmap_svg;   /* --heatmap FILE */
 	bool quiet;                /* -q: no status line (repl/status.c) */
+	struct status *status_line;   /* while running: erased before anything is printed */
 	int status;                /* while running: the first failure's exit status */
 };
 
