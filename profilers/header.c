@@ -34,6 +34,11 @@ const char *param_type__name(enum param_type t)
 	return param_types[t].name;
 }
 
+const char *param_type__example(enum param_type t)
+{
+	return param_types[t].example;
+}
+
 static bool is_ident(const char *s, size_t n, bool colon)
 {
 	if (!n)

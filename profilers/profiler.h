@@ -64,6 +64,8 @@ int profiler__parse(struct profiler *p, const char *name, const char *buf, size_
 		    struct err *e);
 void profiler__free(struct profiler *p);
 const char *param_type__name(enum param_type t);
+/* "a duration like 500us, 4ms or 1s ..." (the man page's parameter types, repl/man.c) */
+const char *param_type__example(enum param_type t);
 
 /* The profiler called name (saved ones shadow built-ins), or NULL with e set. */
 struct profiler *profiler__find(const char *name, struct err *e);
