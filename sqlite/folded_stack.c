@@ -75,14 +75,17 @@ void folded_stack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	struct folded *f = sqlite3_aggregate_context(ctx, sizeof(*f));
 	struct session *s = sqlite3_user_data(ctx);
 	struct stack_frame frames[512];
+	unsigned flags = FRAME_OUTER_FIRST;
 	struct stack_view v;
 	const char *comm;
 	sqlite3_str *line;
-	char *key;
+	char *key, *text;
 	size_t n;
 
 	if (!f)
 		return sqlite3_result_error_nomem(ctx);
+	if (frame_flags(ctx, argc > 1 ? argv[1] : NULL, "folded_stack", &flags))
+		return;
 	if (sqlite3_value_type(argv[0]) != SQLITE_BLOB ||
 	    !stack_blob__view(sqlite3_value_blob(argv[0]), (size_t)sqlite3_value_bytes(argv[0]), &v))
 		return;
@@ -92,10 +95,12 @@ void folded_stack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_str_appendall(line, comm ? comm : "[unknown]");
 	for (size_t i = 0; i < n; i++) {
 		sqlite3_str_appendchar(line, 1, ';');
-		frame_name(stack_symbols(ctx), &v, &frames[i], false, line);
+		frame_text(stack_symbols(ctx), &v, &frames[i], flags, ";", line);
 	}
-	key = sqlite3_str_finish(line);
-	if (!key || !(key = strdup(key ? key : "")))
+	text = sqlite3_str_finish(line);
+	key = text ? strdup(text) : NULL;
+	sqlite3_free(text);
+	if (!key)
 		return sqlite3_result_error_nomem(ctx);
 	if (folded_add(f, key) != SQLITE_OK)
 		sqlite3_result_error_nomem(ctx);

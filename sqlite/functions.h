@@ -81,19 +81,26 @@ void dur_format(char *buf, size_t size, double ns);              /* "1.23ms" */
 bool log2_value(sqlite3_context *ctx, sqlite3_value *val, const char *fname, uint64_t *out);
 /* a histogram UNIT argument into unit_out[32]; false with the SQL error set */
 bool hist_unit(sqlite3_context *ctx, sqlite3_value *val, const char *fname, char *unit_out);
-/* stacks and symbols (sqlite/stack_text.c, folded_stack.c, ksym.c) */
+/* stacks and symbols (sqlite/stack_text.c, folded_stack.c, ksym.c, srcline.c) */
 struct symbols;
 struct stack_view;
 struct stack_frame;
 struct symbols *stack_symbols(sqlite3_context *ctx);
-void frame_name(struct symbols *sy, const struct stack_view *v, const struct stack_frame *f,
-		_Bool with_offset, sqlite3_str *out);
+/* how frame_text() writes a frame: with +0xOFF (file), with "(file.c:LINE)", with the inlined
+ * functions as frames (joined by sep), those outermost first (folded stacks) */
+enum { FRAME_OFFSET = 1, FRAME_SRCLINE = 2, FRAME_INLINE = 4, FRAME_OUTER_FIRST = 8 };
+void frame_text(struct symbols *sy, const struct stack_view *v, const struct stack_frame *f,
+		unsigned flags, const char *sep, sqlite3_str *out);
+/* OPTIONS words ('srcline inline noinline') added to *flags (--inline first); -1 on an
+ * unknown word, with the SQL error set when fname is not NULL */
+int frame_flags(sqlite3_context *ctx, sqlite3_value *opts, const char *fname, unsigned *flags);
 void stack_text_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void stack_depth_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void folded_stack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void folded_stack_final(sqlite3_context *ctx);
 void ksym_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void usym_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void srcline_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void symbolic_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void flags_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 #endif

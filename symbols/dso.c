@@ -14,13 +14,30 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "symbols/debuginfo.h"
 #include "symbols/dso.h"
 
-static Elf *open_elf(const char *path, int *fd_out)
+/* the file of d: by its real path, else (the process is gone) by its path if it is the same */
+static int open_dso(const struct dso *d)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(d->real, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+
+	if (fd >= 0 || !strcmp(d->real, d->path))
+		return fd;
+	fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) || st.st_dev != d->dev || st.st_ino != d->ino)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static Elf *open_elf(const struct dso *d, int *fd_out)
+{
+	int fd = open_dso(d);
 	Elf *elf;
 
 	*fd_out = -1;
@@ -50,7 +67,7 @@ Dwarf_CFI *dso__cfi(struct dso *d, uint64_t vaddr, Dwarf_Frame **frame_out)
 
 	if (!d->cfi_tried) {
 		d->cfi_tried = true;
-		d->elf = open_elf(d->real, &d->fd);
+		d->elf = open_elf(d, &d->fd);
 		d->eh_cfi = d->elf ? dwarf_getcfi_elf(d->elf) : NULL;
 	}
 	if (frame_at(d->eh_cfi, vaddr, frame_out))
@@ -72,9 +89,9 @@ Dwarf *dso__dwarf(struct dso *d)
 		return d->dwarf;
 	d->dwarf_tried = true;
 	d->dbg_fd = -1;
-	if (!(elf = open_elf(d->real, &fd)))
+	if (!(elf = open_elf(d, &fd)))
 		return NULL;
-	if (debuginfo__find(elf, d->real, path, sizeof(path)) == 0 &&
+	if (debuginfo__find(elf, access(d->real, F_OK) ? d->path : d->real, path, sizeof(path)) == 0 &&
 	    (d->dbg_fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		d->dwarf = dwarf_begin(d->dbg_fd, DWARF_C_READ);
 		if (d->dwarf)

@@ -13,6 +13,8 @@
 struct dso {
 	char *path;             /* as the process maps it */
 	char *real;             /* as perf-sql opens it (/proc/PID/root/PATH in a container) */
+	uint64_t dev, ino;      /* of real when first seen: path is used instead once PID is gone
+				 * (CFI and DWARF open late), if it is the same file */
 	struct symtab syms;
 	int64_t bias;           /* ELF vaddr - file offset of the executable segment */
 	bool loaded;

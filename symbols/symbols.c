@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "symbols/dso.h"
 #include "symbols/symbols.h"
@@ -84,6 +85,7 @@ static struct dso *dso_get(struct symbols *sy, const char *path, uint32_t pid)
 {
 	char real[4200];
 	struct dso *d, **n;
+	struct stat st;
 
 	for (size_t i = 0; i < sy->nr_dsos; i++)
 		if (!strcmp(sy->dsos[i]->path, path))
@@ -102,6 +104,10 @@ static struct dso *dso_get(struct symbols *sy, const char *path, uint32_t pid)
 	if (access(real, R_OK))
 		snprintf(real, sizeof(real), "%s", path);
 	d->real = strdup(real);
+	if (!stat(real, &st)) {
+		d->dev = st.st_dev;
+		d->ino = st.st_ino;
+	}
 	d->loaded = elf_syms__load(real, &d->syms, &d->bias) == 0;
 	sy->dsos[sy->nr_dsos++] = d;
 	return d;

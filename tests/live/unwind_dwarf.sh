@@ -32,22 +32,30 @@ perf script -i "$dir/perf.data" --comms chain -F ip,sym 2>/dev/null | awk '
 	END { if (n) { s = f[n]; for (i = n - 1; i > 0; i--) s = s ";" f[i]; print s } }' |
 	sed 's/__libc_start_main_impl/__libc_start_main/' | grep ';chain_c$' | sort | uniq -c |
 	sort -rn > "$dir/perf"
-read -r perf_n perf_stack < "$dir/perf"
-[ -n "${perf_n:-}" ] || fail "perf script gave no stack in chain_c: $(head -3 "$dir/perf")"
-eq "$perf_stack" "$WANT" "perf's commonest stack in chain_c (the reference)"
+[ -s "$dir/perf" ] || fail "perf script gave no stack in chain_c"
+# perf's unwinder reaches _start on most runs; on some (attached with -p before an exec) it
+# stops at __libc_start_call_main for every sample: its stacks must then be ours, cut there
+perf_n=$(awk -v w="$WANT" '$2 == w { s += $1 } END { print s + 0 }' "$dir/perf")
+perf_all=$(awk '{ s += $1 } END { print s + 0 }' "$dir/perf")
+perf_cut=$(awk -v w="${WANT#_start;__libc_start_main;}" '$2 == w { s += $1 } END { print s + 0 }' "$dir/perf")
+[ "$perf_n" -gt 0 ] || [ "$perf_cut" -ge $((perf_all * 9 / 10)) ] ||
+	fail "perf's stacks in chain_c are neither $WANT nor it from __libc_start_call_main: $(head -3 "$dir/perf")"
+perf_stack=$WANT
+[ "$perf_n" -gt 0 ] || { perf_stack=${WANT#_start;__libc_start_main;}; perf_n=$perf_cut; }
 # ours: "chain;STACK COUNT" lines
 ok=$(awk -v w="chain;$WANT" '$1 == w { s += $2 } END { print s + 0 }' "$dir/ours")
 in_c=$(awk '$1 ~ /;chain_c$/ { s += $2 } END { print s + 0 }' "$dir/ours")
 shallow=$(awk '$1 == "chain;chain_c" { s += $2 } END { print s + 0 }' "$dir/ours")
 other=$((in_c - ok - shallow))
-echo "ok: perf-sql: $ok of $in_c samples in chain_c unwound to $WANT; perf: $perf_n of $(awk '{ s += $1 } END { print s }' "$dir/perf")"
+echo "ok: perf-sql: $ok of $in_c samples in chain_c unwound to $WANT; perf: $perf_n of $perf_all to $perf_stack"
 [ "$ok" -ge $((in_c * 9 / 10)) ] && [ "$ok" -gt 100 ] ||
 	fail "too few full stacks: $ok of $in_c: $(cat "$dir/ours")"
 # the only other shape is the leaf alone: the kernel's copy of the stack came back empty
 eq "$other" 0 "samples in chain_c with any other stack (shallow, empty copy: $shallow)"
 depth_ours=$(echo "$WANT" | tr ';' '\n' | wc -l)
 depth_perf=$(echo "$perf_stack" | tr ';' '\n' | wc -l)
-eq "$depth_ours" "$depth_perf" "depth of the stack, perf-sql and perf"
+[ "$depth_ours" -ge "$depth_perf" ] || fail "perf is deeper: $depth_perf > $depth_ours"
+echo "ok: depth of the stack: perf-sql $depth_ours, perf $depth_perf (same frames from chain_c out)"
 
 # --call-graph fp on the same binary: the kernel's walk cannot get past chain_c
 fp=$(q --call-graph fp "select count(*) from cpu_clock(999) where _pid = workload_pid()
