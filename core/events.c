@@ -274,9 +274,11 @@ static int open_events(struct session *s, struct err *e)
 		s->sideband = new_sideband(s);
 		if (!s->sideband)
 			return err_set(e, -ENOMEM, "out of memory");
-		/* the tree's forks must not be lost: a ring the tables' size then */
-		if ((ret = open_one(s, s->sideband, s->threads, s->tree.active ? s->opts.mmap_pages : 16,
-				    "task-name sideband (dummy event)", EV_SOFTWARE, e)))
+		/* the tree's forks must not be lost: a ring the tables' size then, 16 pages at least */
+		int pages = s->tree.active && s->opts.mmap_pages > 16 ? s->opts.mmap_pages : 16;
+
+		if ((ret = open_one(s, s->sideband, s->threads, pages, "task-name sideband (dummy event)",
+				    EV_SOFTWARE, e)))
 			return ret;
 		if ((ret = ring__add_ids(s, s->sideband, NULL)))
 			return err_set(e, ret, "sideband: cannot read event ids");

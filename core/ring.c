@@ -137,6 +137,8 @@ static void handle_side(struct session *s, const union perf_event *ev)
 	
 	if (ev->header.size >= sizeof(ev->header) + 24)
 		memcpy(&time, end - 16, 8);   /* sample_id trailer: tid, time, identifier */
+	s->tree.nr_side += ev->header.type == PERF_RECORD_FORK || ev->header.type == PERF_RECORD_EXIT ||
+			   ev->header.type == PERF_RECORD_COMM;
 	switch (ev->header.type) {
 	case PERF_RECORD_COMM:
 		if (s->comms)
@@ -157,10 +159,6 @@ static void handle_side(struct session *s, const union perf_event *ev)
 			comm_map__fork(s->comms, ev->fork.ptid, ev->fork.tid, ev->fork.time);
 		if (s->tree.active)   /* the sideband lives in the tree's tasks only */
 			tree__fork(&s->tree, ev->fork.tid, ev->fork.time);
-		break;
-	case PERF_RECORD_EXIT:
-		if (s->tree.active)
-			tree__exit(&s->tree, ev->fork.tid, ev->fork.time);
 		break;
 	case PERF_RECORD_LOST:   /* tables: counted through the kernel's event counts instead */
 		m = find_id(s, ev->lost.id);
@@ -244,6 +242,10 @@ static void ring_read_counts(struct session *s)
  */
 void session__account_lost(struct session *s)
 {
+	if (s->tree.active) {   /* the tree's own records: a lost fork is a task missed */
+		session__extra_add(s, s->tree.stat, s->tree.nr_side, s->tree.lost_side);
+		s->tree.nr_side = s->tree.lost_side = 0;
+	}
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];
 

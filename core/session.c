@@ -325,6 +325,9 @@ int session__start(struct session *s, struct err *e)
 		return err_set(e, -ENOMEM, "out of memory");
 	if (s->wl.pid && !s->opts.all)
 		perf_thread_map__set_pid(s->threads, 0, s->wl.pid);
+	s->tree.stat = -1;
+	if (s->tree.active)
+		s->tree.stat = session__extra_stat(s, "workload tree (task records)");
 	for (int i = 0; i < s->nr_evsrc; i++)
 		if ((ret = s->evsrc[i]->open(s, e)))
 			return ret;
@@ -342,7 +345,6 @@ int session__start(struct session *s, struct err *e)
 		comm_map__set(s->comms, (uint32_t)s->wl.pid, 1, base ? base + 1 : s->opts.workload[0]);
 	}
 	s->tree.root = (uint32_t)s->wl.pid;   /* a member from its exec (core/tree.c) */
-	s->tree.self = s->self;
 	if (s->wl.pid && (ret = workload__start(&s->wl, e)))
 		return ret;
 	s->collecting = true;

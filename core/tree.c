@@ -2,14 +2,16 @@
  * core/tree.c - the followed tasks and the rows that are theirs (see core/tree.h).
  *
  * HOW IT WORKS
- * (1) Members. The sideband event is opened on the workload (or the -p/-t targets) with
- *     inherit, so the kernel copies it into every task they create, and the FORK records it
- *     writes are forks by members only: each one's child is a member from the FORK's time.
- *     The workload becomes a member at its exec (the sideband is enable_on_exec, so its first
- *     COMM record with the exec flag is that exec): rows of the child perf-sql forked, from
- *     before it runs CMD, are perf-sql's own. A task is a member until its EXIT record's time,
- *     where its per-task events stop counting too (perf_event_exit_task); a tid the kernel
- *     reuses later is another task's, unless a member forks it again.
+ * (1) Members. The sideband event is opened on the workload with inherit, so the kernel copies
+ *     it into every task the workload creates, and the FORK records it writes are forks by
+ *     members only: each one's child is a member from the FORK's time. The workload becomes a
+ *     member at its exec (the sideband is enable_on_exec, so its first COMM record with the
+ *     exec flag is that exec): rows of the child perf-sql forked, from before it runs CMD,
+ *     are perf-sql's own. A task stays a member after its EXIT record, which comes before its
+ *     last switches (a dying task can be preempted and switched in again before its final
+ *     switch out); its tid starts a new life if a member forks it again. (A tid the kernel
+ *     gives to a task outside the tree, once its pid allocator wraps around pid_max, would
+ *     be taken for the old member.)
  * (2) Order. Records of different rings arrive out of order: a child's first rows may be read
  *     from one CPU's ring before its parent's FORK record is read from another. A fork is
  *     written before anything about the child happens, and each drain reads the sideband
@@ -18,10 +20,10 @@
  *     held (copied) during a drain and decided once the drain's sideband is read, in the
  *     order they were read (each CPU's rows stay in time order).
  * (3) Whose row. A row of a table that names tasks in fields (prev_pid/next_pid, pid,
- *     parent_pid/child_pid) is the tree's when a task it names is a member, or when it ran in
- *     a member (a wakeup a member did, as a per-task event counts it) and names no task of
- *     perf-sql's: a wakeup of perf-sql by its own ring's interrupt in a member's time slice is
- *     perf-sql's, as common_pid != self leaves its own rows out of system-wide tables.
+ *     parent_pid/child_pid) is about those tasks: it is the tree's when one of them is a
+ *     member at the row's time, whoever ran it (a wakeup of a member by an interrupt, the
+ *     switch into a member from another task). A wakeup a member did of another task is that
+ *     task's row, not the tree's; the same rule as the -p/-t kernel filter on these fields.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,10 +32,10 @@
 #include "core/session.h"
 #include "core/tree.h"
 
-/* a tid's latest life in the tree: [since, until] in perf clock ns */
+/* a tid's latest life in the tree, from since (perf clock ns) on */
 struct tree_task {
 	uint32_t tid;
-	uint64_t since, until;
+	uint64_t since;
 };
 
 static struct tree_task *task_slot(struct tree_task *tasks, uint32_t cap, uint32_t tid)
@@ -77,7 +79,7 @@ static void join(struct tree *t, uint32_t tid, uint64_t since)
 	}
 	k = task_slot(t->tasks, t->cap, tid);
 	t->nr += !k->tid;
-	*k = (struct tree_task){ .tid = tid, .since = since, .until = UINT64_MAX };
+	*k = (struct tree_task){ .tid = tid, .since = since };
 }
 
 void tree__add(struct tree *t, uint32_t tid)
@@ -96,19 +98,11 @@ void tree__exec(struct tree *t, uint32_t tid, uint64_t time)
 		join(t, tid, time);
 }
 
-void tree__exit(struct tree *t, uint32_t tid, uint64_t time)
-{
-	struct tree_task *k = find(t, tid);
-
-	if (k && k->until == UINT64_MAX && time >= k->since)
-		k->until = time;
-}
-
 bool tree__has(const struct tree *t, uint32_t tid, uint64_t time)
 {
 	const struct tree_task *k = find(t, tid);
 
-	return k && time >= k->since && time <= k->until;
+	return k && time >= k->since;
 }
 
 int tree__hold(struct tree *t, const void *record, size_t size)
@@ -167,16 +161,13 @@ static uint32_t task_field(const struct source *src, int k, const struct sample 
 
 bool tree__keeps(const struct tree *t, const struct source *src, const struct sample *smp)
 {
-	bool names_self = false;
-
 	for (int k = 0; k < 2 && src->task_fields[k]; k++) {
 		uint32_t v = task_field(src, k, smp);
 
 		if (v && tree__has(t, v, smp->time))
 			return true;
-		names_self |= v && v == t->self;
 	}
-	return !names_self && tree__has(t, smp->tid, smp->time);
+	return false;
 }
 
 void tree__free(struct tree *t)

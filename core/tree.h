@@ -3,8 +3,8 @@
  * targets and every task they create, and which rows of the tables that name tasks are theirs.
  *
  *   session__start      tree__start(root or targets)
- *   each ring drain     samples held (tree__hold), the sideband's FORK/COMM/EXIT records
- *                       (tree__fork, tree__exec, tree__exit), then tree__release decides
+ *   each ring drain     samples held (tree__hold), the sideband's FORK and COMM records
+ *                       (tree__fork, tree__exec), then tree__release decides
  */
 #ifndef PERF_SQL_TREE_H
 #define PERF_SQL_TREE_H
@@ -22,10 +22,12 @@ struct tree {
 	struct tree_task *tasks;   /* tid -> when it was a member: open addressing */
 	uint32_t nr, cap;
 	uint32_t root;          /* the workload: a member from its exec on (0: none) */
-	uint32_t self;          /* perf-sql: rows about it alone are its own, not the tree's */
 	uint8_t *held;          /* records held until the drain's sideband is read */
 	size_t len, cap_held;
-	uint64_t lost_side;     /* task records the sideband lost (a fork missed: tasks missed) */
+	/* this window's task records (FORK, COMM, EXIT) read, and lost by the sideband's ring (a
+	 * fork missed: a task missed), shown in perf_sql_stats as extra stat number stat */
+	uint64_t nr_side, lost_side;
+	int stat;
 };
 
 /* A member from the start (-p/-t targets). */
@@ -34,8 +36,6 @@ void tree__add(struct tree *t, uint32_t tid);
 void tree__fork(struct tree *t, uint32_t tid, uint64_t time);
 /* A COMM record with the exec flag: the workload's first one makes it a member from time. */
 void tree__exec(struct tree *t, uint32_t tid, uint64_t time);
-/* An EXIT record: the task is a member until time. */
-void tree__exit(struct tree *t, uint32_t tid, uint64_t time);
 /* Whether tid is a member at time. */
 bool tree__has(const struct tree *t, uint32_t tid, uint64_t time);
 /* Keeps a copy of a sample record until tree__release; -ENOMEM if it cannot. */
