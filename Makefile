@@ -4,7 +4,7 @@
 #   make test      unit + live tests (root for the live ones); prints "N passed, N failed, N skipped"
 #   make bench     benchmarks side by side with perf / trace-cmd, printed as ratios
 #   make asan      the tests under ASan+UBSan        V=1 full commands, WERROR=1 -Werror
-#   make check-layers   includes point down core/ symbols/ vtab/ sqlite/ engine/ ext/ profilers/ repl/
+#   make check-layers   includes point down core/ bpf/ symbols/ vtab/ sqlite/ engine/ ext/ profilers/ repl/
 #   make perf_sql.so    the SQLite loadable extension (also built by `make`; docs/extension.md)
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -13,11 +13,11 @@ BUILD   ?= build
 CC      ?= gcc
 LIBPERF := $(BUILD)/libperf
 SETUP   := $(BUILD)/.setup-done
-PKGS    := sqlite3 libtraceevent libelf libdw liblz4 liblzma libmicrohttpd
+PKGS    := sqlite3 libtraceevent libelf libdw liblz4 liblzma libmicrohttpd libbpf
 
 # lazy (=): pkg-config runs when a recipe needs it, i.e. after `setup` installed the packages
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null || echo -I/usr/include/traceevent)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -ltraceevent -lelf -ldw -llz4 -llzma -lmicrohttpd)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -ltraceevent -lelf -ldw -llz4 -llzma -lmicrohttpd -lbpf)
 
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
@@ -39,7 +39,7 @@ else
 Q := @
 endif
 
-SRCS     := $(filter-out $(EXCLUDE),$(wildcard core/*.c symbols/*.c vtab/*.c sqlite/*.c engine/*.c profilers/*.c repl/*.c))
+SRCS     := $(filter-out $(EXCLUDE),$(wildcard core/*.c bpf/*.c symbols/*.c vtab/*.c sqlite/*.c engine/*.c profilers/*.c repl/*.c))
 OBJS     := $(patsubst %.c,$(BUILD)/obj/%.o,$(SRCS))
 MAIN_OBJ := $(BUILD)/obj/repl/main.o
 LIB_OBJS := $(filter-out $(MAIN_OBJ),$(OBJS))
@@ -62,11 +62,11 @@ endif
 # with ext/ext_api.h forced on each, so every sqlite3_*() call goes through the host's SQLite
 # (no libsqlite3 of its own); only sqlite3_perfsql_init is exported. libperf.a and libapi.a
 # are PIC already: their own Makefiles add -fPIC (tools/lib/perf/Makefile, tools/lib/api).
-EXT_SRCS := $(filter core/% symbols/% vtab/% sqlite/% engine/%,$(SRCS)) $(wildcard ext/*.c)
+EXT_SRCS := $(filter core/% bpf/% symbols/% vtab/% sqlite/% engine/%,$(SRCS)) $(wildcard ext/*.c)
 EXT_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(EXT_SRCS))
-EXT_PKGS := libtraceevent libelf libdw liblz4 liblzma
+EXT_PKGS := libtraceevent libelf libdw liblz4 liblzma libbpf
 EXT_LIBS  = $(LIBPERF)/out/libperf.a $(LIBPERF)/out/libapi.a \
-	    $(shell pkg-config --libs $(EXT_PKGS) 2>/dev/null || echo -ltraceevent -lelf -ldw -llz4 -llzma) \
+	    $(shell pkg-config --libs $(EXT_PKGS) 2>/dev/null || echo -ltraceevent -lelf -ldw -llz4 -llzma -lbpf) \
 	    -lpthread -lm -lstdc++
 EXT_HOST := $(BUILD)/ext/host
 

@@ -249,6 +249,8 @@ static int open_events(struct session *s, struct err *e)
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];
 
+		if (src->bpf)   /* its events reach a BPF map instead (bpf/) */
+			continue;
 		src->evsel = new_source_evsel(s, src);
 		if (!src->evsel)
 			return err_set(e, -ENOMEM, "out of memory");

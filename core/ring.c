@@ -249,6 +249,8 @@ void session__account_lost(struct session *s)
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];
 
+		if (src->bpf)   /* counted by its BPF source (bpf/table.c) */
+			continue;
 		for (int c = 0; c < s->nr_cpus; c++) {
 			/* the ring's own losses (PERF_FORMAT_LOST: children's included) and refusals */
 			src->lost_ring[c] = src->lost_samples[c] - src->lost_ring_all[c] + src->dropped[c];

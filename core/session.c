@@ -197,6 +197,7 @@ nomem:
 
 void source__plan(struct source *src, bool raw, bool comm, bool rows)
 {
+	src->nr_plans++;
 	src->need_raw |= raw || src->tree_filter || (src->task_fields[0] && src->s->nr_tids);
 	src->need_comm |= comm;
 	src->need_rows |= rows;

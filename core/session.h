@@ -85,6 +85,8 @@ struct source {
 	bool counting;           /* opened as a counter: no samples, rows = the count */
 	bool counter;            /* a row of the counters table (never a table's source) */
 	bool optional;           /* its open may fail (hardware in a VM): then unsupported */
+	bool bpf;                /* aggregated in the kernel (bpf/): no perf event, no ring */
+	int nr_plans;            /* source__plan() calls so far: which statements read it */
 	bool unsupported;
 	uint64_t enabled_ns, running_ns;   /* counters: time enabled/running, all CPUs, so far */
 	/* scheduler and signal events that name tasks in fields (the wakee, the task switched
@@ -183,6 +185,7 @@ struct session {
 	int nr_windows;
 	uint32_t self;               /* perf-sql's pid: its own samples are left out */
 	void *replay;                /* core/replay.c: rows come from a capture */
+	void *bpf;                   /* bpf/source.c: the tables aggregated in the kernel */
 	void (*replay_free)(void *replay);
 	struct extra_stat extra[32];
 	int nr_extra;

@@ -13,6 +13,7 @@
 #include <time.h>
 #include "core/bp_probe.h"
 #include "core/record.h"
+#include "engine/bpf_plan.h"
 #include "engine/query.h"
 #include "sqlite/functions.h"
 #include "symbols/probes.h"
@@ -62,7 +63,7 @@ int query__sql_err(struct query *q, struct session *s, const char *msg, struct e
 	return -EINVAL;
 }
 
-static int bind_params(struct query *q, sqlite3_stmt *st)
+int query__bind_params(struct query *q, sqlite3_stmt *st)
 {
 	for (int i = 0; i < q->nr_params; i++) {
 		const struct query_param *p = &q->params[i];
@@ -96,7 +97,7 @@ static int prepare_all(struct query *q, struct session *s, struct err *e)
 		sql = tail;
 		if (!st)
 			continue;   /* whitespace or a comment */
-		if (bind_params(q, st) != SQLITE_OK) {
+		if (query__bind_params(q, st) != SQLITE_OK) {
 			sqlite3_finalize(st);
 			return query__sql_err(q, s, sqlite3_errmsg(q->db), e);
 		}
@@ -147,7 +148,12 @@ static void warn_lost(struct query *q, struct session *s, const struct query_ops
 			lost += src->lost[k];
 			dropped += src->dropped[k];
 		}
-		if (dropped)
+		if (lost && src->bpf)
+			notice(ops, ctx, "warning: %s: %llu events of this window found the BPF map "
+			       "full and were not aggregated; raise --max-groups (now %d)",
+			       src->ev->full, lost, q->max_groups > 0 ? q->max_groups :
+			       BPF_DEFAULT_MAX_GROUPS);
+		else if (dropped)
 			notice(ops, ctx, "warning: %s lost %llu events in this window, %llu of them past "
 			       "--max-memory (%zu MiB); raise --max-memory, use -i, or filter more in "
 			       "WHERE", src->ev->full, lost, dropped,
@@ -300,7 +306,7 @@ static int plan(struct query *q, struct session *s, const struct query_ops *ops,
 	s->no_pushdown = q->no_pushdown;
 	if ((ret = add_probes(q, s, e)) || (ret = open_db(q, s, e)) ||
 	    (ret = prepare_all(q, s, e)) || (ret = session__fork(s, e)) ||
-	    (ret = dry_run(q, s, e)))
+	    (ret = bpf_plan__apply(q, s, ops, ctx)) || (ret = dry_run(q, s, e)))
 		return ret;
 	session__plan_filters(s);
 	return ops->planned ? ops->planned(ctx, q, s) : 0;

@@ -49,6 +49,8 @@ struct query {
 	const char *sql;
 	bool plan_only;         /* --explain, --schema: stop after planning */
 	bool no_pushdown;       /* --no-pushdown: benchmarks only */
+	bool no_bpf;            /* --no-bpf: every table on the perf ring (docs/bpf.md) */
+	int max_groups;         /* --max-groups: BPF map size (0: the default) */
 	struct {
 		const char *spec;
 		enum probe_kind kind;
@@ -92,6 +94,8 @@ int query__check(struct query *q, struct err *e);
 /* The error of a statement of q: SQLite's message, the time budget or a refusal, with the
  * closest table names when a table is unknown. Returns -EINVAL. */
 int query__sql_err(struct query *q, struct session *s, const char *msg, struct err *e);
+/* Binds q->params to st's named parameters; an SQLite code. */
+int query__bind_params(struct query *q, sqlite3_stmt *st);
 /* --explain / -v: per table, what is opened, sampled and filtered where (engine/explain.c) */
 void query__explain(struct session *s, FILE *f);
 #endif

@@ -85,6 +85,20 @@ static void set_no_pushdown(struct cli *c, const char *o, const char *v)
 	c->q.q.no_pushdown = true;
 }
 
+static void set_no_bpf(struct cli *c, const char *o, const char *v)
+{
+	c->q.q.no_bpf = true;
+}
+
+static void set_max_groups(struct cli *c, const char *o, const char *v)
+{
+	long n = parse_long(o, v, 1);
+
+	if (n > 1 << 24)
+		usage_error("%s %s: at most %d groups", o, v, 1 << 24);
+	c->q.q.max_groups = (int)n;
+}
+
 static void set_attach(struct cli *c, const char *o, const char *v)
 {
 	c->q.q.lock.opts.allow_attach = true;
@@ -228,6 +242,8 @@ static const struct cli_option cli_options[] = {
 	{ "schema", 0, "TABLE", "print TABLE's columns and types, then exit", set_schema },
 	{ "explain", 0, NULL, "print the plan (events, sample_type, kernel filters), collect nothing", set_explain },
 	{ "no-pushdown", 0, NULL, "keep WHERE out of the kernel (for benchmarks)", set_no_pushdown },
+	{ "no-bpf", 0, NULL, "aggregate on the perf ring in user space, never in the kernel with BPF (docs/bpf.md)", set_no_bpf },
+	{ "max-groups", 0, "N", "groups a BPF map holds per window (default 10240); events of further groups are counted as lost", set_max_groups },
 	{ "freq", 'F', "HZ", "sampling rate of cpu_clock, task_clock and hardware tables (99)",
 	  set_freq },
 	{ "uprobe", 0, "FUNC@BIN", "a table uprobe_FUNC of calls of FUNC in BIN (arg0..arg5)",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/check-layers.sh - includes point down the layers, never up (`make check-layers`).
 #
-#   core/ -> symbols/ -> vtab/ -> sqlite/ -> engine/ -> ext/ -> profilers/ -> repl/
+#   core/ -> bpf/ -> symbols/ -> vtab/ -> sqlite/ -> engine/ -> ext/ -> profilers/ -> repl/
 #
 # For every .c and .h in those folders, each `#include "DIR/..."` that names one of them must
 # name the file's own layer or a lower one. Each violation is printed as
@@ -12,7 +12,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-layers=(core symbols vtab sqlite engine ext profilers repl)
+layers=(core bpf symbols vtab sqlite engine ext profilers repl)
 declare -A rank
 for i in "${!layers[@]}"; do
 	rank[${layers[$i]}]=$i

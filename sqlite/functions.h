@@ -34,6 +34,8 @@ void log2_hist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void log2_hist_final(sqlite3_context *ctx);
 void lin_hist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void lin_hist_final(sqlite3_context *ctx);
+void log2_hist_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void lin_hist_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void percentile_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void p50_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void p90_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);

@@ -11,6 +11,9 @@
  *     floor. Negative V is allowed (compare against MIN).
  * (4) UNIT as for log2_hist(); the result is a HIST_MAGIC blob with the under- and overflow
  *     buckets always stored; over no rows the result is NULL.
+ * (5) lin_hist_merge(COUNTS, MIN, MAX, STEP [, UNIT]) adds up bucket counts already made (a
+ *     BLOB of little-endian u64: underflow, each bucket, overflow; from a BPF map, docs/bpf.md),
+ *     with the arguments checked as lin_hist() checks them: its result is lin_hist()'s.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -119,6 +122,46 @@ void lin_hist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (b < 0)
 		return;
 	st->counts[b]++;
+	st->any = true;
+}
+
+void lin_hist_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct lin_hist_state *st;
+	const uint8_t *b;
+	int n;
+
+	if (argc < 4 || argc > 5) {
+		sqlite3_result_error(ctx, "lin_hist_merge: usage: lin_hist_merge(COUNTS, MIN, MAX, "
+				     "STEP [, UNIT])", -1);
+		return;
+	}
+	if (!(st = sqlite3_aggregate_context(ctx, sizeof(*st)))) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	if (st->failed)
+		return;
+	if (!st->counts && !lin_hist_setup(ctx, st, argc, argv)) {
+		st->failed = true;
+		return;
+	}
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	b = sqlite3_value_blob(argv[0]);
+	n = sqlite3_value_bytes(argv[0]);
+	if (sqlite3_value_type(argv[0]) != SQLITE_BLOB || n != (int)st->nr * 8) {
+		sql_result_errorf(ctx, "lin_hist_merge: COUNTS must be a blob of %u u64 bucket counts",
+				  st->nr);
+		st->failed = true;
+		return;
+	}
+	for (uint32_t i = 0; i < st->nr; i++) {
+		uint64_t c;
+
+		memcpy(&c, b + 8 * i, 8);
+		st->counts[i] += c;
+	}
 	st->any = true;
 }
 

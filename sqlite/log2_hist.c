@@ -13,6 +13,9 @@
  * (4) The result is a HIST_MAGIC blob (vtab/blob_format.h) holding buckets 0..last non-empty;
  *     over no rows (or only NULLs) the result is NULL. Render it with hist_to_text() or read
  *     it with hist_rows().
+ * (5) log2_hist_merge(COUNTS [, UNIT]) adds up bucket counts already made (a BLOB of
+ *     little-endian u64, at most 64 of them, from a BPF map: docs/bpf.md); the result is the
+ *     one log2_hist() gives over the values those counts were made of.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -97,6 +100,48 @@ void log2_hist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (!log2_value(ctx, argv[0], "log2_hist", &v))
 		return;
 	st->counts[hist_log2_bucket(v)]++;
+	st->any = true;
+}
+
+void log2_hist_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct log2_hist_state *st;
+	const uint8_t *b;
+	int n;
+
+	if (argc < 1 || argc > 2) {
+		sqlite3_result_error(ctx, "log2_hist_merge: usage: log2_hist_merge(COUNTS [, UNIT])", -1);
+		return;
+	}
+	if (!(st = sqlite3_aggregate_context(ctx, sizeof(*st)))) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	if (!st->unit_set && argc == 2) {
+		if (!hist_unit(ctx, argv[1], "log2_hist", st->unit))
+			return;
+		st->unit_set = true;
+	}
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	b = sqlite3_value_blob(argv[0]);
+	n = sqlite3_value_bytes(argv[0]);
+	if (sqlite3_value_type(argv[0]) != SQLITE_BLOB || n % 8 || n > 64 * 8) {
+		sqlite3_result_error(ctx, "log2_hist_merge: COUNTS must be a blob of at most 64 "
+				     "u64 bucket counts", -1);
+		return;
+	}
+	for (int i = 0; i < n / 8; i++) {
+		uint64_t c;
+
+		memcpy(&c, b + 8 * i, 8);
+		if (c && i >= HIST_LOG2_NR) {
+			sqlite3_result_error(ctx, "log2_hist_merge: a count past bucket 62", -1);
+			return;
+		}
+		if (c)
+			st->counts[i] += c;
+	}
 	st->any = true;
 }
 

@@ -79,12 +79,25 @@ static void test_errors(void)
 	  "ERROR: lin_hist: unit must be a text of at most 31 bytes");
 }
 
+/* (5) lin_hist_merge of bucket counts is lin_hist of the values counted, same checks */
+static void test_merge(void)
+{
+	Q("SELECT lin_hist_merge(b, 0, 10, 5, 'B') = (SELECT lin_hist(x, 0, 10, 5, 'B') FROM "
+	  "(SELECT -1 x UNION ALL SELECT 3 UNION ALL SELECT 7 UNION ALL SELECT 12 UNION ALL SELECT 9)) "
+	  "FROM (SELECT x'0100000000000000010000000000000001000000000000000100000000000000' b "
+	  "UNION ALL SELECT CAST(zeroblob(16) || x'0100000000000000' || zeroblob(8) AS BLOB))", "1");
+	Q("SELECT lin_hist_merge(x'01', 0, 10, 5)",
+	  "ERROR: lin_hist_merge: COUNTS must be a blob of 4 u64 bucket counts");
+	Q("SELECT lin_hist_merge(x'01', 0, 10, 0)", "ERROR: lin_hist: need step > 0 and max > min");
+}
+
 int main(void)
 {
 	open_db();
 	RUN(test_buckets);
 	RUN(test_text_json);
 	RUN(test_errors);
+	RUN(test_merge);
 	sqlite3_close(db);
 	return t_done("lin_hist");
 }

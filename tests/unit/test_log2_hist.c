@@ -106,6 +106,20 @@ static void test_group_by(void)
 	  "0:32=16 0:64=19 1:32=16 1:64=18");
 }
 
+/* (5) log2_hist_merge of bucket counts (u64 LE) is log2_hist of the values counted */
+static void test_merge(void)
+{
+	Q("SELECT log2_hist_merge(b, 'ns') = (SELECT log2_hist(x, 'ns') FROM (SELECT 1 x UNION ALL "
+	  "SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 1000)) FROM (SELECT x'0100000000000000' b "
+	  "UNION ALL SELECT x'00000000000000000200000000000000' UNION ALL SELECT CAST(zeroblob(72) || "
+	  "x'0100000000000000' AS BLOB))", "1");
+	Q("SELECT log2_hist_merge(b) FROM (SELECT 1 b WHERE 0)", "NULL");
+	Q("SELECT log2_hist_merge(x'01')",
+	  "ERROR: log2_hist_merge: COUNTS must be a blob of at most 64 u64 bucket counts");
+	Q("SELECT log2_hist_merge(CAST(zeroblob(504) || x'0100000000000000' AS BLOB))",
+	  "ERROR: log2_hist_merge: a count past bucket 62");
+}
+
 int main(void)
 {
 	open_db();
@@ -114,6 +128,7 @@ int main(void)
 	RUN(test_json);
 	RUN(test_values);
 	RUN(test_group_by);
+	RUN(test_merge);
 	sqlite3_close(db);
 	return t_done("log2_hist");
 }

@@ -1,0 +1,446 @@
+/*
+ * bpf/compile.c - plan to instructions (see bpf/compile.h).
+ *
+ * Registers: r6 the context (the tracepoint record), r7 the inner map, r9 the group's value,
+ * r8 its count before this event; r1-r5 scratch. The stack (fp-relative):
+ */
+#include <errno.h>
+#include <string.h>
+#include "bpf/compile.h"
+
+#define FP BPF_REG_10
+#define OFF_PIDTGID (-16)   /* u64 from bpf_get_current_pid_tgid() */
+#define OFF_CPU (-24)       /* u64 from bpf_get_smp_processor_id() */
+#define OFF_ZERO32 (-32)    /* u32 0: the outer map's key */
+#define OFF_COMM (-48)      /* char[16] from bpf_get_current_comm() */
+#define OFF_STR (-120)      /* char[BPF_MAX_STR + 8]: a char[N] field, bytes after NUL zeroed */
+#define KEY_MAX 256
+
+struct cc {
+	const struct bpf_plan *p;
+	const struct bpf_prog_maps *m;
+	struct basm *a;
+	int out;            /* label: return 1 */
+	int key;            /* fp offset of the key */
+};
+
+static bool fits32(int64_t k)
+{
+	return k >= INT32_MIN && k <= INT32_MAX;
+}
+
+int bpf_ctl_size(const struct bpf_plan *p)
+{
+	return BPF_CTL_CPUMASK + ((p->nr_cpu_ids + 63) / 64) * 8;
+}
+
+static void emit(struct cc *c, struct bpf_insn i)
+{
+	basm__emit(c->a, i);
+}
+
+/* r = k */
+static void load_const(struct cc *c, int r, int64_t k)
+{
+	if (fits32(k))
+		emit(c, bi_mov64_imm(r, (int32_t)k));
+	else
+		basm__ld_imm64(c->a, r, (uint64_t)k);
+}
+
+/* The value v into register r (t: scratch); see bpf/plan.h (1). */
+static void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
+{
+	static const int sizes[9] = { 0, BPF_B, BPF_H, 0, BPF_W, 0, 0, 0, BPF_DW };
+	bool may_neg = false;
+
+	switch (v->col) {
+	case BCOL_FIELD:
+		emit(c, bi_ldx(sizes[v->size], r, BPF_REG_6, (int16_t)v->off));
+		if (v->is_signed && v->size < 8) {
+			emit(c, bi_alu64_imm(BPF_LSH, r, 64 - 8 * v->size));
+			emit(c, bi_alu64_imm(BPF_ARSH, r, 64 - 8 * v->size));
+		}
+		may_neg = v->is_signed || v->size == 8;
+		break;
+	case BCOL_PID:
+		emit(c, bi_ldx(BPF_DW, r, FP, OFF_PIDTGID));
+		emit(c, bi_alu64_imm(BPF_RSH, r, 32));
+		break;
+	case BCOL_TID:
+		emit(c, bi_ldx(BPF_DW, r, FP, OFF_PIDTGID));
+		emit(c, bi_alu64_imm(BPF_LSH, r, 32));
+		emit(c, bi_alu64_imm(BPF_RSH, r, 32));
+		break;
+	case BCOL_CPU:
+		emit(c, bi_ldx(BPF_DW, r, FP, OFF_CPU));
+		break;
+	default:
+		break;
+	}
+	for (int i = 0; i < v->nr_ops; i++) {
+		int64_t k = v->ops[i].k;
+
+		load_const(c, t, k);
+		if (v->ops[i].op == BOP_AND) {
+			emit(c, bi_alu64_reg(BPF_AND, r, t));
+			may_neg = may_neg && k < 0;
+		} else {   /* k > 0: signed and unsigned agree on values >= 0 */
+			emit(c, bi_divmod64_reg(v->ops[i].op == BOP_DIV ? BPF_DIV : BPF_MOD, r, t,
+						may_neg));
+		}
+	}
+}
+
+/* char[size] at the record's off into fp+dst, bytes from the first NUL on zeroed (r1, r2) */
+static void copy_str(struct cc *c, const struct bpf_val *v, int dst)
+{
+	int padded = (v->size + 7) & ~7;
+
+	for (int i = 0; i < padded; i += 8)
+		emit(c, bi_st(BPF_DW, FP, (int16_t)(dst + i), 0));
+	emit(c, bi_mov64_imm(BPF_REG_2, 0xff));
+	for (int i = 0; i < v->size; i++) {
+		int next = basm__label(c->a);
+
+		emit(c, bi_ldx(BPF_B, BPF_REG_1, BPF_REG_6, (int16_t)(v->off + i)));
+		emit(c, bi_alu64_reg(BPF_AND, BPF_REG_1, BPF_REG_2));
+		emit(c, bi_stx(BPF_B, FP, BPF_REG_1, (int16_t)(dst + i)));
+		basm__jmp_imm(c->a, BPF_JNE, BPF_REG_1, 0, next);
+		emit(c, bi_mov64_imm(BPF_REG_2, 0));
+		basm__place(c->a, next);
+	}
+}
+
+static void pred(struct cc *c, int n, int yes, int no);
+
+static void pred_cmp(struct cc *c, const struct bpf_pred *n, int yes, int no)
+{
+	static const int ops[] = { [BC_EQ] = BPF_JEQ, [BC_NE] = BPF_JNE, [BC_LT] = BPF_JSLT,
+				   [BC_LE] = BPF_JSLE, [BC_GT] = BPF_JSGT, [BC_GE] = BPF_JSGE };
+
+	load_val(c, &n->v, BPF_REG_1, BPF_REG_2);
+	if (fits32(n->k)) {
+		basm__jmp_imm(c->a, ops[n->cmp], BPF_REG_1, (int32_t)n->k, yes);
+	} else {
+		basm__ld_imm64(c->a, BPF_REG_2, (uint64_t)n->k);
+		basm__jmp_reg(c->a, ops[n->cmp], BPF_REG_1, BPF_REG_2, yes);
+	}
+	basm__ja(c->a, no);
+}
+
+/* text equality, 8 bytes at a time against the zero-padded literal */
+static void pred_streq(struct cc *c, const struct bpf_pred *n, int yes, int no)
+{
+	int size = n->v.col == BCOL_COMM ? 16 : n->v.size, buf = OFF_COMM;
+
+	if (n->v.col == BCOL_STR) {
+		copy_str(c, &n->v, OFF_STR);
+		buf = OFF_STR;
+	}
+	for (int i = 0; i < size; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, n->s + i, 8);
+		emit(c, bi_ldx(BPF_DW, BPF_REG_1, FP, (int16_t)(buf + i)));
+		if (i + 8 > size)   /* the last partial word: the buffer is zero past size */
+			w &= size - i == 8 ? ~0ull : (1ull << ((size - i) * 8)) - 1;
+		basm__ld_imm64(c->a, BPF_REG_2, w);
+		basm__jmp_reg(c->a, BPF_JNE, BPF_REG_1, BPF_REG_2, no);
+	}
+	basm__ja(c->a, yes);
+}
+
+static void pred(struct cc *c, int i, int yes, int no)
+{
+	const struct bpf_pred *n = &c->p->where[i];
+	int mid;
+
+	switch (n->kind) {
+	case BP_AND:
+		mid = basm__label(c->a);
+		pred(c, n->a, mid, no);
+		basm__place(c->a, mid);
+		pred(c, n->b, yes, no);
+		break;
+	case BP_OR:
+		mid = basm__label(c->a);
+		pred(c, n->a, yes, mid);
+		basm__place(c->a, mid);
+		pred(c, n->b, yes, no);
+		break;
+	case BP_NOT: pred(c, n->a, no, yes); break;
+	case BP_CMP: pred_cmp(c, n, yes, no); break;
+	case BP_STREQ: pred_streq(c, n, yes, no); break;
+	case BP_TRUE: basm__ja(c->a, yes); break;
+	case BP_FALSE:   /* only a root (bpf_plan__fold): a test the verifier cannot decide, so
+			  * no code after it is unreachable (the control map's reserved word is 0) */
+		basm__ld_map_value(c->a, BPF_REG_1, c->m->ctl, 0);
+		emit(c, bi_ldx(BPF_W, BPF_REG_1, BPF_REG_1, BPF_CTL_RESERVED));
+		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_1, 0, no);
+		basm__ja(c->a, yes);
+		break;
+	}
+}
+
+static bool uses(const struct bpf_plan *p, enum bpf_col col)
+{
+	for (int i = 0; i < p->nr_keys; i++)
+		if (p->keys[i].col == col)
+			return true;
+	for (int i = 0; i < p->nr_aggs; i++)
+		if (p->aggs[i].v.col == col)
+			return true;
+	for (int i = 0; i < p->nr_where; i++)
+		if ((p->where[i].kind == BP_CMP || p->where[i].kind == BP_STREQ) &&
+		    p->where[i].v.col == col)
+			return true;
+	return false;
+}
+
+/* gate, thread and CPU filters, helpers' values to the stack, WHERE */
+static void prologue(struct cc *c)
+{
+	const struct bpf_plan *p = c->p;
+
+	emit(c, bi_mov64_reg(BPF_REG_6, BPF_REG_1));
+	basm__ld_map_value(c->a, BPF_REG_1, c->m->ctl, 0);
+	emit(c, bi_ldx(BPF_W, BPF_REG_2, BPF_REG_1, BPF_CTL_ENABLED));
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_2, 0, c->out);
+	if (p->self_tid || uses(p, BCOL_PID) || uses(p, BCOL_TID)) {
+		emit(c, bi_call(BPF_FUNC_get_current_pid_tgid));
+		emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, OFF_PIDTGID));
+		if (p->self_tid)
+			basm__jmp32_imm(c->a, BPF_JEQ, BPF_REG_0, (int32_t)p->self_tid, c->out);
+	}
+	if (p->cpu_filter || uses(p, BCOL_CPU)) {
+		emit(c, bi_call(BPF_FUNC_get_smp_processor_id));
+		emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, OFF_CPU));
+	}
+	if (p->cpu_filter) {
+		basm__jmp_imm(c->a, BPF_JGE, BPF_REG_0, p->nr_cpu_ids, c->out);
+		emit(c, bi_mov64_reg(BPF_REG_1, BPF_REG_0));
+		emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_1, 3));
+		basm__ld_map_value(c->a, BPF_REG_2, c->m->ctl, BPF_CTL_CPUMASK);
+		emit(c, bi_alu64_reg(BPF_ADD, BPF_REG_2, BPF_REG_1));
+		emit(c, bi_ldx(BPF_B, BPF_REG_3, BPF_REG_2, 0));
+		emit(c, bi_alu64_imm(BPF_AND, BPF_REG_0, 7));
+		emit(c, bi_alu64_reg(BPF_RSH, BPF_REG_3, BPF_REG_0));
+		emit(c, bi_alu64_imm(BPF_AND, BPF_REG_3, 1));
+		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_3, 0, c->out);
+	}
+	if (p->where_root >= 0) {
+		int go = basm__label(c->a);
+
+		if (uses(p, BCOL_COMM)) {
+			emit(c, bi_mov64_reg(BPF_REG_1, FP));
+			emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_1, OFF_COMM));
+			emit(c, bi_mov64_imm(BPF_REG_2, 16));
+			emit(c, bi_call(BPF_FUNC_get_current_comm));
+		}
+		pred(c, p->where_root, go, c->out);
+		basm__place(c->a, go);
+	}
+}
+
+static void build_key(struct cc *c)
+{
+	const struct bpf_plan *p = c->p;
+
+	for (int i = 0; i < p->key_size; i += 8)
+		emit(c, bi_st(BPF_DW, FP, (int16_t)(c->key + i), 0));
+	for (int i = 0; i < p->nr_keys; i++) {
+		const struct bpf_val *v = &p->keys[i];
+		int at = c->key + p->key_off[i];
+
+		if (v->col == BCOL_COMM) {
+			emit(c, bi_mov64_reg(BPF_REG_1, FP));
+			emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_1, at));
+			emit(c, bi_mov64_imm(BPF_REG_2, 16));
+			emit(c, bi_call(BPF_FUNC_get_current_comm));
+		} else if (v->col == BCOL_STR) {
+			copy_str(c, v, at);
+		} else {
+			load_val(c, v, BPF_REG_1, BPF_REG_2);
+			emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)at));
+		}
+	}
+}
+
+static void key_arg(struct cc *c)
+{
+	emit(c, bi_mov64_reg(BPF_REG_1, BPF_REG_7));
+	emit(c, bi_mov64_reg(BPF_REG_2, FP));
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, c->key));
+}
+
+/* r9 = this CPU's value of the key's group, created on first sight; a full map counts */
+static void find_group(struct cc *c, int have)
+{
+	emit(c, bi_st(BPF_W, FP, OFF_ZERO32, 0));
+	basm__ld_map(c->a, BPF_REG_1, c->m->outer);
+	emit(c, bi_mov64_reg(BPF_REG_2, FP));
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, OFF_ZERO32));
+	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, c->out);
+	emit(c, bi_mov64_reg(BPF_REG_7, BPF_REG_0));
+	key_arg(c);
+	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
+	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_0, 0, have);
+	key_arg(c);
+	basm__ld_map_value(c->a, BPF_REG_3, c->m->zero, 0);
+	emit(c, bi_mov64_imm(BPF_REG_4, BPF_NOEXIST));
+	emit(c, bi_call(BPF_FUNC_map_update_elem));
+	key_arg(c);   /* created here, or by another CPU meanwhile (-EEXIST) */
+	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
+	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_0, 0, have);
+	emit(c, bi_call(BPF_FUNC_get_smp_processor_id));
+	basm__jmp_imm(c->a, BPF_JGE, BPF_REG_0, c->p->nr_cpu_ids, c->out);
+	emit(c, bi_alu64_imm(BPF_LSH, BPF_REG_0, 3));
+	basm__ld_map_value(c->a, BPF_REG_1, c->m->stats, 0);
+	emit(c, bi_alu64_reg(BPF_ADD, BPF_REG_1, BPF_REG_0));
+	emit(c, bi_mov64_imm(BPF_REG_2, 1));
+	emit(c, bi_atomic_add64(BPF_REG_1, BPF_REG_2, 0));
+	basm__ja(c->a, c->out);
+}
+
+/* flags |= 1 << i (r4, r5) */
+static void set_flag(struct cc *c, int i)
+{
+	emit(c, bi_ldx(BPF_DW, BPF_REG_4, BPF_REG_9, BPF_VAL_FLAGS));
+	load_const(c, BPF_REG_5, (int64_t)(1ull << i));
+	emit(c, bi_alu64_reg(BPF_OR, BPF_REG_4, BPF_REG_5));
+	emit(c, bi_stx(BPF_DW, BPF_REG_9, BPF_REG_4, BPF_VAL_FLAGS));
+}
+
+/* sum += r1; a signed overflow sets the flag (SQLite's sum() fails with "integer overflow") */
+static void agg_sum(struct cc *c, const struct bpf_agg *g, int i)
+{
+	int ok = basm__label(c->a);
+
+	emit(c, bi_ldx(BPF_DW, BPF_REG_2, BPF_REG_9, (int16_t)g->off));
+	emit(c, bi_mov64_reg(BPF_REG_3, BPF_REG_2));
+	emit(c, bi_alu64_reg(BPF_ADD, BPF_REG_3, BPF_REG_1));
+	emit(c, bi_stx(BPF_DW, BPF_REG_9, BPF_REG_3, (int16_t)g->off));
+	emit(c, bi_alu64_reg(BPF_XOR, BPF_REG_2, BPF_REG_3));
+	emit(c, bi_alu64_reg(BPF_XOR, BPF_REG_1, BPF_REG_3));
+	emit(c, bi_alu64_reg(BPF_AND, BPF_REG_2, BPF_REG_1));
+	basm__jmp_imm(c->a, BPF_JSGE, BPF_REG_2, 0, ok);
+	set_flag(c, i);
+	basm__place(c->a, ok);
+}
+
+/* min/max: the first value of this CPU's group (count was 0), or a smaller/larger one */
+static void agg_minmax(struct cc *c, const struct bpf_agg *g)
+{
+	int set = basm__label(c->a), skip = basm__label(c->a);
+
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_8, 0, set);
+	emit(c, bi_ldx(BPF_DW, BPF_REG_2, BPF_REG_9, (int16_t)g->off));
+	basm__jmp_reg(c->a, g->kind == BA_MIN ? BPF_JSGE : BPF_JSLE, BPF_REG_1, BPF_REG_2, skip);
+	basm__place(c->a, set);
+	emit(c, bi_stx(BPF_DW, BPF_REG_9, BPF_REG_1, (int16_t)g->off));
+	basm__place(c->a, skip);
+}
+
+/* bucket index in r2 -> ++counts[r2] (r3, r4) */
+static void bump_bucket(struct cc *c, const struct bpf_agg *g)
+{
+	emit(c, bi_alu64_imm(BPF_LSH, BPF_REG_2, 3));
+	emit(c, bi_mov64_reg(BPF_REG_3, BPF_REG_9));
+	emit(c, bi_alu64_reg(BPF_ADD, BPF_REG_3, BPF_REG_2));
+	emit(c, bi_ldx(BPF_DW, BPF_REG_4, BPF_REG_3, (int16_t)g->off));
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_4, 1));
+	emit(c, bi_stx(BPF_DW, BPF_REG_3, BPF_REG_4, (int16_t)g->off));
+}
+
+/* floor(log2(r1)) by halving steps (0 and 1 go to bucket 0); a negative value sets the flag */
+static void agg_log2(struct cc *c, const struct bpf_agg *g, int i)
+{
+	int pos = basm__label(c->a), done = basm__label(c->a);
+
+	basm__jmp_imm(c->a, BPF_JSGE, BPF_REG_1, 0, pos);
+	emit(c, bi_stx(BPF_DW, BPF_REG_9, BPF_REG_1, (int16_t)(g->off + BPF_LOG2_NEG_OFF)));
+	set_flag(c, i);
+	basm__ja(c->a, done);
+	basm__place(c->a, pos);
+	emit(c, bi_mov64_imm(BPF_REG_2, 0));
+	for (int shift = 32; shift; shift /= 2) {
+		int next = basm__label(c->a);
+
+		emit(c, bi_mov64_reg(BPF_REG_4, BPF_REG_1));
+		emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_4, shift));
+		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_4, 0, next);
+		emit(c, bi_mov64_reg(BPF_REG_1, BPF_REG_4));
+		emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, shift));
+		basm__place(c->a, next);
+	}
+	emit(c, bi_alu64_imm(BPF_AND, BPF_REG_2, BPF_LOG2_SLOTS - 1));
+	bump_bucket(c, g);
+	basm__place(c->a, done);
+}
+
+/* lin_hist's bucket: 0 below lo, nr-1 at or above hi, else 1 + (v - lo) / step (unsigned) */
+static void agg_lin(struct cc *c, const struct bpf_agg *g)
+{
+	int under = basm__label(c->a), over = basm__label(c->a), have = basm__label(c->a);
+	int last = g->nr_buckets - 1;
+
+	load_const(c, BPF_REG_3, g->lo);
+	basm__jmp_reg(c->a, BPF_JSLT, BPF_REG_1, BPF_REG_3, under);
+	load_const(c, BPF_REG_4, g->hi);
+	basm__jmp_reg(c->a, BPF_JSGE, BPF_REG_1, BPF_REG_4, over);
+	emit(c, bi_mov64_reg(BPF_REG_2, BPF_REG_1));
+	emit(c, bi_alu64_reg(BPF_SUB, BPF_REG_2, BPF_REG_3));
+	load_const(c, BPF_REG_4, g->step);
+	emit(c, bi_divmod64_reg(BPF_DIV, BPF_REG_2, BPF_REG_4, false));
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, 1));
+	basm__jmp_imm(c->a, BPF_JLE, BPF_REG_2, last, have);
+	basm__place(c->a, over);
+	emit(c, bi_mov64_imm(BPF_REG_2, last));
+	basm__ja(c->a, have);
+	basm__place(c->a, under);
+	emit(c, bi_mov64_imm(BPF_REG_2, 0));
+	basm__place(c->a, have);
+	bump_bucket(c, g);
+}
+
+static void update_group(struct cc *c)
+{
+	emit(c, bi_mov64_reg(BPF_REG_9, BPF_REG_0));
+	emit(c, bi_ldx(BPF_DW, BPF_REG_8, BPF_REG_9, BPF_VAL_COUNT));
+	for (int i = 0; i < c->p->nr_aggs; i++) {
+		const struct bpf_agg *g = &c->p->aggs[i];
+
+		load_val(c, &g->v, BPF_REG_1, BPF_REG_2);
+		switch (g->kind) {
+		case BA_SUM: agg_sum(c, g, i); break;
+		case BA_MIN: case BA_MAX: agg_minmax(c, g); break;
+		case BA_LOG2: agg_log2(c, g, i); break;
+		case BA_LIN: agg_lin(c, g); break;
+		}
+	}
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_8, 1));
+	emit(c, bi_stx(BPF_DW, BPF_REG_9, BPF_REG_8, BPF_VAL_COUNT));
+}
+
+int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m, struct basm *a)
+{
+	struct cc c = { .p = p, .m = m, .a = a };
+	int have;
+
+	if (p->key_size > KEY_MAX || p->nr_aggs > 63)
+		return -E2BIG;
+	c.key = OFF_STR - ((p->key_size + 7) & ~7);
+	c.out = basm__label(a);
+	have = basm__label(a);
+	prologue(&c);
+	build_key(&c);
+	find_group(&c, have);
+	basm__place(a, have);
+	update_group(&c);
+	basm__place(a, c.out);
+	emit(&c, bi_mov64_imm(BPF_REG_0, 1));
+	emit(&c, bi_exit());
+	return basm__finish(a);
+}

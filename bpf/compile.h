@@ -1,0 +1,34 @@
+/*
+ * bpf/compile.h - a plan (bpf/plan.h) to the instructions of one classic tracepoint program.
+ *
+ * The program, per event:
+ *   (1) returns at once unless the control map says collecting (so it can be attached at
+ *       planning and switched on with the other sources);
+ *   (2) leaves out perf-sql's own thread and the CPUs -C does not name;
+ *   (3) evaluates WHERE; builds the key on the stack;
+ *   (4) finds the group in the map the outer array-of-maps holds now (windows swap it), adds
+ *       the group on first sight (a full map: the event is counted in the stats map, per CPU);
+ *   (5) updates count and each aggregate in this CPU's value (per-CPU hash: no atomics);
+ *   (6) returns 1, always: 0 would hide the event from every other perf user of the tracepoint.
+ */
+#ifndef PERF_SQL_BPF_COMPILE_H
+#define PERF_SQL_BPF_COMPILE_H
+#include "bpf/insn.h"
+#include "bpf/plan.h"
+
+/* the control map's one value */
+#define BPF_CTL_ENABLED 0   /* u32: 1 while collecting */
+#define BPF_CTL_RESERVED 4  /* u32: always 0 */
+#define BPF_CTL_CPUMASK 8   /* bit c of byte c / 8: CPU c is collected (plan.cpu_filter) */
+
+struct bpf_prog_maps {
+	int ctl;     /* array, 1 entry of bpf_ctl_size() bytes */
+	int stats;   /* array, 1 entry: u64 full[nr_cpu_ids], events that found the map full */
+	int outer;   /* array of maps, 1 entry: the per-CPU hash of this window */
+	int zero;    /* array, 1 entry of value_size zero bytes: a new group's first value */
+};
+
+int bpf_ctl_size(const struct bpf_plan *p);
+/* Emits the program into a (empty); 0, or -E2BIG (key too large), -ENOMEM, -EINVAL. */
+int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m, struct basm *a);
+#endif

@@ -1,0 +1,81 @@
+/*
+ * bpf/plan.c - the layout of a plan's keys and values (see bpf/plan.h).
+ */
+#include "bpf/plan.h"
+
+void bpf_plan__layout(struct bpf_plan *p)
+{
+	int off = 0;
+
+	for (int i = 0; i < p->nr_keys; i++) {
+		const struct bpf_val *v = &p->keys[i];
+
+		p->key_off[i] = off;
+		off += v->col == BCOL_COMM ? 16 : v->col == BCOL_STR ? (v->size + 7) & ~7 : 8;
+	}
+	p->key_size = off ? off : 8;   /* no GROUP BY: one group, key 0 */
+	off = BPF_VAL_FLAGS + 8;
+	for (int i = 0; i < p->nr_aggs; i++) {
+		struct bpf_agg *g = &p->aggs[i];
+
+		switch (g->kind) {
+		case BA_LOG2:
+			g->nr_buckets = BPF_LOG2_SLOTS;
+			g->size = BPF_LOG2_NEG_OFF + 8;
+			break;
+		case BA_LIN: g->size = g->nr_buckets * 8; break;
+		default: g->size = 8; break;
+		}
+		g->off = off;
+		off += g->size;
+	}
+	p->value_size = off;
+}
+
+/* TRUE and FALSE out of AND, OR, NOT: only the root may be one (nothing the verifier would
+ * find unreachable inside) */
+static int fold(struct bpf_plan *p, int n)
+{
+	struct bpf_pred *x = &p->where[n];
+	int a, b;
+
+	if (x->kind == BP_NOT) {
+		a = fold(p, x->a);
+		if (p->where[a].kind == BP_TRUE || p->where[a].kind == BP_FALSE) {
+			x->kind = p->where[a].kind == BP_TRUE ? BP_FALSE : BP_TRUE;
+			return n;
+		}
+		x->a = a;
+	} else if (x->kind == BP_AND || x->kind == BP_OR) {
+		int absorb = x->kind == BP_AND ? BP_FALSE : BP_TRUE;   /* x AND FALSE, x OR TRUE */
+
+		a = fold(p, x->a);
+		b = fold(p, x->b);
+		if ((int)p->where[a].kind == absorb || (int)p->where[b].kind == absorb)
+			return (int)p->where[a].kind == absorb ? a : b;
+		if (p->where[a].kind == BP_TRUE || p->where[a].kind == BP_FALSE)
+			return b;   /* the neutral one: TRUE AND b, FALSE OR b */
+		if (p->where[b].kind == BP_TRUE || p->where[b].kind == BP_FALSE)
+			return a;
+		x->a = a;
+		x->b = b;
+	}
+	return n;
+}
+
+void bpf_plan__fold(struct bpf_plan *p)
+{
+	if (p->where_root < 0)
+		return;
+	p->where_root = fold(p, p->where_root);
+	if (p->where[p->where_root].kind == BP_TRUE)
+		p->where_root = -1;
+}
+
+int bpf_plan__pred(struct bpf_plan *p, const struct bpf_pred *n)
+{
+	if (p->nr_where == BPF_MAX_PRED)
+		return -1;
+	p->where[p->nr_where] = *n;
+	return p->nr_where++;
+}

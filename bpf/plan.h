@@ -1,0 +1,116 @@
+/*
+ * bpf/plan.h - what one table's BPF program computes: a GROUP BY aggregation decided by the
+ * SQL layer (engine/bpf_plan.c), compiled by bpf/compile.c, run by bpf/table.c.
+ *
+ *   select comm, count(*), sum(count) from sys_enter_write where fd = 1 group by comm
+ *     keys  = { BCOL_COMM }
+ *     aggs  = { BA_SUM of field count }            count(*) is every group's count
+ *     where = CMP(field fd, BC_EQ, 1)
+ *
+ * (1) A value is a column of the event (an integer field, _pid, _tid, _cpu) followed by up to
+ *     BPF_MAX_OPS operations with integer constants, left to right: "field / 8 & 255".
+ *     Integers are read in their size and sign-extended when signed, as core/field.c does,
+ *     so the kernel sees the values SQLite would.
+ * (2) Strings (comm, char[N] fields) are compared and grouped as the text up to the first NUL:
+ *     bytes after it are zeroed.
+ * (3) The predicate is a tree of nodes in where[] (AND, OR, NOT over comparisons); root < 0
+ *     means no WHERE.
+ * (4) The layout (bpf_plan__layout) puts every key part in 8-byte slots and every group's
+ *     value as: count, flags (bit i: aggregate i overflowed or saw a value SQLite rejects),
+ *     then each aggregate's state.
+ */
+#ifndef PERF_SQL_BPF_PLAN_H
+#define PERF_SQL_BPF_PLAN_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#define BPF_MAX_OPS 4
+#define BPF_MAX_KEYS 8
+#define BPF_MAX_AGGS 16
+#define BPF_MAX_PRED 64
+#define BPF_MAX_STR 64        /* longest char[N] field grouped or compared */
+#define BPF_LOG2_SLOTS 64     /* log2 buckets 0..62 (blob_format.h) and one unused */
+#define BPF_LIN_MAX 512       /* most lin_hist buckets (with under- and overflow) */
+
+enum bpf_col {
+	BCOL_FIELD,       /* integer field at off, size bytes */
+	BCOL_PID,         /* _pid: the process (tgid) */
+	BCOL_TID,         /* _tid: the thread */
+	BCOL_CPU,
+	BCOL_COMM,        /* the current task's name (16 bytes) */
+	BCOL_STR,         /* char[size] field at off */
+};
+
+enum bpf_op { BOP_DIV, BOP_MOD, BOP_AND };
+
+struct bpf_val {
+	enum bpf_col col;
+	int off, size;     /* BCOL_FIELD, BCOL_STR */
+	bool is_signed;    /* BCOL_FIELD */
+	int nr_ops;
+	struct {
+		enum bpf_op op;
+		int64_t k;     /* DIV, MOD: k > 0 */
+	} ops[BPF_MAX_OPS];
+};
+
+static inline bool bpf_val__is_str(const struct bpf_val *v)
+{
+	return v->col == BCOL_COMM || v->col == BCOL_STR;
+}
+
+enum bpf_cmp { BC_EQ, BC_NE, BC_LT, BC_LE, BC_GT, BC_GE };
+
+struct bpf_pred {
+	enum { BP_AND, BP_OR, BP_NOT, BP_CMP, BP_STREQ, BP_TRUE, BP_FALSE } kind;
+	int a, b;                  /* children: AND, OR (a, b), NOT (a) */
+	struct bpf_val v;          /* CMP, STREQ */
+	enum bpf_cmp cmp;          /* CMP */
+	int64_t k;                 /* CMP: v CMP k, signed 64-bit */
+	char s[BPF_MAX_STR + 8];   /* STREQ: the text, zero-padded */
+};
+
+enum bpf_agg_kind { BA_SUM, BA_MIN, BA_MAX, BA_LOG2, BA_LIN };
+
+struct bpf_agg {
+	enum bpf_agg_kind kind;
+	struct bpf_val v;
+	int64_t lo, hi, step;      /* BA_LIN */
+	int nr_buckets;            /* BA_LIN: with under- and overflow; BA_LOG2: BPF_LOG2_SLOTS */
+	int off;                   /* in the value (bpf_plan__layout) */
+	int size;
+};
+
+/* BA_LOG2 keeps a negative value it saw after its buckets (SQLite's log2_hist refuses one) */
+#define BPF_LOG2_NEG_OFF (BPF_LOG2_SLOTS * 8)
+
+struct bpf_plan {
+	/* what the SQL asked */
+	struct bpf_val keys[BPF_MAX_KEYS];
+	int nr_keys;
+	struct bpf_agg aggs[BPF_MAX_AGGS];
+	int nr_aggs;
+	struct bpf_pred where[BPF_MAX_PRED];
+	int nr_where, where_root;  /* root -1: no WHERE */
+	/* where the events come from and whose they are */
+	int tp_id;                 /* tracepoint id (perf_event_open config) */
+	uint32_t self_tid;         /* events of this thread are left out (0: none) */
+	int nr_cpu_ids;            /* the kernel's: sizes the per-CPU slots of the maps */
+	bool cpu_filter;           /* -C: only the CPUs whose bit is set in the control map */
+	int max_groups;
+	/* layout (bpf_plan__layout) */
+	int key_off[BPF_MAX_KEYS];
+	int key_size, value_size;
+};
+
+#define BPF_VAL_COUNT 0    /* u64: events of the group */
+#define BPF_VAL_FLAGS 8    /* u64: bit i set when aggregate i cannot be given (see above) */
+
+/* Fills key_off/key_size, the aggregates' off/size and value_size. */
+void bpf_plan__layout(struct bpf_plan *p);
+/* Folds TRUE and FALSE into their parents: after it, only the root may be FALSE (no WHERE
+ * when it would be TRUE). */
+void bpf_plan__fold(struct bpf_plan *p);
+/* Adds a predicate node; its index, or -1 when where[] is full. */
+int bpf_plan__pred(struct bpf_plan *p, const struct bpf_pred *n);
+#endif

@@ -1,0 +1,147 @@
+/*
+ * bpf/source.c - the BPF tables of a session as an event source (see bpf/source.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bpf/source.h"
+#include "bpf/table.h"
+
+struct bpf_session {
+	struct bpf_table **tables;
+	int nr_tables;
+	struct bpf_note {
+		const struct source *src;
+		char text[320];
+	} *notes;
+	int nr_notes;
+};
+
+struct bpf_session *bpf_session__get(struct session *s)
+{
+	int n = (int)(sizeof(s->evsrc) / sizeof(s->evsrc[0]));
+
+	if (s->bpf)
+		return s->bpf;
+	if (s->nr_evsrc == n || !(s->bpf = calloc(1, sizeof(struct bpf_session))))
+		return NULL;
+	s->evsrc[s->nr_evsrc++] = &bpf_source;
+	return s->bpf;
+}
+
+int bpf_session__add(struct session *s, struct bpf_table *t)
+{
+	struct bpf_session *b = bpf_session__get(s);
+	struct bpf_table **n;
+
+	if (!b || !(n = realloc(b->tables, (size_t)(b->nr_tables + 1) * sizeof(*n))))
+		return -1;
+	b->tables = n;
+	b->tables[b->nr_tables++] = t;
+	t->src->bpf = true;
+	return 0;
+}
+
+struct bpf_table *bpf_session__table(const struct session *s, const struct source *src)
+{
+	const struct bpf_session *b = s->bpf;
+
+	for (int i = 0; b && i < b->nr_tables; i++)
+		if (b->tables[i]->src == src)
+			return b->tables[i];
+	return NULL;
+}
+
+void bpf_session__note(struct session *s, const struct source *src, const char *fmt, ...)
+{
+	struct bpf_session *b = bpf_session__get(s);
+	struct bpf_note *n = NULL;
+	va_list ap;
+
+	if (!b)
+		return;
+	for (int i = 0; i < b->nr_notes && !n; i++)
+		if (b->notes[i].src == src)
+			n = &b->notes[i];
+	if (!n) {
+		n = realloc(b->notes, (size_t)(b->nr_notes + 1) * sizeof(*n));
+		if (!n)
+			return;
+		b->notes = n;
+		n = &b->notes[b->nr_notes++];
+		n->src = src;
+	}
+	va_start(ap, fmt);
+	vsnprintf(n->text, sizeof(n->text), fmt, ap);
+	va_end(ap);
+}
+
+const char *bpf_session__note_of(const struct session *s, const struct source *src)
+{
+	const struct bpf_session *b = s->bpf;
+
+	for (int i = 0; b && i < b->nr_notes; i++)
+		if (b->notes[i].src == src)
+			return b->notes[i].text;
+	return NULL;
+}
+
+static int bpf_open(struct session *s, struct err *e)
+{
+	return 0;   /* attached at planning, switched off */
+}
+
+static void switch_all(struct session *s, bool on)
+{
+	struct bpf_session *b = s->bpf;
+
+	for (int i = 0; b && i < b->nr_tables; i++)
+		bpf_table__enable(b->tables[i], on);
+}
+
+static void bpf_enable(struct session *s)
+{
+	switch_all(s, true);
+}
+
+static void bpf_disable(struct session *s)
+{
+	switch_all(s, false);
+}
+
+static void bpf_drain(struct session *s)
+{
+}
+
+static void bpf_read(struct session *s)
+{
+	struct bpf_session *b = s->bpf;
+
+	for (int i = 0; b && i < b->nr_tables; i++)
+		bpf_table__read(b->tables[i]);
+}
+
+static void bpf_close(struct session *s)
+{
+	struct bpf_session *b = s->bpf;
+
+	if (!b)
+		return;
+	for (int i = 0; i < b->nr_tables; i++)
+		bpf_table__free(b->tables[i]);
+	free(b->tables);
+	free(b->notes);
+	free(b);
+	s->bpf = NULL;
+}
+
+const struct event_source_ops bpf_source = {
+	.name = "bpf maps",
+	.open = bpf_open,
+	.enable = bpf_enable,
+	.disable = bpf_disable,
+	.drain = bpf_drain,
+	.read_counts = bpf_read,
+	.close = bpf_close,
+};

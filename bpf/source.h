@@ -1,0 +1,26 @@
+/*
+ * bpf/source.h - the tables aggregated in the kernel, as one event source of a session
+ * (core/event_source.h): enable and disable switch their programs on and off, the end of a
+ * window reads their groups. Kept in s->bpf, with one line per table saying which path it
+ * takes and why (--explain).
+ */
+#ifndef PERF_SQL_BPF_SOURCE_H
+#define PERF_SQL_BPF_SOURCE_H
+#include "core/event_source.h"
+#include "core/session.h"
+
+struct bpf_table;
+
+/* The session's BPF state, created (and the source registered) on first use; NULL: no memory. */
+struct bpf_session *bpf_session__get(struct session *s);
+/* Table t now feeds its source (src->bpf): the rings leave that source alone. */
+int bpf_session__add(struct session *s, struct bpf_table *t);
+/* The table feeding src, or NULL. */
+struct bpf_table *bpf_session__table(const struct session *s, const struct source *src);
+/* What --explain says about src's path ("aggregated in the kernel: ...", "ring: ..."). */
+void bpf_session__note(struct session *s, const struct source *src, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *bpf_session__note_of(const struct session *s, const struct source *src);
+
+extern const struct event_source_ops bpf_source;
+#endif

@@ -1,0 +1,372 @@
+/*
+ * bpf/table.c - one table aggregated in the kernel (see bpf/table.h): maps, loading,
+ * attaching, and each window's readout merged over CPUs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/perf_event.h>
+#include "bpf/compile.h"
+#include "bpf/table.h"
+#include "core/session.h"
+
+#define BATCH 256           /* keys per lookup-and-delete call */
+#define LOG_SIZE (256 * 1024)
+
+static int new_map(enum bpf_map_type type, const char *name, uint32_t key_size,
+		   uint32_t value_size, uint32_t n, uint32_t flags, int inner)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = flags);
+
+	if (inner >= 0)
+		o.inner_map_fd = (uint32_t)inner;
+	return bpf_map_create(type, name, key_size, value_size, n, &o);
+}
+
+static int set_ctl(struct bpf_table *t, bool on)
+{
+	uint32_t zero = 0;
+	uint8_t *v = calloc(1, (size_t)bpf_ctl_size(&t->plan));
+	const struct session *s = t->src->s;
+	int ret;
+
+	if (!v)
+		return -ENOMEM;
+	*(uint32_t *)(v + BPF_CTL_ENABLED) = on;
+	for (int i = 0; i < s->nr_cpus; i++)
+		if (s->cpu_num[i] < t->plan.nr_cpu_ids)
+			v[BPF_CTL_CPUMASK + s->cpu_num[i] / 8] |= (uint8_t)(1u << (s->cpu_num[i] % 8));
+	ret = bpf_map_update_elem(t->ctl_fd, &zero, v, BPF_ANY);
+	free(v);
+	return ret;
+}
+
+static int create_maps(struct bpf_table *t, int nr_maps, struct err *e)
+{
+	const struct bpf_plan *p = &t->plan;
+	uint32_t zero = 0;
+
+	t->nr_maps = nr_maps;
+	t->ctl_fd = new_map(BPF_MAP_TYPE_ARRAY, "psql_ctl", 4, (uint32_t)bpf_ctl_size(p), 1, 0, -1);
+	t->stats_fd = new_map(BPF_MAP_TYPE_ARRAY, "psql_stats", 4, (uint32_t)p->nr_cpu_ids * 8, 1,
+			      0, -1);
+	t->zero_fd = new_map(BPF_MAP_TYPE_ARRAY, "psql_zero", 4, (uint32_t)p->value_size, 1, 0, -1);
+	for (int i = 0; i < nr_maps; i++)
+		t->map_fd[i] = new_map(BPF_MAP_TYPE_PERCPU_HASH, "psql_groups", (uint32_t)p->key_size,
+				       (uint32_t)p->value_size, (uint32_t)p->max_groups,
+				       BPF_F_NO_PREALLOC, -1);
+	if ((t->ctl_fd < 0 || t->stats_fd < 0) && errno == EPERM)
+		return err_set(e, -errno, "not permitted to create BPF maps (CAP_BPF, or root)");
+	if (t->ctl_fd < 0 || t->stats_fd < 0 || t->zero_fd < 0 || t->map_fd[0] < 0 ||
+	    (nr_maps == 2 && t->map_fd[1] < 0))
+		return err_set(e, -errno, "cannot create BPF maps: %s", strerror(errno));
+	t->outer_fd = new_map(BPF_MAP_TYPE_ARRAY_OF_MAPS, "psql_outer", 4, 4, 1, 0, t->map_fd[0]);
+	if (t->outer_fd < 0 || bpf_map_update_elem(t->outer_fd, &zero, &t->map_fd[0], BPF_ANY))
+		return err_set(e, -errno, "cannot create the BPF map of maps: %s", strerror(errno));
+	if (set_ctl(t, false))
+		return err_set(e, -errno, "cannot set the BPF control map: %s", strerror(errno));
+	return 0;
+}
+
+/* the verifier's last lines, joined by " | " */
+static void log_tail(const char *log, char *out, size_t len, int lines)
+{
+	const char *end = log + strlen(log), *p = end;
+	size_t n;
+
+	while (p > log && (p[-1] == '\n' || p[-1] == ' '))
+		p--;
+	end = p;
+	while (p > log && lines > 0)
+		if (*--p == '\n')
+			lines--;
+	if (*p == '\n')
+		p++;
+	n = (size_t)(end - p) < len - 1 ? (size_t)(end - p) : len - 1;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	for (char *c = out; *c; c++)
+		if (*c == '\n')
+			*c = ';';
+}
+
+static int load(struct bpf_table *t, char *log_out, size_t log_len, struct err *e)
+{
+	struct bpf_prog_maps m = { t->ctl_fd, t->stats_fd, t->outer_fd, t->zero_fd };
+	struct bpf_prog_info info = { 0 };
+	uint32_t info_len = sizeof(info);
+	struct basm a = { 0 };
+	char *log;
+	int ret = bpf_compile(&t->plan, &m, &a);
+
+	if (ret) {
+		basm__free(&a);
+		return err_set(e, ret, "cannot compile the BPF program: %s", strerror(-ret));
+	}
+	if (getenv("PERF_SQL_TEST_BAD_BPF"))   /* tests: a program the verifier refuses */
+		a.insn[0] = bi_ldx(BPF_DW, BPF_REG_2, BPF_REG_1, 0);   /* ctx bytes 0-7: refused */
+	t->nr_insns = a.nr;
+	t->prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "perf_sql_agg", "GPL", a.insn,
+				   (size_t)a.nr, NULL);
+	if (t->prog_fd < 0 && (log = calloc(1, LOG_SIZE))) {   /* again, for the verifier's words */
+		LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = LOG_SIZE, .log_level = 1);
+
+		ret = errno;
+		t->prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "perf_sql_agg", "GPL", a.insn,
+					   (size_t)a.nr, &o);
+		if (t->prog_fd < 0 && log_out)
+			log_tail(log, log_out, log_len, 6);
+		errno = ret;
+		free(log);
+	}
+	basm__free(&a);
+	if (t->prog_fd < 0 && errno == EPERM)
+		return err_set(e, -errno, "not permitted to load a BPF program (CAP_BPF and "
+			       "CAP_PERFMON, or root)");
+	if (t->prog_fd < 0 && log_out && log_out[0])
+		return err_set(e, -errno, "the verifier refused the BPF program (%d insns)",
+			       t->nr_insns);
+	if (t->prog_fd < 0)
+		return err_set(e, -errno, "the kernel refused the BPF program (%d insns): %s",
+			       t->nr_insns, strerror(errno));
+	if (!bpf_obj_get_info_by_fd(t->prog_fd, &info, &info_len))
+		t->prog_id = info.id;
+	return 0;
+}
+
+static int attach(struct bpf_table *t, struct err *e)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a),
+				     .config = (uint64_t)t->plan.tp_id, .disabled = 1 };
+
+	t->perf_fd = (int)syscall(__NR_perf_event_open, &a, -1, t->src->s->cpu_num[0], -1,
+				  PERF_FLAG_FD_CLOEXEC);
+	if (t->perf_fd < 0)
+		return err_set(e, -errno, "cannot open the tracepoint for BPF: %s", strerror(errno));
+	if (ioctl(t->perf_fd, PERF_EVENT_IOC_SET_BPF, t->prog_fd))
+		return err_set(e, -errno, "cannot attach the BPF program: %s", strerror(errno));
+	return 0;
+}
+
+struct bpf_table *bpf_table__new(const struct bpf_plan *p, struct source *src, bool do_attach,
+				 int nr_maps, char *log_out, size_t log_len, struct err *e)
+{
+	struct bpf_table *t = calloc(1, sizeof(*t));
+
+	if (!t) {
+		err_set(e, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	t->ctl_fd = t->stats_fd = t->zero_fd = t->outer_fd = t->prog_fd = t->perf_fd = -1;
+	t->map_fd[0] = t->map_fd[1] = -1;
+	t->plan = *p;
+	t->src = src;
+	bpf_plan__layout(&t->plan);
+	bpf_plan__fold(&t->plan);
+	t->row_size = t->plan.key_size + t->plan.value_size;
+	t->nr_possible = libbpf_num_possible_cpus();
+	if (log_out && log_len)
+		log_out[0] = '\0';
+	if (t->nr_possible <= 0) {
+		err_set(e, -EINVAL, "cannot count the possible CPUs");
+		goto fail;
+	}
+	t->full_seen = calloc((size_t)t->nr_possible, 8);
+	t->keys = malloc((size_t)BATCH * (size_t)t->plan.key_size);
+	t->vals = malloc((size_t)BATCH * (size_t)t->nr_possible * (size_t)t->plan.value_size);
+	if (!t->full_seen || !t->keys || !t->vals) {
+		err_set(e, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (create_maps(t, nr_maps, e) || load(t, log_out, log_len, e) ||
+	    (do_attach && attach(t, e)))
+		goto fail;
+	return t;
+fail:
+	bpf_table__free(t);
+	return NULL;
+}
+
+void bpf_table__free(struct bpf_table *t)
+{
+	int *fds[] = { &t->perf_fd, &t->prog_fd, &t->outer_fd, &t->map_fd[0], &t->map_fd[1],
+		       &t->zero_fd, &t->stats_fd, &t->ctl_fd };
+
+	if (!t)
+		return;
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+	free(t->full_seen);
+	free(t->keys);
+	free(t->vals);
+	free(t->rows);
+	free(t);
+}
+
+int bpf_table__enable(struct bpf_table *t, bool on)
+{
+	t->enabled = on;
+	return set_ctl(t, on) ? -errno : 0;
+}
+
+static uint8_t *new_row(struct bpf_table *t)
+{
+	if (t->nr_rows == t->cap_rows) {
+		size_t cap = t->cap_rows ? t->cap_rows * 2 : 64;
+		uint8_t *n = realloc(t->rows, cap * (size_t)t->row_size);
+
+		if (!n)
+			return NULL;
+		t->rows = n;
+		t->cap_rows = cap;
+	}
+	return t->rows + t->nr_rows++ * (size_t)t->row_size;
+}
+
+static uint64_t u64_at(const uint8_t *p, int off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, 8);
+	return v;
+}
+
+static void put_u64(uint8_t *p, int off, uint64_t v)
+{
+	memcpy(p + off, &v, 8);
+}
+
+/* one CPU's value v into the row's value r (r's count 0: v's states are taken as they are) */
+static void merge(const struct bpf_plan *p, uint8_t *r, const uint8_t *v)
+{
+	bool first = u64_at(r, BPF_VAL_COUNT) == 0;
+	uint64_t flags = u64_at(r, BPF_VAL_FLAGS) | u64_at(v, BPF_VAL_FLAGS);
+
+	put_u64(r, BPF_VAL_COUNT, u64_at(r, BPF_VAL_COUNT) + u64_at(v, BPF_VAL_COUNT));
+	for (int i = 0; i < p->nr_aggs; i++) {
+		const struct bpf_agg *g = &p->aggs[i];
+		int64_t a = (int64_t)u64_at(r, g->off), b = (int64_t)u64_at(v, g->off), sum;
+
+		switch (g->kind) {
+		case BA_SUM:
+			if (__builtin_add_overflow(a, b, &sum))
+				flags |= 1ull << i;
+			put_u64(r, g->off, (uint64_t)sum);
+			break;
+		case BA_MIN: case BA_MAX:
+			if (first || (g->kind == BA_MIN ? b < a : b > a))
+				put_u64(r, g->off, (uint64_t)b);
+			break;
+		case BA_LOG2: case BA_LIN:
+			for (int k = 0; k < g->nr_buckets; k++)
+				put_u64(r, g->off + 8 * k, u64_at(r, g->off + 8 * k) +
+								   u64_at(v, g->off + 8 * k));
+			if (g->kind == BA_LOG2 && (u64_at(v, BPF_VAL_FLAGS) >> i) & 1)
+				memcpy(r + g->off + BPF_LOG2_NEG_OFF, v + g->off + BPF_LOG2_NEG_OFF, 8);
+			break;
+		}
+	}
+	put_u64(r, BPF_VAL_FLAGS, flags);
+}
+
+/* keys[0..n) with their per-CPU values: one row each; each CPU's count to its stream */
+static int take(struct bpf_table *t, uint32_t n)
+{
+	struct session *s = t->src->s;
+	int ks = t->plan.key_size, vs = t->plan.value_size;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint8_t *row = new_row(t);
+
+		if (!row)
+			return -ENOMEM;
+		memcpy(row, (uint8_t *)t->keys + (size_t)k * (size_t)ks, (size_t)ks);
+		memset(row + ks, 0, (size_t)vs);
+		for (int c = 0; c < t->nr_possible; c++) {
+			const uint8_t *v = (uint8_t *)t->vals + ((size_t)k * (size_t)t->nr_possible +
+								 (size_t)c) * (size_t)vs;
+			uint64_t count = u64_at(v, BPF_VAL_COUNT);
+			int idx = c < s->nr_cpu_ids ? s->cpu_idx[c] : -1;
+
+			if (!count)
+				continue;
+			merge(&t->plan, row + ks, v);
+			if (idx >= 0)
+				t->src->received[idx] += count;
+			else
+				s->nr_stray += count;
+		}
+	}
+	return 0;
+}
+
+/* every group of map fd, deleted as read (no program writes it any more) */
+static int drain_map(struct bpf_table *t, int fd)
+{
+	bool first = true;
+	int ret;
+
+	do {
+		uint32_t n = BATCH;
+
+		ret = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &t->batch, &t->batch,
+						      t->keys, t->vals, &n, NULL);
+		if (ret < 0 && ret != -ENOENT)
+			return ret;
+		first = false;
+		if (take(t, n))
+			return -ENOMEM;
+	} while (ret == 0);
+	return 0;
+}
+
+static void read_full(struct bpf_table *t)
+{
+	struct session *s = t->src->s;
+	uint32_t zero = 0;
+	uint64_t *full = calloc((size_t)t->plan.nr_cpu_ids, 8);
+
+	if (!full || bpf_map_lookup_elem(t->stats_fd, &zero, full)) {
+		free(full);
+		return;
+	}
+	for (int c = 0; c < t->plan.nr_cpu_ids && c < t->nr_possible; c++) {
+		int idx = c < s->nr_cpu_ids ? s->cpu_idx[c] : -1;
+		uint64_t d = full[c] - t->full_seen[c];
+
+		t->full_seen[c] = full[c];
+		if (idx >= 0)
+			t->src->lost[idx] += d;
+	}
+	free(full);
+}
+
+void bpf_table__read(struct bpf_table *t)
+{
+	struct source *src = t->src;
+	int old = t->cur, zero = 0, ret;
+
+	if (t->nr_maps == 2)
+		t->cur = 1 - t->cur;
+	/* returns once no program run can still be using the old map (see bpf/table.h) */
+	ret = bpf_map_update_elem(t->outer_fd, &zero, &t->map_fd[t->cur], BPF_ANY);
+	t->nr_rows = 0;
+	if (!ret)
+		ret = drain_map(t, t->map_fd[old]);
+	if (ret) {
+		t->read_failed = true;
+		t->read_errno = -ret;
+	}
+	read_full(t);
+	for (int c = 0; c < src->s->nr_cpus; c++) {
+		src->total_received += src->received[c];
+		src->total_lost += src->lost[c];
+	}
+}

@@ -1,0 +1,79 @@
+/*
+ * bpf/table.h - one table aggregated in the kernel: its maps, its program, attached to its
+ * tracepoint, and each window's groups read back and merged over CPUs.
+ *
+ *   t = bpf_table__new(&plan, src, true, &e);     maps, compile, load, attach (switched off)
+ *   bpf_table__enable(t, true);                    collecting
+ *   bpf_table__read(t);                            end of a window: t->rows, src->received[]
+ *   bpf_table__free(t);                            closes every fd: the program detaches
+ *
+ * (1) Windows: two per-CPU hashes; the program finds the current one through a one-slot
+ *     array of maps. At a window's end the slot is switched to the other map; the kernel
+ *     returns from that update only after every program run that may still use the old map
+ *     has finished (maybe_wait_bpf_programs: synchronize_rcu), so the old map is then read
+ *     and emptied (lookup-and-delete batches) with no writer left: every event is in
+ *     exactly one window.
+ * (2) A group the map has no room for is not aggregated: the event is counted per CPU in
+ *     the stats map and reported as lost.
+ * (3) Attachment is to a perf event of the tracepoint (PERF_EVENT_IOC_SET_BPF on an fd of
+ *     ours, disabled: it only carries the program), so it ends with the process, however it
+ *     ends. The program is attached at planning and switched on by the control map.
+ */
+#ifndef PERF_SQL_BPF_TABLE_H
+#define PERF_SQL_BPF_TABLE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bpf/plan.h"
+#include "core/err.h"
+
+struct source;
+
+struct bpf_table {
+	struct bpf_plan plan;
+	struct source *src;
+	int nr_insns;
+	uint32_t prog_id;
+	int ctl_fd, stats_fd, zero_fd, outer_fd, map_fd[2], prog_fd, perf_fd;
+	int nr_maps, cur;        /* maps (1, or 2 with windows); the one the program uses */
+	int nr_possible;         /* per-CPU values per key */
+	bool enabled;
+	bool read_failed;        /* a readout failed: errno in read_errno */
+	int read_errno;
+	uint64_t *full_seen;     /* per possible CPU: map-full events counted so far */
+	/* readout buffers (one batch) */
+	void *keys, *vals;
+	uint32_t batch;
+	/* this window's groups, merged over CPUs: key_size + value_size bytes each */
+	uint8_t *rows;
+	size_t nr_rows, cap_rows;
+	int row_size;
+	char log[1024];          /* the verifier's last lines after a rejection */
+};
+
+/*
+ * Creates the maps, compiles and loads the program (the verifier runs here), and unless
+ * attach is false (--explain) opens the tracepoint's perf event and attaches. NULL with e
+ * set; e->msg is one line, t's verifier log lines are in log_out (may be NULL).
+ */
+struct bpf_table *bpf_table__new(const struct bpf_plan *p, struct source *src, bool attach,
+				 int nr_windows_maps, char *log_out, size_t log_len,
+				 struct err *e);
+void bpf_table__free(struct bpf_table *t);
+int bpf_table__enable(struct bpf_table *t, bool on);
+/*
+ * The window's end: switch maps, read the old one into rows; this window's events and
+ * map-full losses per CPU into the source's received[] and lost[] (and its totals).
+ */
+void bpf_table__read(struct bpf_table *t);
+/* Row i's key and merged value. */
+static inline const uint8_t *bpf_table__key(const struct bpf_table *t, size_t i)
+{
+	return t->rows + i * (size_t)t->row_size;
+}
+
+static inline const uint8_t *bpf_table__value(const struct bpf_table *t, size_t i)
+{
+	return bpf_table__key(t, i) + t->plan.key_size;
+}
+#endif

@@ -1,0 +1,194 @@
+/*
+ * engine/bpf_pick.c - which tables run in the kernel (engine/bpf_plan.h (2), (3)).
+ *
+ * (1) Which statements read which table: each statement is prepared once more and the
+ *     tables it plans (source__plan(), counted in src->nr_plans) are the ones it reads,
+ *     whatever its form (joins, views, pairs()).
+ * (2) A table runs in the kernel when exactly one statement reads it, that statement was
+ *     read (engine/bpf_plan.c) as a GROUP BY over that table alone, the session watches the
+ *     whole system (the program sees every task: a workload, -p, -t or --cgroup stay on the
+ *     ring), and it is more than count(*) (counting mode needs no program at all).
+ * (3) Then the program is loaded and attached (--explain: loaded only), its groups become a
+ *     table, the rewritten statement is prepared and takes the original's place. A failure
+ *     at any step leaves the table on the ring with one line saying why.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "bpf/source.h"
+#include "bpf/table.h"
+#include "core/target.h"
+#include "engine/bpf_plan.h"
+#include "vtab/bpf_groups.h"
+
+static void say(const struct query_ops *ops, void *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(const struct query_ops *ops, void *ctx, const char *fmt, ...)
+{
+	char line[768];
+	va_list ap;
+
+	if (!ops || !ops->notice)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	ops->notice(ctx, line);
+}
+
+/* reads[i * nr_src + j]: statement i reads source j (1); NULL: out of memory */
+static char *who_reads(struct query *q, struct session *s)
+{
+	char *reads = calloc((size_t)q->nr_stmts * (size_t)s->nr_src + 1, 1);
+	int *before = calloc((size_t)s->nr_src + 1, sizeof(int));
+
+	for (int i = 0; reads && before && i < q->nr_stmts; i++) {
+		sqlite3_stmt *st = NULL;
+		int rc;
+
+		for (int j = 0; j < s->nr_src; j++)
+			before[j] = s->src[j]->nr_plans;
+		rc = sqlite3_prepare_v2(q->db, sqlite3_sql(q->stmts[i]), -1, &st, NULL);
+		sqlite3_finalize(st);
+		for (int j = 0; j < s->nr_src; j++)   /* not prepared again: it may read anything */
+			reads[i * s->nr_src + j] = rc != SQLITE_OK || s->src[j]->nr_plans != before[j];
+	}
+	free(before);
+	return reads;
+}
+
+/* why src stays on the ring, or NULL: it may run in the kernel (statement *which) */
+static const char *ring_reason(struct query *q, struct session *s, const struct bpf_stmt *st,
+			       const char *reads, int j, int *which, char *buf, size_t len)
+{
+	int n = 0;
+
+	for (int i = 0; i < q->nr_stmts; i++)
+		if (reads[i * s->nr_src + j]) {
+			*which = i;
+			n++;
+		}
+	if (n != 1) {
+		snprintf(buf, len, "read by %d statements (one statement per table runs in the kernel)", n);
+		return buf;
+	}
+	st = &st[*which];
+	if (!st->ok || st->src != s->src[j]) {
+		snprintf(buf, len, "%s", !st->ok ? st->why : "its statement reads another table too");
+		return buf;
+	}
+	if (st->count_only)
+		return "count(*) alone is counted by the perf event (counting mode: no program needed)";
+	if (s->nr_tids || (s->wl.pid && !s->opts.all))
+		return "a workload, -p, -t or --cgroup: the kernel program would see every task (with -a "
+		       "and WHERE _pid = workload_pid() it runs in the kernel)";
+	return NULL;
+}
+
+static void swap_in(struct query *q, struct session *s, int i, struct bpf_table *t,
+		    sqlite3_stmt *st, const struct bpf_stmt *b)
+{
+	sqlite3_finalize(q->stmts[i]);
+	q->stmts[i] = st;
+	bpf_session__note(s, t->src, "aggregated in the kernel: BPF program %u of %d insns%s, "
+			  "per-CPU hash %s, up to %d groups%s", t->prog_id, t->nr_insns, t->perf_fd >= 0 ?
+			  "" : " (loaded, not attached: --explain)", b->desc, t->plan.max_groups,
+			  t->nr_maps == 2 ? ", two maps swapped per window" : "");
+}
+
+/* (3): 0, or -errno when the table stays on the ring (the note says why) */
+static int to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int i,
+		     const struct query_ops *ops, void *ctx)
+{
+	char module[32], self_f[64], log[512];
+	struct source *src = b->src;
+	struct err e = { 0 };
+	struct bpf_table *t;
+	sqlite3_stmt *st = NULL;
+
+	target__self_filter(s, src, self_f, sizeof(self_f));
+	b->plan.self_tid = self_f[0] ? (uint32_t)getpid() : 0;
+	b->plan.max_groups = q->max_groups > 0 ? q->max_groups : BPF_DEFAULT_MAX_GROUPS;
+	t = bpf_table__new(&b->plan, src, !q->plan_only, q->so.interval_ms > 0 ? 2 : 1, log,
+			   sizeof(log), &e);
+	if (!t) {
+		bpf_session__note(s, src, "perf ring: %s%s%s", e.msg, log[0] ? "; verifier: " : "", log);
+		if (!q->plan_only)
+			say(ops, ctx, "%s: not aggregated in the kernel (%s); the perf ring is used "
+			    "instead%s", src->ev->full, e.msg, log[0] && !q->so.verbose ?
+			    " (-v shows the verifier's last lines)" : "");
+		if (!q->plan_only && log[0] && q->so.verbose)
+			say(ops, ctx, "%s: the verifier said: %s", src->ev->full, log);
+		return e.code ? e.code : -EINVAL;
+	}
+	snprintf(module, sizeof(module), "perf_sql_bpf_%d", i);
+	if (bpf_groups__register(q->db, module, t) != SQLITE_OK ||
+	    sqlite3_prepare_v2(q->db, b->sql, -1, &st, NULL) != SQLITE_OK ||
+	    query__bind_params(q, st) != SQLITE_OK || bpf_session__add(s, t)) {
+		bpf_session__note(s, src, "perf ring: the rewritten statement failed: %s",
+				  sqlite3_errmsg(q->db));
+		sqlite3_finalize(st);
+		bpf_groups__register(q->db, module, NULL);
+		bpf_table__free(t);
+		return -EINVAL;
+	}
+	swap_in(q, s, i, t, st, b);
+	return 0;
+}
+
+int bpf_plan__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx)
+{
+	struct bpf_stmt *st;
+	char *reads, why[320];
+	int ret = 0;
+
+	if (!s->nr_src || s->replay || q->record_path)
+		return 0;
+	if (q->no_bpf) {
+		for (int j = 0; j < s->nr_src; j++)
+			if (!s->src[j]->counter)
+				bpf_session__note(s, s->src[j], "perf ring: --no-bpf");
+		return 0;
+	}
+	st = calloc((size_t)q->nr_stmts, sizeof(*st));
+	reads = st ? who_reads(q, s) : NULL;
+	if (!st || !reads) {
+		free(st);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < q->nr_stmts; i++) {
+		char module[32];
+
+		snprintf(module, sizeof(module), "perf_sql_bpf_%d", i);
+		bpf_stmt__analyze(&st[i], q, s, i, module);
+	}
+	for (int j = 0; j < s->nr_src; j++) {
+		const char *r;
+		int i = -1;
+
+		if (s->src[j]->counter)
+			continue;
+		r = ring_reason(q, s, st, reads, j, &i, why, sizeof(why));
+		if (r)
+			bpf_session__note(s, s->src[j], "perf ring: %s", r);
+		else
+			to_kernel(q, s, &st[i], i, ops, ctx);
+	}
+	for (int i = 0; i < q->nr_stmts; i++)
+		bpf_stmt__free(&st[i]);
+	free(st);
+	free(reads);
+	return ret;
+}
+
+void bpf_plan__explain(const struct session *s, const struct source *src, FILE *f)
+{
+	const char *note = bpf_session__note_of(s, src);
+
+	if (note)
+		fprintf(f, "  path         %s\n", note);
+}

@@ -1,0 +1,732 @@
+/*
+ * engine/bpf_plan.c - can this statement run in the kernel, and as what? (engine/bpf_plan.h)
+ *
+ *   select comm, count(*) as n, avg(count) from sys_enter_write where fd = 1
+ *   group by comm order by n desc
+ * becomes a plan (keys: comm; aggregates: sum of count; WHERE fd = 1 compiled) and
+ *   SELECT "_k0" AS "comm", ifnull(sum("_c"), 0) AS "n",
+ *          (sum("_a0") * 1.0 / sum("_c")) AS "avg(count)"
+ *   FROM "perf_sql_bpf_0" GROUP BY "_k0" ORDER BY n desc
+ * over one row per group (vtab/bpf_groups.c), so the result has the same columns, names,
+ * types and values as over the rows:
+ *   count(*), count(x)   sum of the groups' counts (0 over no group, as count() gives)
+ *   sum, min, max        of the groups' sums, mins, maxes (the kernel keeps 64-bit sums and
+ *                        flags an overflow, which reads as SQLite's "integer overflow")
+ *   avg(x)               sum / count as a REAL, which is SQLite 3.40's avg() while the sums
+ *                        stay within 2^53 (its running sum is a double)
+ *   log2_hist, lin_hist  of the groups' bucket counts (log2_hist_merge, lin_hist_merge)
+ * Result names come from the original statement, as SQLite named them.
+ *
+ * What is read is deliberately narrow; anything else is a reason, kept for --explain:
+ *   keys        integer fields, _pid, _tid, _cpu, comm, char[N] fields, and "value / N",
+ *               "value % N" (N > 0), "value & N"; GROUP BY 1 and GROUP BY alias as SQLite
+ *   WHERE       =, ==, !=, <>, <, <=, >, >=, IS [NOT], [NOT] IN (...), [NOT] BETWEEN, AND,
+ *               OR, NOT; one side a value, the other a constant: literals, :parameters,
+ *               workload_pid() and arithmetic of them, evaluated once by SQLite itself
+ *   elsewhere   keys, the aggregates above, scalar functions of them; a column outside an
+ *               aggregate must be a key; other aggregates (p99, group_concat, ...) are not
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "core/field.h"
+#include "engine/bpf_plan.h"
+#include "engine/sql_expr.h"
+
+#define MAX_REPL 128
+
+enum colk { CK_NONE, CK_TIME, CK_CPU, CK_PID, CK_TID, CK_COMM, CK_PERIOD, CK_FIELD, CK_OTHER };
+enum where_in { IN_ITEM, IN_HAVING, IN_ORDER_TERM, IN_ORDER };
+
+struct an {
+	struct bpf_stmt *b;
+	struct query *q;
+	struct session *s;
+	sqlite3_stmt *orig;
+	struct sql_select *sel;
+	const struct tp_event *ev;
+	int key_node[BPF_MAX_KEYS];
+	int agg_arg[BPF_MAX_AGGS];   /* node of each aggregate's value */
+	struct {
+		int start, end;
+		char *text;
+	} repl[MAX_REPL];
+	int nr_repl;
+};
+
+static bool no(struct an *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static bool no(struct an *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!a->b->why[0]) {
+		va_start(ap, fmt);
+		vsnprintf(a->b->why, sizeof(a->b->why), fmt, ap);
+		va_end(ap);
+	}
+	return false;
+}
+
+static const struct sql_node *nd(const struct an *a, int n)
+{
+	return &a->sel->node[n];
+}
+
+/* kid k of node n */
+static int kid(const struct an *a, int n, int k)
+{
+	int c = nd(a, n)->first;
+
+	while (c >= 0 && k--)
+		c = nd(a, c)->next;
+	return c;
+}
+
+/* the text of node n, at most len - 1 bytes */
+static const char *text_of(const struct an *a, int n, char *buf, int len)
+{
+	int s = sql_select__start(a->sel, n), e = sql_select__end(a->sel, n);
+
+	snprintf(buf, (size_t)len, "%.*s", e - s, a->sel->text + s);
+	return buf;
+}
+
+static const char *name_of(const struct an *a, int tok, char *buf)
+{
+	return sql_select__ident(a->sel, tok, buf, 128);
+}
+
+/* ------------------------------------------------------------------------ columns, values */
+
+/* a column of the event table, in the order vtab/tp_table.c declares them */
+static enum colk resolve(struct an *a, int n, const struct tp_field **f)
+{
+	static const char *const meta[] = { "_time", "_cpu", "_pid", "_tid", "_comm", "_period" };
+	static const char *const alias[] = { "time", "cpu", "pid", "tid", "comm" };
+	static const enum colk kinds[] = { CK_TIME, CK_CPU, CK_PID, CK_TID, CK_COMM, CK_PERIOD };
+	char name[128], qual[128], table[128];
+
+	if (nd(a, n)->kind != SN_COL)
+		return CK_NONE;
+	if (nd(a, n)->qual >= 0) {
+		name_of(a, nd(a, n)->qual, qual);
+		name_of(a, a->sel->table_alias >= 0 ? a->sel->table_alias : a->sel->table, table);
+		if (strcasecmp(qual, table))
+			return CK_NONE;
+	}
+	name_of(a, nd(a, n)->name, name);
+	for (int k = 0; k < 6; k++)
+		if (!strcasecmp(name, meta[k]))
+			return kinds[k];
+	for (int k = 0; k < 5; k++)
+		if (!field__find(a->ev, alias[k]) && !strcasecmp(name, alias[k]))
+			return kinds[k];
+	for (int i = 0; i < a->ev->nr_fields; i++)
+		if (!strcasecmp(name, a->ev->fields[i].name)) {
+			*f = &a->ev->fields[i];
+			return CK_FIELD;
+		}
+	return !strcasecmp(name, "stack") ? CK_OTHER : CK_NONE;
+}
+
+/* an integer literal, maybe negated */
+static bool int_const(const struct an *a, int n, int64_t *out)
+{
+	const struct sql_node *x = nd(a, n);
+
+	if (x->kind == SN_INT) {
+		*out = x->i;
+		return true;
+	}
+	if (x->kind == SN_UNARY && (x->op == TK_MINUS || x->op == TK_PLUS) &&
+	    nd(a, x->first)->kind == SN_INT && nd(a, x->first)->i != INT64_MIN) {
+		*out = x->op == TK_MINUS ? -nd(a, x->first)->i : nd(a, x->first)->i;
+		return true;
+	}
+	return false;
+}
+
+static bool field_val(struct an *a, const struct tp_field *f, struct bpf_val *v)
+{
+	v->off = f->offset;
+	v->size = f->size;
+	v->is_signed = f->is_signed;
+	if (f->kind == FIELD_INT && (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) &&
+	    f->offset >= 8 && f->offset % f->size == 0 && f->offset + f->size <= 2048) {
+		v->col = BCOL_FIELD;
+		return true;
+	}
+	if (f->kind == FIELD_STR && f->size <= BPF_MAX_STR && f->offset >= 8 &&
+	    f->offset + f->size <= 2048) {
+		v->col = BCOL_STR;
+		return true;
+	}
+	return no(a, "field %s (%s) is not read by the kernel program", f->name, f->type);
+}
+
+/* node n as a value the program computes (bpf/plan.h (1)) */
+static bool val_of(struct an *a, int n, struct bpf_val *v)
+{
+	const struct sql_node *x = nd(a, n);
+	const struct tp_field *f = NULL;
+	char buf[128];
+	int64_t k;
+
+	if (x->kind == SN_BINARY && x->kw == KW_NONE &&
+	    (x->op == TK_SLASH || x->op == TK_REM || x->op == TK_BITAND)) {
+		if (!val_of(a, x->first, v))
+			return false;
+		if (bpf_val__is_str(v) || v->nr_ops == BPF_MAX_OPS || !int_const(a, kid(a, n, 1), &k) ||
+		    (x->op != TK_BITAND && k <= 0))
+			return no(a, "'%s' is not read by the kernel program (VALUE / N, VALUE %% N "
+				  "with N > 0 and VALUE & N are)", text_of(a, n, buf, 64));
+		v->ops[v->nr_ops].op = x->op == TK_SLASH ? BOP_DIV : x->op == TK_REM ? BOP_MOD : BOP_AND;
+		v->ops[v->nr_ops++].k = k;
+		return true;
+	}
+	*v = (struct bpf_val){ 0 };
+	switch (x->kind == SN_COL ? resolve(a, n, &f) : CK_NONE) {
+	case CK_CPU: v->col = BCOL_CPU; return true;
+	case CK_PID: v->col = BCOL_PID; return true;
+	case CK_TID: v->col = BCOL_TID; return true;
+	case CK_COMM: v->col = BCOL_COMM; return true;
+	case CK_FIELD: return field_val(a, f, v);
+	case CK_NONE:
+		return no(a, "'%s' is not a value the kernel program reads", text_of(a, n, buf, 64));
+	default:
+		return no(a, "%s is not read by the kernel program", text_of(a, n, buf, 64));
+	}
+}
+
+/* ------------------------------------------------------------------------------- WHERE */
+
+/* no column inside: literals, parameters, workload_pid(), arithmetic of them */
+static bool is_const(const struct an *a, int n)
+{
+	const struct sql_node *x = nd(a, n);
+	char name[128];
+
+	switch (x->kind) {
+	case SN_INT: case SN_FLOAT: case SN_STR: case SN_NULL: case SN_PARAM: return true;
+	case SN_FUNC:
+		return x->nr_kids == 0 && !x->star &&
+		       !strcasecmp(name_of(a, x->name, name), "workload_pid");
+	case SN_UNARY: if (x->op == TK_ID) return false; break;
+	case SN_BINARY: if (x->kw != KW_NONE || x->op == TK_ARROW) return false; break;
+	default: return false;
+	}
+	for (int k = x->first; k >= 0; k = nd(a, k)->next)
+		if (!is_const(a, k))
+			return false;
+	return true;
+}
+
+/* SQLite evaluates constant node n once (the values every row would see); NULL: failed */
+static sqlite3_value *eval(struct an *a, int n)
+{
+	char *sql = sqlite3_mprintf("SELECT %.*s", sql_select__end(a->sel, n) -
+				    sql_select__start(a->sel, n), a->sel->text + sql_select__start(a->sel, n));
+	sqlite3_stmt *st = NULL;
+	sqlite3_value *v = NULL;
+
+	if (sql && sqlite3_prepare_v2(a->q->db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    query__bind_params(a->q, st) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_value_dup(sqlite3_column_value(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return v;
+}
+
+static int leaf(struct an *a, int kind, const struct bpf_val *v, enum bpf_cmp cmp, int64_t k)
+{
+	struct bpf_pred p = { .kind = kind, .a = -1, .b = -1, .cmp = cmp, .k = k };
+
+	if (v)
+		p.v = *v;
+	return bpf_plan__pred(&a->b->plan, &p);
+}
+
+static int join(struct an *a, int kind, int l, int r)
+{
+	struct bpf_pred p = { .kind = kind, .a = l, .b = r };
+
+	return l < 0 || (kind != BP_NOT && r < 0) ? -1 : bpf_plan__pred(&a->b->plan, &p);
+}
+
+/* text equality (cmp BC_EQ or BC_NE) of a string value with the constant's text */
+static int str_cmp(struct an *a, const struct bpf_val *v, enum bpf_cmp cmp, sqlite3_value *c)
+{
+	int max = v->col == BCOL_COMM ? 15 : v->size, len = sqlite3_value_bytes(c), n;
+	const char *s = (const char *)sqlite3_value_text(c);
+	struct bpf_pred p = { .kind = BP_STREQ, .v = *v };
+
+	if (sqlite3_value_type(c) != SQLITE_TEXT || !s || (int)strlen(s) != len ||
+	    (cmp != BC_EQ && cmp != BC_NE))
+		return no(a, "a text column compares only = or != with a text"), -1;
+	if (len > max) {   /* longer than the column holds: never equal */
+		p.kind = BP_FALSE;
+	} else {
+		memcpy(p.s, s, (size_t)len);
+	}
+	n = bpf_plan__pred(&a->b->plan, &p);
+	return cmp == BC_NE ? join(a, BP_NOT, n, -1) : n;
+}
+
+/* l CMP r, one side a value and the other a constant */
+static int compare(struct an *a, int l, enum bpf_cmp cmp, int r)
+{
+	static const enum bpf_cmp flip[] = { [BC_EQ] = BC_EQ, [BC_NE] = BC_NE, [BC_LT] = BC_GT,
+					      [BC_LE] = BC_GE, [BC_GT] = BC_LT, [BC_GE] = BC_LE };
+	struct bpf_val v;
+	sqlite3_value *c;
+	int ret;
+
+	if (is_const(a, l) && !is_const(a, r)) {
+		int t = l;
+
+		l = r;
+		r = t;
+		cmp = flip[cmp];
+	}
+	if (!is_const(a, r))
+		return no(a, "WHERE compares a column with something other than a constant"), -1;
+	if (!val_of(a, l, &v))
+		return -1;
+	if (!(c = eval(a, r)))
+		return no(a, "a constant of WHERE could not be evaluated"), -1;
+	if (bpf_val__is_str(&v))
+		ret = str_cmp(a, &v, cmp, c);
+	else if (sqlite3_value_type(c) == SQLITE_INTEGER)
+		ret = leaf(a, BP_CMP, &v, cmp, sqlite3_value_int64(c));
+	else
+		ret = no(a, "WHERE compares an integer with a non-integer") ? 0 : -1;
+	sqlite3_value_free(c);
+	return ret;
+}
+
+static int pred_of(struct an *a, int n)
+{
+	static const struct { enum sql_tok op; enum bpf_cmp cmp; } ops[] = {
+		{ TK_EQ, BC_EQ }, { TK_NE, BC_NE }, { TK_LT, BC_LT }, { TK_LE, BC_LE },
+		{ TK_GT, BC_GT }, { TK_GE, BC_GE },
+	};
+	const struct sql_node *x = nd(a, n);
+	int r, v = kid(a, n, 0);
+	char buf[64];
+
+	if (x->kind == SN_BINARY && (x->kw == KW_AND || x->kw == KW_OR))
+		return join(a, x->kw == KW_AND ? BP_AND : BP_OR, pred_of(a, v), pred_of(a, kid(a, n, 1)));
+	if (x->kind == SN_UNARY && x->op == TK_ID)
+		return join(a, BP_NOT, pred_of(a, v), -1);
+	if (x->kind == SN_BINARY && x->kw == KW_IS)
+		return compare(a, v, x->not ? BC_NE : BC_EQ, kid(a, n, 1));
+	for (size_t i = 0; x->kind == SN_BINARY && x->kw == KW_NONE && i < 6; i++)
+		if (x->op == (int)ops[i].op)
+			return compare(a, v, ops[i].cmp, kid(a, n, 1));
+	if (x->kind == SN_IN) {
+		r = leaf(a, BP_FALSE, NULL, BC_EQ, 0);   /* x IN () */
+		for (int k = nd(a, v)->next; k >= 0 && r >= 0; k = nd(a, k)->next)
+			r = join(a, BP_OR, r, compare(a, v, BC_EQ, k));
+		return x->not ? join(a, BP_NOT, r, -1) : r;
+	}
+	if (x->kind == SN_BETWEEN) {
+		r = join(a, BP_AND, compare(a, v, BC_GE, kid(a, n, 1)), compare(a, v, BC_LE, kid(a, n, 2)));
+		return x->not ? join(a, BP_NOT, r, -1) : r;
+	}
+	return no(a, "WHERE term '%s' is not compiled to BPF", text_of(a, n, buf, sizeof(buf))), -1;
+}
+
+/* --------------------------------------------------------------- keys, aggregates, rewrite */
+
+static bool replace(struct an *a, int n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static bool replace(struct an *a, int n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->nr_repl == MAX_REPL)
+		return no(a, "too complex");
+	va_start(ap, fmt);
+	a->repl[a->nr_repl].text = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	a->repl[a->nr_repl].start = sql_select__start(a->sel, n);
+	a->repl[a->nr_repl].end = sql_select__end(a->sel, n);
+	return a->repl[a->nr_repl++].text ? true : no(a, "out of memory");
+}
+
+/* GROUP BY term k: a column or expression, a result column's number or alias (as SQLite) */
+static bool key_of(struct an *a, int k)
+{
+	int n = a->sel->group[k];
+	const struct tp_field *f;
+	char name[128], alias[128];
+
+	if (nd(a, n)->kind == SN_INT && nd(a, n)->i >= 1 && nd(a, n)->i <= a->sel->nr_items)
+		n = a->sel->items[nd(a, n)->i - 1].expr;
+	else if (nd(a, n)->kind == SN_COL && nd(a, n)->qual < 0 && resolve(a, n, &f) == CK_NONE)
+		for (int i = 0; i < a->sel->nr_items; i++)
+			if (a->sel->items[i].alias >= 0 &&
+			    !strcasecmp(name_of(a, nd(a, n)->name, name),
+					name_of(a, a->sel->items[i].alias, alias)))
+				n = a->sel->items[i].expr;
+	a->key_node[k] = n;
+	return val_of(a, n, &a->b->plan.keys[k]);
+}
+
+/* the aggregate's slot, shared by equal calls ("sum(count)" in SELECT and ORDER BY) */
+static int slot(struct an *a, enum bpf_agg_kind kind, int arg, const struct bpf_val *v,
+		const int64_t *lin)
+{
+	struct bpf_plan *p = &a->b->plan;
+
+	for (int i = 0; i < p->nr_aggs; i++)
+		if (p->aggs[i].kind == kind && sql_select__same(a->sel, a->agg_arg[i], arg) &&
+		    (kind != BA_LIN || (p->aggs[i].lo == lin[0] && p->aggs[i].hi == lin[1] &&
+					p->aggs[i].step == lin[2])))
+			return i;
+	if (p->nr_aggs == BPF_MAX_AGGS)
+		return no(a, "more than %d aggregates", BPF_MAX_AGGS), -1;
+	p->aggs[p->nr_aggs] = (struct bpf_agg){ .kind = kind, .v = *v };
+	if (kind == BA_LIN) {
+		uint64_t range = (uint64_t)lin[1] - (uint64_t)lin[0];
+
+		p->aggs[p->nr_aggs].lo = lin[0];
+		p->aggs[p->nr_aggs].hi = lin[1];
+		p->aggs[p->nr_aggs].step = lin[2];
+		p->aggs[p->nr_aggs].nr_buckets = (int)(range / (uint64_t)lin[2] +
+						       (range % (uint64_t)lin[2] != 0)) + 2;
+	}
+	a->agg_arg[p->nr_aggs] = arg;
+	return p->nr_aggs++;
+}
+
+/* a constant argument (a histogram's unit) copied as written */
+static bool const_arg(struct an *a, int n, char *buf, int len)
+{
+	enum sql_node_kind k = nd(a, n)->kind;
+
+	if (k != SN_STR && k != SN_PARAM && k != SN_NULL)
+		return no(a, "a histogram's unit must be a literal or a parameter");
+	text_of(a, n, buf, len);
+	return true;
+}
+
+/* lin_hist(V, MIN, MAX, STEP [, UNIT]): literal bounds lin_hist() accepts, few buckets */
+static bool lin_args(struct an *a, int n, int64_t *lin)
+{
+	uint64_t range;
+
+	for (int k = 0; k < 3; k++)
+		if (!int_const(a, kid(a, n, k + 1), &lin[k]))
+			return no(a, "lin_hist's MIN, MAX and STEP must be integer literals");
+	if (lin[2] <= 0 || lin[1] <= lin[0])
+		return no(a, "lin_hist's arguments are refused by lin_hist() itself");
+	range = (uint64_t)lin[1] - (uint64_t)lin[0];
+	if (range / (uint64_t)lin[2] + 3 > BPF_LIN_MAX)
+		return no(a, "lin_hist with more than %d buckets", BPF_LIN_MAX - 2);
+	return true;
+}
+
+static bool is_aggregate(struct an *a, const char *name, int nargs)
+{
+	sqlite3_stmt *st = NULL;
+	bool agg = true;   /* unknown: not read */
+
+	if (sqlite3_prepare_v2(a->q->db, "SELECT max(type IN ('a', 'w')) FROM pragma_function_list "
+			       "WHERE name = lower(?1) AND narg IN (?2, -1)", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) == SQLITE_OK &&
+	    sqlite3_bind_int(st, 2, nargs) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) != SQLITE_NULL)
+		agg = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return agg;
+}
+
+static bool post(struct an *a, int n, enum where_in in);
+
+static bool any_aggregate(struct an *a)
+{
+	char name[128];
+
+	for (int n = 0; n < a->sel->nr_node; n++)
+		if (nd(a, n)->kind == SN_FUNC &&
+		    is_aggregate(a, name_of(a, nd(a, n)->name, name), nd(a, n)->nr_kids))
+			return true;
+	return false;
+}
+
+/* an aggregate call: its slot and the merge that replaces it */
+static bool post_func(struct an *a, int n, enum where_in in)
+{
+	static const struct { const char *name; enum bpf_agg_kind kind; int min, max; } aggs[] = {
+		{ "sum", BA_SUM, 1, 1 }, { "avg", BA_SUM, 1, 1 }, { "min", BA_MIN, 1, 1 },
+		{ "max", BA_MAX, 1, 1 }, { "log2_hist", BA_LOG2, 1, 2 }, { "lin_hist", BA_LIN, 4, 5 },
+	};
+	const struct sql_node *x = nd(a, n);
+	char name[128], t[4][64] = { "", "", "", "" }, unit[80] = "";
+	int64_t lin[3] = { 0, 0, 0 };
+	struct bpf_val v;
+	int i = -1, s;
+
+	name_of(a, x->name, name);
+	if (!strcasecmp(name, "count") && !x->distinct && (x->star || x->nr_kids == 1)) {
+		return (x->star || val_of(a, x->first, &v)) && replace(a, n, "ifnull(sum(\"_c\"), 0)");
+	}
+	for (size_t k = 0; k < sizeof(aggs) / sizeof(aggs[0]) && i < 0; k++)
+		if (!strcasecmp(name, aggs[k].name) && x->nr_kids >= aggs[k].min &&
+		    x->nr_kids <= aggs[k].max)
+			i = (int)k;
+	if (i < 0 || x->distinct || x->star) {
+		if (x->distinct || x->star || is_aggregate(a, name, x->nr_kids))
+			return no(a, "%s() is computed in SQLite only", name);
+		for (int k = x->first; k >= 0; k = nd(a, k)->next)   /* a scalar function */
+			if (!post(a, k, in == IN_ORDER_TERM ? IN_ORDER : in))
+				return false;
+		return true;
+	}
+	if (!val_of(a, x->first, &v) || bpf_val__is_str(&v))
+		return no(a, "%s() of '%s'", name, text_of(a, x->first, t[0], 64));
+	if ((aggs[i].kind == BA_LOG2 && x->nr_kids == 2 && !const_arg(a, kid(a, n, 1), unit, 70)) ||
+	    (aggs[i].kind == BA_LIN && (!lin_args(a, n, lin) ||
+					(x->nr_kids == 5 && !const_arg(a, kid(a, n, 4), unit, 70)))))
+		return false;
+	if ((s = slot(a, aggs[i].kind, x->first, &v, lin)) < 0)
+		return false;
+	switch (aggs[i].kind) {
+	case BA_SUM:
+		if (!strcasecmp(name, "avg"))
+			return replace(a, n, "(sum(\"_a%d\") * 1.0 / sum(\"_c\"))", s);
+		return replace(a, n, "sum(\"_a%d\")", s);
+	case BA_MIN: case BA_MAX:
+		return replace(a, n, "%s(\"_a%d\")", aggs[i].kind == BA_MIN ? "min" : "max", s);
+	case BA_LOG2:
+		return replace(a, n, "log2_hist_merge(\"_a%d\"%s%s)", s, unit[0] ? ", " : "", unit);
+	case BA_LIN:
+		for (int k = 1; k <= 3; k++)
+			text_of(a, kid(a, n, k), t[k], 64);
+		return replace(a, n, "lin_hist_merge(\"_a%d\", %s, %s, %s%s%s)", s, t[1], t[2], t[3],
+			       unit[0] ? ", " : "", unit);
+	}
+	return false;
+}
+
+static bool is_alias(struct an *a, int n)
+{
+	char name[128], alias[128];
+
+	if (nd(a, n)->kind != SN_COL || nd(a, n)->qual >= 0)
+		return false;
+	name_of(a, nd(a, n)->name, name);
+	for (int i = 0; i < a->sel->nr_items; i++)
+		if (a->sel->items[i].alias >= 0 &&
+		    !strcasecmp(name, name_of(a, a->sel->items[i].alias, alias)))
+			return true;
+	return false;
+}
+
+/* SELECT items, HAVING, ORDER BY: keys and aggregates replaced, the rest kept as written */
+static bool post(struct an *a, int n, enum where_in in)
+{
+	const struct tp_field *f;
+	char buf[64];
+
+	for (int k = 0; k < a->b->plan.nr_keys; k++)
+		if (sql_select__same(a->sel, n, a->key_node[k]))
+			return replace(a, n, "\"_k%d\"", k);
+	switch (nd(a, n)->kind) {
+	case SN_COL:   /* an ORDER BY term names a result column first, others a table column */
+		if (in == IN_ORDER_TERM && is_alias(a, n))
+			return true;
+		if (resolve(a, n, &f) == CK_NONE && in != IN_ITEM && is_alias(a, n))
+			return true;
+		return no(a, "%s is neither a GROUP BY key nor inside an aggregate",
+			  text_of(a, n, buf, sizeof(buf)));
+	case SN_FUNC:
+		return post_func(a, n, in);
+	default:
+		for (int k = nd(a, n)->first; k >= 0; k = nd(a, k)->next)
+			if (!post(a, k, in == IN_ORDER_TERM ? IN_ORDER : in))
+				return false;
+		return true;
+	}
+}
+
+/* the text from start to end with the replacements inside it */
+static void emit(struct an *a, sqlite3_str *o, int start, int end)
+{
+	int at = start;
+
+	for (int i = 0; i < a->nr_repl; i++) {
+		if (a->repl[i].start < at || a->repl[i].end > end)
+			continue;
+		sqlite3_str_append(o, a->sel->text + at, a->repl[i].start - at);
+		sqlite3_str_appendall(o, a->repl[i].text);
+		at = a->repl[i].end;
+	}
+	sqlite3_str_append(o, a->sel->text + at, end - at);
+}
+
+static int cmp_repl(const void *x, const void *y)
+{
+	return *(const int *)x - *(const int *)y;   /* start is the first member */
+}
+
+static bool rewrite(struct an *a, const char *module)
+{
+	const struct sql_select *sel = a->sel;
+	sqlite3_str *o = sqlite3_str_new(NULL);
+
+	qsort(a->repl, (size_t)a->nr_repl, sizeof(a->repl[0]), cmp_repl);
+	sqlite3_str_appendall(o, "SELECT ");
+	for (int i = 0; i < sel->nr_items; i++) {
+		int e = sel->items[i].expr;
+		const char *name = sqlite3_column_name(a->orig, i);
+
+		if (!name)
+			break;
+		sqlite3_str_appendall(o, i ? ", " : "");
+		emit(a, o, sql_select__start(sel, e), sql_select__end(sel, e));
+		sqlite3_str_appendf(o, " AS \"%w\"", name);
+	}
+	sqlite3_str_appendf(o, " FROM \"%w\"", module);
+	for (int k = 0; k < a->b->plan.nr_keys; k++)
+		sqlite3_str_appendf(o, "%s\"_k%d\"", k ? ", " : " GROUP BY ", k);
+	if (sel->having >= 0) {
+		sqlite3_str_appendall(o, " HAVING ");
+		emit(a, o, sql_select__start(sel, sel->having), sql_select__end(sel, sel->having));
+	}
+	for (int i = 0; i < sel->nr_order; i++) {
+		const struct sql_token *t = &sel->tok[sel->order[i].tok1 - 1];
+
+		sqlite3_str_appendall(o, i ? ", " : " ORDER BY ");
+		emit(a, o, sql_select__start(sel, sel->order[i].expr), t->start + t->len);
+	}
+	if (sel->limit_tok0 >= 0) {
+		const struct sql_token *t0 = &sel->tok[sel->limit_tok0];
+		const struct sql_token *t1 = &sel->tok[sel->limit_tok1 - 1];
+
+		sqlite3_str_appendf(o, " %.*s", t1->start + t1->len - t0->start, sel->text + t0->start);
+	}
+	a->b->sql = sqlite3_str_finish(o);
+	return a->b->sql ? true : no(a, "out of memory");
+}
+
+/* FROM: one event table */
+static bool table(struct an *a)
+{
+	char name[128];
+
+	if (a->sel->table_schema >= 0 && strcasecmp(name_of(a, a->sel->table_schema, name), "main"))
+		return no(a, "FROM %s.%s", name, name_of(a, a->sel->table, name));
+	name_of(a, a->sel->table, name);
+	if (!(a->ev = catalog__find(a->s->cat, name)))
+		return no(a, "FROM %s: not an event table", name);
+	for (int i = 0; i < a->s->nr_src && !a->b->src; i++)
+		if (a->s->src[i]->ev == a->ev && !a->s->src[i]->counter)
+			a->b->src = a->s->src[i];
+	if (!a->b->src)
+		return no(a, "FROM %s: not an event table", name);
+	if (a->ev->kind != EV_TRACEPOINT)
+		return no(a, "only tracepoint tables are aggregated in the kernel so far");
+	return true;
+}
+
+/* "_c", "_k0", "_a1": the rewrite's names; a statement using one is left alone */
+static bool own_names_free(struct an *a)
+{
+	char name[128];
+
+	for (int i = 0; i < a->sel->nr_tok; i++) {
+		const char *s = name_of(a, i, name);
+
+		if (a->sel->tok[i].type == TK_ID && s[0] == '_' &&
+		    (!strcasecmp(s, "_c") || ((s[1] == 'k' || s[1] == 'K' || s[1] == 'a' || s[1] == 'A') &&
+					      s[2] && strspn(s + 2, "0123456789") == strlen(s + 2))))
+			return no(a, "it uses the name %s, which the rewrite needs", s);
+	}
+	return true;
+}
+
+static void describe(struct an *a)
+{
+	static const char *const names[] = { "sum", "min", "max", "log2_hist", "lin_hist" };
+	const struct bpf_plan *p = &a->b->plan;
+	size_t off = 0, len = sizeof(a->b->desc);
+	char buf[64];
+
+	off += (size_t)snprintf(a->b->desc, len, "(");
+	for (int k = 0; k < p->nr_keys && off < len; k++)
+		off += (size_t)snprintf(a->b->desc + off, len - off, "%s%s", k ? ", " : "",
+					text_of(a, a->key_node[k], buf, sizeof(buf)));
+	if (off < len)
+		off += (size_t)snprintf(a->b->desc + off, len - off, ") -> count");
+	for (int i = 0; i < p->nr_aggs && off < len; i++)
+		off += (size_t)snprintf(a->b->desc + off, len - off, ", %s(%s)", names[p->aggs[i].kind],
+					text_of(a, a->agg_arg[i], buf, sizeof(buf)));
+	if (a->sel->where >= 0 && off < len)
+		snprintf(a->b->desc + off, len - off, ", WHERE %s",
+			 text_of(a, a->sel->where, buf, sizeof(buf)));
+}
+
+static bool read_stmt(struct an *a, const char *module)
+{
+	struct sql_select *sel = a->sel;
+	struct bpf_plan *p = &a->b->plan;
+
+	if (sql_select__parse(sel, sqlite3_sql(a->orig)))
+		return no(a, "%s", sel->err);
+	if (!table(a) || !own_names_free(a))
+		return false;
+	if (sel->nr_items != sqlite3_column_count(a->orig))
+		return no(a, "its result columns are not read");
+	if (sel->nr_group > BPF_MAX_KEYS)
+		return no(a, "more than %d GROUP BY keys", BPF_MAX_KEYS);
+	if (!sel->nr_group && !any_aggregate(a))
+		return no(a, "it reads rows, not groups (no GROUP BY, no aggregate)");
+	for (p->nr_keys = 0; p->nr_keys < sel->nr_group; p->nr_keys++)
+		if (!key_of(a, p->nr_keys))
+			return false;
+	for (int i = 0; i < sel->nr_items; i++)
+		if (!post(a, sel->items[i].expr, IN_ITEM))
+			return false;
+	if (sel->having >= 0 && !post(a, sel->having, IN_HAVING))
+		return false;
+	for (int i = 0; i < sel->nr_order; i++)
+		if (!post(a, sel->order[i].expr, IN_ORDER_TERM))
+			return false;
+	if (sel->where >= 0 && (p->where_root = pred_of(a, sel->where)) < 0)
+		return no(a, "its WHERE is too large");
+	return rewrite(a, module);
+}
+
+void bpf_stmt__analyze(struct bpf_stmt *b, struct query *q, struct session *s, int i,
+		       const char *module)
+{
+	struct an a = { .b = b, .q = q, .s = s, .orig = q->stmts[i] };
+
+	memset(b, 0, sizeof(*b));
+	b->plan.where_root = -1;
+	if (!(a.sel = malloc(sizeof(*a.sel)))) {
+		no(&a, "out of memory");
+		return;
+	}
+	if (read_stmt(&a, module)) {
+		b->ok = true;
+		b->count_only = !b->plan.nr_keys && !b->plan.nr_aggs && b->plan.where_root < 0;
+		b->plan.tp_id = a.ev->id;
+		b->plan.nr_cpu_ids = s->nr_cpu_ids;
+		describe(&a);
+	}
+	for (int k = 0; k < a.nr_repl; k++)
+		sqlite3_free(a.repl[k].text);
+	free(a.sel);
+}
+
+void bpf_stmt__free(struct bpf_stmt *b)
+{
+	sqlite3_free(b->sql);
+	b->sql = NULL;
+}

@@ -1,0 +1,45 @@
+/*
+ * engine/bpf_plan.h - running a statement's GROUP BY in the kernel (docs/bpf.md).
+ *
+ * Planning calls bpf_plan__apply() once the statements are prepared and the workload forked:
+ *   (1) each statement is read (engine/sql_expr.c) and, when it is one SELECT of one
+ *       tracepoint table whose keys, aggregates and WHERE the compiler knows, turned into a
+ *       struct bpf_plan and a rewritten statement that aggregates the groups instead
+ *       (bpf_stmt__analyze: engine/bpf_plan.c);
+ *   (2) a table goes to the kernel when exactly one statement reads it and that statement
+ *       can: its program is loaded and attached (switched off), the rewritten statement
+ *       replaces the original in q->stmts; else the table stays on the perf ring
+ *       (engine/bpf_pick.c). Either way --explain says which path and why.
+ * (3) Any failure (no BPF, no privilege, the verifier) leaves the table on the ring: one
+ *     line through ops->notice, -v adds the verifier's last lines.
+ */
+#ifndef PERF_SQL_ENGINE_BPF_PLAN_H
+#define PERF_SQL_ENGINE_BPF_PLAN_H
+#include <stdbool.h>
+#include <stdio.h>
+#include "bpf/plan.h"
+#include "engine/query.h"
+
+#define BPF_DEFAULT_MAX_GROUPS 10240
+
+/* One statement, read. */
+struct bpf_stmt {
+	struct source *src;      /* the table it reads, when it was read that far */
+	bool ok;                 /* it can run in the kernel */
+	bool count_only;         /* count(*) with no key and no WHERE: counting mode is cheaper */
+	char why[256];           /* when not ok */
+	struct bpf_plan plan;
+	char *sql;               /* the rewritten statement (sqlite3_free) */
+	char desc[256];          /* "(comm) -> count, sum(count)" */
+};
+
+/* Reads statement i of q into b; the rewritten statement reads table `module`. */
+void bpf_stmt__analyze(struct bpf_stmt *b, struct query *q, struct session *s, int i,
+		       const char *module);
+void bpf_stmt__free(struct bpf_stmt *b);
+
+/* (2) above; 0, or -ENOMEM. */
+int bpf_plan__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx);
+/* --explain: the path of src, one line (nothing when the planner never looked at it). */
+void bpf_plan__explain(const struct session *s, const struct source *src, FILE *f);
+#endif

@@ -1,0 +1,765 @@
+/*
+ * engine/sql_expr.c - tokens and expressions of one SELECT (see engine/sql_expr.h).
+ *
+ * Precedence, lowest first, as in SQLite's parse.y: OR; AND; NOT; = == != <> IS IN LIKE GLOB
+ * MATCH REGEXP BETWEEN ISNULL NOTNULL; < <= > >=; & | << >>; + -; * / %; || -> ->>;
+ * COLLATE; unary - + ~.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "engine/sql_expr.h"
+
+/* words that end an expression or a clause: never column or function names here */
+static const char *const keywords[] = {
+	"select", "from", "where", "group", "by", "having", "order", "limit", "offset", "as",
+	"and", "or", "not", "in", "is", "between", "like", "glob", "match", "regexp", "escape",
+	"case", "when", "then", "else", "end", "cast", "collate", "null", "distinct", "all",
+	"asc", "desc", "nulls", "first", "last", "join", "on", "using", "natural", "left",
+	"right", "full", "inner", "cross", "outer", "union", "intersect", "except", "window",
+	"over", "filter", "exists", "isnull", "notnull", "values", "with", "indexed", "raise",
+	"current_time", "current_date", "current_timestamp", "true", "false",
+};
+
+struct ps {
+	struct sql_select *sel;
+	int pos;
+	bool failed;
+};
+
+static bool fail(struct ps *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static bool fail(struct ps *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!p->failed) {
+		va_start(ap, fmt);
+		vsnprintf(p->sel->err, sizeof(p->sel->err), fmt, ap);
+		va_end(ap);
+	}
+	p->failed = true;
+	return false;
+}
+
+/* ------------------------------------------------------------------------------ tokens */
+
+static int scan_quoted(const char *s, int i, char close)
+{
+	for (i++; s[i]; i++)
+		if (s[i] == close) {
+			if (close != ']' && s[i + 1] == close)
+				i++;
+			else
+				return i + 1;
+		}
+	return -1;
+}
+
+static int scan_number(const char *s, int i, enum sql_tok *type)
+{
+	*type = TK_INT;
+	if (s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') && isxdigit((unsigned char)s[i + 2])) {
+		for (i += 2; isxdigit((unsigned char)s[i]); i++)
+			;
+		return i;
+	}
+	while (isdigit((unsigned char)s[i]))
+		i++;
+	if (s[i] == '.') {
+		*type = TK_FLOAT;
+		for (i++; isdigit((unsigned char)s[i]); i++)
+			;
+	}
+	if ((s[i] == 'e' || s[i] == 'E') && (isdigit((unsigned char)s[i + 1]) ||
+					     ((s[i + 1] == '+' || s[i + 1] == '-') &&
+					      isdigit((unsigned char)s[i + 2])))) {
+		*type = TK_FLOAT;
+		for (i += 2; isdigit((unsigned char)s[i]); i++)
+			;
+	}
+	return i;
+}
+
+static int scan_op(const char *s, int i, enum sql_tok *type)
+{
+	static const struct { const char *op; enum sql_tok t; } ops[] = {
+		{ "->>", TK_ARROW }, { "||", TK_CONCAT }, { "->", TK_ARROW }, { "<<", TK_LSHIFT },
+		{ ">>", TK_RSHIFT }, { "<=", TK_LE }, { ">=", TK_GE }, { "==", TK_EQ },
+		{ "!=", TK_NE }, { "<>", TK_NE }, { "(", TK_LP }, { ")", TK_RP }, { ",", TK_COMMA },
+		{ ".", TK_DOT }, { ";", TK_SEMI }, { "*", TK_STAR }, { "/", TK_SLASH },
+		{ "%", TK_REM }, { "+", TK_PLUS }, { "-", TK_MINUS }, { "&", TK_BITAND },
+		{ "|", TK_BITOR }, { "~", TK_BITNOT }, { "<", TK_LT }, { ">", TK_GT }, { "=", TK_EQ },
+	};
+
+	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		if (!strncmp(s + i, ops[k].op, strlen(ops[k].op))) {
+			*type = ops[k].t;
+			return i + (int)strlen(ops[k].op);
+		}
+	*type = TK_BAD;
+	return i + 1;
+}
+
+static int skip_space(const char *s, int i)
+{
+	for (;;) {
+		if (isspace((unsigned char)s[i])) {
+			i++;
+		} else if (s[i] == '-' && s[i + 1] == '-') {
+			while (s[i] && s[i] != '\n')
+				i++;
+		} else if (s[i] == '/' && s[i + 1] == '*') {
+			const char *e = strstr(s + i + 2, "*/");
+
+			i = e ? (int)(e - s) + 2 : (int)strlen(s);
+		} else {
+			return i;
+		}
+	}
+}
+
+static bool tokenize(struct ps *p, const char *s)
+{
+	struct sql_select *sel = p->sel;
+	int i = skip_space(s, 0);
+
+	while (s[i]) {
+		struct sql_token *t = &sel->tok[sel->nr_tok];
+		int j;
+
+		if (sel->nr_tok == SQL_MAX_TOKENS - 1)
+			return fail(p, "too long");
+		*t = (struct sql_token){ .start = i };
+		if ((s[i] == 'x' || s[i] == 'X') && s[i + 1] == '\'') {
+			t->type = TK_BLOB;
+			j = scan_quoted(s, i + 1, '\'');
+		} else if (isalpha((unsigned char)s[i]) || s[i] == '_' || (unsigned char)s[i] >= 0x80) {
+			t->type = TK_ID;
+			for (j = i; isalnum((unsigned char)s[j]) || s[j] == '_' || s[j] == '$' ||
+				    (unsigned char)s[j] >= 0x80; j++)
+				;
+		} else if (s[i] == '"' || s[i] == '`' || s[i] == '[') {
+			t->type = TK_ID;
+			t->quoted = true;
+			j = scan_quoted(s, i, s[i] == '[' ? ']' : s[i]);
+		} else if (s[i] == '\'') {
+			t->type = TK_STR;
+			j = scan_quoted(s, i, '\'');
+		} else if (isdigit((unsigned char)s[i]) || (s[i] == '.' && isdigit((unsigned char)s[i + 1]))) {
+			j = scan_number(s, i, &t->type);
+		} else if (s[i] == '?') {
+			t->type = TK_ANON_PARAM;
+			for (j = i + 1; isdigit((unsigned char)s[j]); j++)
+				;
+		} else if ((s[i] == ':' || s[i] == '@' || s[i] == '$') &&
+			   (isalnum((unsigned char)s[i + 1]) || s[i + 1] == '_')) {
+			t->type = TK_PARAM;
+			for (j = i + 1; isalnum((unsigned char)s[j]) || s[j] == '_'; j++)
+				;
+		} else {
+			j = scan_op(s, i, &t->type);
+		}
+		if (j < 0 || t->type == TK_BAD)
+			return fail(p, "unexpected text at '%.20s'", s + i);
+		t->len = j - i;
+		sel->nr_tok++;
+		i = skip_space(s, j);
+	}
+	sel->tok[sel->nr_tok] = (struct sql_token){ .type = TK_EOF, .start = i };
+	return true;
+}
+
+/* ------------------------------------------------------------------------------ helpers */
+
+static const struct sql_token *cur(struct ps *p)
+{
+	return &p->sel->tok[p->pos];
+}
+
+/* the current token is the unquoted word w */
+static bool is_kw(struct ps *p, int at, const char *w)
+{
+	const struct sql_token *t = &p->sel->tok[at];
+
+	return t->type == TK_ID && !t->quoted && (int)strlen(w) == t->len &&
+	       !strncasecmp(p->sel->text + t->start, w, (size_t)t->len);
+}
+
+static bool accept_kw(struct ps *p, const char *w)
+{
+	if (!is_kw(p, p->pos, w))
+		return false;
+	p->pos++;
+	return true;
+}
+
+static bool accept(struct ps *p, enum sql_tok type)
+{
+	if (cur(p)->type != type)
+		return false;
+	p->pos++;
+	return true;
+}
+
+static bool is_keyword(struct ps *p, int at)
+{
+	for (size_t k = 0; k < sizeof(keywords) / sizeof(keywords[0]); k++)
+		if (is_kw(p, at, keywords[k]))
+			return true;
+	return false;
+}
+
+/* an identifier that may name a column, table, function or alias */
+static bool is_name(struct ps *p, int at)
+{
+	return p->sel->tok[at].type == TK_ID && (p->sel->tok[at].quoted || !is_keyword(p, at));
+}
+
+static int new_node(struct ps *p, enum sql_node_kind kind, int tok0)
+{
+	struct sql_select *sel = p->sel;
+	struct sql_node *n;
+
+	if (sel->nr_node == SQL_MAX_NODES) {
+		fail(p, "too complex");
+		return -1;
+	}
+	n = &sel->node[sel->nr_node];
+	*n = (struct sql_node){ .kind = kind, .tok0 = tok0, .tok1 = tok0 + 1, .name = -1,
+				.qual = -1, .first = -1, .next = -1 };
+	return sel->nr_node++;
+}
+
+static void add_kid(struct ps *p, int parent, int kid)
+{
+	struct sql_node *n = &p->sel->node[parent];
+
+	if (kid < 0)
+		return;
+	if (n->first < 0) {
+		n->first = kid;
+	} else {
+		int k = n->first;
+
+		while (p->sel->node[k].next >= 0)
+			k = p->sel->node[k].next;
+		p->sel->node[k].next = kid;
+	}
+	n->nr_kids++;
+}
+
+static int finish(struct ps *p, int n)
+{
+	if (n >= 0)
+		p->sel->node[n].tok1 = p->pos;
+	return n;
+}
+
+static bool parse_int(const char *s, int len, int64_t *out)
+{
+	char buf[32], *end;
+	unsigned long long v;
+
+	if (len <= 0 || len >= (int)sizeof(buf))
+		return false;
+	memcpy(buf, s, (size_t)len);
+	buf[len] = '\0';
+	errno = 0;
+	v = strtoull(buf, &end, 0);
+	if (*end || errno)
+		return false;
+	if (!(len > 2 && (buf[1] == 'x' || buf[1] == 'X')) && v > INT64_MAX)
+		return false;   /* decimal past INT64_MAX: SQLite reads a REAL */
+	*out = (int64_t)v;
+	return true;
+}
+
+/* -------------------------------------------------------------------------- expressions */
+
+static int expr(struct ps *p, int min_bp);
+
+/* name(args), name(*), name(DISTINCT x); FILTER and OVER are not read */
+static int func_call(struct ps *p, int name)
+{
+	int n = new_node(p, SN_FUNC, name);
+
+	if (n < 0)
+		return -1;
+	p->sel->node[n].name = name;
+	p->pos += 2;   /* name ( */
+	if (accept(p, TK_STAR)) {
+		p->sel->node[n].star = true;
+	} else if (!accept(p, TK_RP) || (p->pos--, false)) {
+		p->sel->node[n].distinct = accept_kw(p, "distinct");
+		do
+			add_kid(p, n, expr(p, 0));
+		while (!p->failed && accept(p, TK_COMMA));
+	}
+	if (!accept(p, TK_RP))
+		return fail(p, "')' expected"), -1;
+	if (is_kw(p, p->pos, "filter") || is_kw(p, p->pos, "over"))
+		return fail(p, "FILTER and OVER are not read"), -1;
+	return finish(p, n);
+}
+
+static int column(struct ps *p)
+{
+	int n = new_node(p, SN_COL, p->pos);
+
+	if (n < 0)
+		return -1;
+	p->sel->node[n].name = p->pos++;
+	if (cur(p)->type == TK_DOT && is_name(p, p->pos + 1)) {
+		p->sel->node[n].qual = p->sel->node[n].name;
+		p->sel->node[n].name = p->pos + 1;
+		p->pos += 2;
+		if (cur(p)->type == TK_DOT)
+			return fail(p, "schema.table.column is not read"), -1;
+	}
+	return finish(p, n);
+}
+
+static int literal(struct ps *p)
+{
+	const struct sql_token *t = cur(p);
+	static const enum sql_node_kind kinds[] = {
+		[TK_STR] = SN_STR, [TK_INT] = SN_INT, [TK_FLOAT] = SN_FLOAT, [TK_BLOB] = SN_BLOB,
+		[TK_PARAM] = SN_PARAM,
+	};
+	int n = new_node(p, kinds[t->type], p->pos);
+
+	if (n < 0)
+		return -1;
+	if (t->type == TK_INT && !parse_int(p->sel->text + t->start, t->len, &p->sel->node[n].i))
+		p->sel->node[n].kind = SN_FLOAT;
+	p->pos++;
+	return n;
+}
+
+/* CASE [x] WHEN a THEN b ... [ELSE c] END, CAST(x AS type) */
+static int case_or_cast(struct ps *p)
+{
+	int n, tok0 = p->pos;
+
+	if (accept_kw(p, "cast")) {
+		if ((n = new_node(p, SN_CAST, tok0)) < 0 || !accept(p, TK_LP))
+			return fail(p, "CAST( expected"), -1;
+		add_kid(p, n, expr(p, 0));
+		if (!accept_kw(p, "as"))
+			return fail(p, "CAST: AS expected"), -1;
+		while (cur(p)->type == TK_ID || cur(p)->type == TK_LP || cur(p)->type == TK_INT ||
+		       cur(p)->type == TK_COMMA || cur(p)->type == TK_PLUS || cur(p)->type == TK_MINUS)
+			if (cur(p)->type == TK_ID && is_keyword(p, p->pos))
+				break;
+			else
+				p->pos++;
+		if (!accept(p, TK_RP))
+			return fail(p, "CAST: ')' expected"), -1;
+		return finish(p, n);
+	}
+	accept_kw(p, "case");
+	if ((n = new_node(p, SN_CASE, tok0)) < 0)
+		return -1;
+	if (!is_kw(p, p->pos, "when"))
+		add_kid(p, n, expr(p, 0));
+	while (!p->failed && accept_kw(p, "when")) {
+		add_kid(p, n, expr(p, 0));
+		if (!accept_kw(p, "then"))
+			return fail(p, "CASE: THEN expected"), -1;
+		add_kid(p, n, expr(p, 0));
+	}
+	if (accept_kw(p, "else"))
+		add_kid(p, n, expr(p, 0));
+	if (!accept_kw(p, "end"))
+		return fail(p, "CASE: END expected"), -1;
+	return finish(p, n);
+}
+
+static int prefix(struct ps *p)
+{
+	const struct sql_token *t = cur(p);
+	int n, tok0 = p->pos;
+
+	switch (t->type) {
+	case TK_STR: case TK_INT: case TK_FLOAT: case TK_BLOB: case TK_PARAM:
+		return literal(p);
+	case TK_LP:
+		p->pos++;
+		if (is_kw(p, p->pos, "select") || is_kw(p, p->pos, "with"))
+			return fail(p, "subqueries are not read"), -1;
+		n = expr(p, 0);
+		if (cur(p)->type == TK_COMMA)
+			return fail(p, "row values are not read"), -1;
+		if (!accept(p, TK_RP))
+			return fail(p, "')' expected"), -1;
+		/* the parentheses belong to the inner node's span: a rewrite keeps them */
+		if (n >= 0) {
+			p->sel->node[n].tok0 = tok0;
+			p->sel->node[n].tok1 = p->pos;
+		}
+		return n;
+	case TK_MINUS: case TK_PLUS: case TK_BITNOT:
+		if ((n = new_node(p, SN_UNARY, tok0)) < 0)
+			return -1;
+		p->sel->node[n].op = t->type;
+		p->pos++;
+		add_kid(p, n, expr(p, 11));
+		return finish(p, n);
+	case TK_ID:
+		if (is_kw(p, p->pos, "not")) {
+			if ((n = new_node(p, SN_UNARY, tok0)) < 0)
+				return -1;
+			p->sel->node[n].op = TK_ID;
+			p->pos++;
+			add_kid(p, n, expr(p, 4));
+			return finish(p, n);
+		}
+		if (is_kw(p, p->pos, "null")) {
+			p->pos++;
+			return new_node(p, SN_NULL, tok0);
+		}
+		if (is_kw(p, p->pos, "case") || is_kw(p, p->pos, "cast"))
+			return case_or_cast(p);
+		if (!is_name(p, p->pos))
+			return fail(p, "'%.*s' is not read here", t->len, p->sel->text + t->start), -1;
+		if (p->sel->tok[p->pos + 1].type == TK_LP)
+			return func_call(p, p->pos);
+		return column(p);
+	default:
+		return fail(p, "unexpected '%.*s'", t->len, p->sel->text + t->start), -1;
+	}
+}
+
+/* binding power of the operator at the current position (0: none) and its kind */
+static int infix_bp(struct ps *p, enum sql_kw *kw, bool *not)
+{
+	static const struct { const char *w; enum sql_kw kw; int bp; } words[] = {
+		{ "or", KW_OR, 1 }, { "and", KW_AND, 2 }, { "is", KW_IS, 4 }, { "in", KW_NONE, 4 },
+		{ "like", KW_LIKE, 4 }, { "glob", KW_GLOB, 4 }, { "match", KW_MATCH, 4 },
+		{ "regexp", KW_REGEXP, 4 }, { "between", KW_NONE, 4 }, { "isnull", KW_NONE, 4 },
+		{ "notnull", KW_NONE, 4 }, { "collate", KW_NONE, 10 },
+	};
+	int at = p->pos;
+
+	*kw = KW_NONE;
+	*not = false;
+	switch (cur(p)->type) {
+	case TK_EQ: case TK_NE: return 4;
+	case TK_LT: case TK_LE: case TK_GT: case TK_GE: return 5;
+	case TK_BITAND: case TK_BITOR: case TK_LSHIFT: case TK_RSHIFT: return 6;
+	case TK_PLUS: case TK_MINUS: return 7;
+	case TK_STAR: case TK_SLASH: case TK_REM: return 8;
+	case TK_CONCAT: case TK_ARROW: return 9;
+	case TK_ID: break;
+	default: return 0;
+	}
+	if (is_kw(p, at, "not") && !is_kw(p, at + 1, "null")) {
+		*not = true;
+		at++;
+	}
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+		if (is_kw(p, at, words[k].w)) {
+			*kw = words[k].kw;
+			return words[k].bp;
+		}
+	if (is_kw(p, p->pos, "not") && is_kw(p, p->pos + 1, "null"))
+		return 4;
+	return 0;
+}
+
+/* the operator after left: IN (...), BETWEEN, IS [NOT], [NOT] NULL, COLLATE, or binary */
+static int infix(struct ps *p, int left, int bp, enum sql_kw kw, bool not)
+{
+	int tok0 = p->sel->node[left].tok0, n, op = cur(p)->type;
+
+	if (not)
+		p->pos++;
+	if (accept_kw(p, "in")) {
+		if ((n = new_node(p, SN_IN, tok0)) < 0 || !accept(p, TK_LP))
+			return fail(p, "IN: '(' expected (a table or subquery is not read)"), -1;
+		if (is_kw(p, p->pos, "select") || is_kw(p, p->pos, "with"))
+			return fail(p, "subqueries are not read"), -1;
+		add_kid(p, n, left);
+		if (!accept(p, TK_RP)) {
+			do
+				add_kid(p, n, expr(p, 0));
+			while (!p->failed && accept(p, TK_COMMA));
+			if (!accept(p, TK_RP))
+				return fail(p, "IN: ')' expected"), -1;
+		}
+	} else if (accept_kw(p, "between")) {
+		if ((n = new_node(p, SN_BETWEEN, tok0)) < 0)
+			return -1;
+		add_kid(p, n, left);
+		add_kid(p, n, expr(p, 5));
+		if (!accept_kw(p, "and"))
+			return fail(p, "BETWEEN: AND expected"), -1;
+		add_kid(p, n, expr(p, 5));
+	} else if (accept_kw(p, "isnull") || accept_kw(p, "notnull") ||
+		   (is_kw(p, p->pos, "not") && is_kw(p, p->pos + 1, "null") && (p->pos += 2))) {
+		if ((n = new_node(p, SN_ISNULL, tok0)) < 0)
+			return -1;
+		not = is_kw(p, p->pos - 1, "notnull") || is_kw(p, p->pos - 1, "null");
+		add_kid(p, n, left);
+	} else if (accept_kw(p, "collate")) {
+		if ((n = new_node(p, SN_COLLATE, tok0)) < 0 || !is_name(p, p->pos))
+			return fail(p, "COLLATE: a name expected"), -1;
+		p->pos++;
+		add_kid(p, n, left);
+	} else {
+		if ((n = new_node(p, SN_BINARY, tok0)) < 0)
+			return -1;
+		p->sel->node[n].op = op;
+		p->sel->node[n].kw = kw;
+		p->pos++;
+		if (kw == KW_IS && accept_kw(p, "not"))
+			not = true;
+		if (kw == KW_IS && accept_kw(p, "distinct"))
+			return fail(p, "IS DISTINCT FROM is not read"), -1;
+		add_kid(p, n, left);
+		add_kid(p, n, expr(p, bp + 1));
+		if (kw == KW_LIKE && is_kw(p, p->pos, "escape"))
+			return fail(p, "LIKE ... ESCAPE is not read"), -1;
+	}
+	p->sel->node[n].not = not;
+	return finish(p, n);
+}
+
+static int expr(struct ps *p, int min_bp)
+{
+	int left = prefix(p);
+
+	while (left >= 0 && !p->failed) {
+		enum sql_kw kw;
+		bool not;
+		int bp = infix_bp(p, &kw, &not);
+
+		if (!bp || bp < min_bp)
+			break;
+		left = infix(p, left, bp, kw, not);
+	}
+	return p->failed ? -1 : left;
+}
+
+/* ------------------------------------------------------------------------------ clauses */
+
+/* expr [[AS] alias] */
+static bool select_item(struct ps *p)
+{
+	struct sql_select *sel = p->sel;
+	int i = sel->nr_items;
+
+	if (i == SQL_MAX_ITEMS)
+		return fail(p, "too many result columns");
+	if (cur(p)->type == TK_STAR || (cur(p)->type == TK_ID && p->sel->tok[p->pos + 1].type ==
+					 TK_DOT && p->sel->tok[p->pos + 2].type == TK_STAR))
+		return fail(p, "'*' is not read");
+	sel->items[i].expr = expr(p, 0);
+	sel->items[i].alias = -1;
+	if (accept_kw(p, "as")) {
+		if (!is_name(p, p->pos) && cur(p)->type != TK_STR)
+			return fail(p, "AS: a name expected");
+		sel->items[i].alias = p->pos++;
+	} else if (is_name(p, p->pos) || cur(p)->type == TK_STR) {
+		sel->items[i].alias = p->pos++;
+	}
+	sel->nr_items++;
+	return !p->failed;
+}
+
+/* FROM [schema.]name [[AS] alias] */
+static bool from(struct ps *p)
+{
+	struct sql_select *sel = p->sel;
+
+	sel->from_tok0 = p->pos;
+	if (!is_name(p, p->pos))
+		return fail(p, "FROM: a table name expected");
+	sel->table = p->pos++;
+	if (accept(p, TK_DOT)) {
+		if (!is_name(p, p->pos))
+			return fail(p, "FROM: a table name expected");
+		sel->table_schema = sel->table;
+		sel->table = p->pos++;
+	}
+	if (cur(p)->type == TK_LP)
+		return fail(p, "table arguments are not read");
+	if (accept_kw(p, "as") || is_name(p, p->pos)) {
+		if (!is_name(p, p->pos))
+			return fail(p, "AS: a name expected");
+		sel->table_alias = p->pos++;
+	}
+	sel->from_tok1 = p->pos;
+	if (cur(p)->type == TK_COMMA || is_kw(p, p->pos, "join") || is_kw(p, p->pos, "natural") ||
+	    is_kw(p, p->pos, "left") || is_kw(p, p->pos, "inner") || is_kw(p, p->pos, "cross") ||
+	    is_kw(p, p->pos, "indexed") || is_kw(p, p->pos, "not"))
+		return fail(p, "joins are not read");
+	return true;
+}
+
+static bool expr_list(struct ps *p, int *out, int *nr)
+{
+	do {
+		if (*nr == SQL_MAX_ITEMS)
+			return fail(p, "too many terms");
+		out[(*nr)++] = expr(p, 0);
+	} while (!p->failed && accept(p, TK_COMMA));
+	return !p->failed;
+}
+
+static bool order_by(struct ps *p)
+{
+	struct sql_select *sel = p->sel;
+
+	do {
+		if (sel->nr_order == SQL_MAX_ITEMS)
+			return fail(p, "too many ORDER BY terms");
+		sel->order[sel->nr_order].expr = expr(p, 0);
+		if (!accept_kw(p, "asc"))
+			accept_kw(p, "desc");
+		if (accept_kw(p, "nulls") && !accept_kw(p, "first") && !accept_kw(p, "last"))
+			return fail(p, "NULLS: FIRST or LAST expected");
+		sel->order[sel->nr_order++].tok1 = p->pos;
+	} while (!p->failed && accept(p, TK_COMMA));
+	return !p->failed;
+}
+
+static bool clauses(struct ps *p)
+{
+	struct sql_select *sel = p->sel;
+
+	if (accept_kw(p, "where"))
+		sel->where = expr(p, 0);
+	if (accept_kw(p, "group") && (!accept_kw(p, "by") || !expr_list(p, sel->group, &sel->nr_group)))
+		return fail(p, "GROUP BY not read");
+	if (accept_kw(p, "having"))
+		sel->having = expr(p, 0);
+	if (accept_kw(p, "order") && (!accept_kw(p, "by") || !order_by(p)))
+		return fail(p, "ORDER BY not read");
+	if (is_kw(p, p->pos, "limit")) {
+		sel->limit_tok0 = p->pos++;
+		expr(p, 0);
+		if (accept_kw(p, "offset") || accept(p, TK_COMMA))
+			expr(p, 0);
+		sel->limit_tok1 = p->pos;
+	}
+	accept(p, TK_SEMI);
+	if (!p->failed && cur(p)->type != TK_EOF)
+		return fail(p, "'%.*s' is not read here", cur(p)->len, sel->text + cur(p)->start);
+	return !p->failed;
+}
+
+int sql_select__parse(struct sql_select *sel, const char *text)
+{
+	struct ps p = { .sel = sel };
+
+	sel->text = text;
+	sel->nr_tok = sel->nr_node = sel->nr_items = sel->nr_group = sel->nr_order = 0;
+	sel->table = sel->table_schema = sel->table_alias = -1;
+	sel->where = sel->having = sel->limit_tok0 = sel->limit_tok1 = -1;
+	sel->err[0] = '\0';
+	if (!tokenize(&p, text))
+		return -1;
+	for (int i = 0; i < sel->nr_tok; i++)
+		if (sel->tok[i].type == TK_ANON_PARAM)
+			return fail(&p, "'?' parameters are not read"), -1;
+	if (!accept_kw(&p, "select"))
+		return fail(&p, "not a SELECT"), -1;
+	if (is_kw(&p, p.pos, "distinct"))
+		return fail(&p, "SELECT DISTINCT is not read"), -1;
+	accept_kw(&p, "all");
+	do
+		select_item(&p);
+	while (!p.failed && accept(&p, TK_COMMA));
+	if (p.failed || !accept_kw(&p, "from"))
+		return fail(&p, "FROM expected"), -1;
+	if (!from(&p) || !clauses(&p))
+		return -1;
+	for (int i = 0; i < sel->nr_tok; i++)   /* compound selects, windows */
+		if (is_kw(&p, i, "union") || is_kw(&p, i, "intersect") || is_kw(&p, i, "except") ||
+		    is_kw(&p, i, "window") || is_kw(&p, i, "select"))
+			if (i > 0)
+				return fail(&p, "'%.*s' is not read", sel->tok[i].len,
+					    text + sel->tok[i].start), -1;
+	return 0;
+}
+
+const char *sql_select__ident(const struct sql_select *sel, int tok, char *buf, int len)
+{
+	const struct sql_token *t = &sel->tok[tok];
+	const char *s = sel->text + t->start;
+	int n = 0, end = t->len;
+
+	if (t->quoted) {
+		s++;
+		end -= 2;
+	} else if (t->type == TK_STR) {
+		s++;
+		end -= 2;
+	}
+	for (int i = 0; i < end && n < len - 1; i++) {
+		buf[n++] = s[i];
+		if ((s[i] == '"' || s[i] == '`' || s[i] == '\'') && i + 1 < end && s[i + 1] == s[i])
+			i++;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+int sql_select__start(const struct sql_select *sel, int node)
+{
+	return sel->tok[sel->node[node].tok0].start;
+}
+
+int sql_select__end(const struct sql_select *sel, int node)
+{
+	const struct sql_token *t = &sel->tok[sel->node[node].tok1 - 1];
+
+	return t->start + t->len;
+}
+
+static bool same_tok(const struct sql_select *sel, int a, int b)
+{
+	char x[256], y[256];
+
+	if (a < 0 || b < 0)
+		return a == b;
+	if (sel->tok[a].type != sel->tok[b].type && !(sel->tok[a].type == TK_ID &&
+						      sel->tok[b].type == TK_ID))
+		return false;
+	return !strcasecmp(sql_select__ident(sel, a, x, sizeof(x)),
+			   sql_select__ident(sel, b, y, sizeof(y)));
+}
+
+bool sql_select__same(const struct sql_select *sel, int a, int b)
+{
+	const struct sql_node *x = &sel->node[a], *y = &sel->node[b];
+	int ka, kb;
+
+	if (x->kind != y->kind || x->op != y->op || x->kw != y->kw || x->not != y->not ||
+	    x->star != y->star || x->distinct != y->distinct || x->nr_kids != y->nr_kids)
+		return false;
+	switch (x->kind) {
+	case SN_INT: if (x->i != y->i) return false; break;
+	case SN_FLOAT: case SN_STR: case SN_BLOB: case SN_PARAM:
+		if (!same_tok(sel, x->tok0, y->tok0)) return false;
+		break;
+	case SN_COL: case SN_FUNC:
+		if (!same_tok(sel, x->name, y->name) || !same_tok(sel, x->qual, y->qual))
+			return false;
+		break;
+	case SN_CAST: case SN_COLLATE:   /* the type or collation name is not compared */
+		return false;
+	default: break;
+	}
+	for (ka = x->first, kb = y->first; ka >= 0 && kb >= 0;
+	     ka = sel->node[ka].next, kb = sel->node[kb].next)
+		if (!sql_select__same(sel, ka, kb))
+			return false;
+	return true;
+}

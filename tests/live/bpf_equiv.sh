@@ -1,0 +1,80 @@
+# Every query shape that runs in the kernel (docs/bpf.md), on both paths over the same
+# deterministic workloads: the BPF path's output must be the perf ring's (--no-bpf), byte for
+# byte, and the plan must say the BPF path was taken. Exact counts where the workload fixes them.
+. "$(dirname "$0")/lib.sh"; need_root
+plan=$("$PERF_SQL" -a --explain "select comm, count(*) from sys_enter_getppid group by comm") ||
+	fail "explain"
+printf '%s\n' "$plan" | grep -q "aggregated in the kernel" ||
+	skip "no BPF here: $(printf '%s\n' "$plan" | grep path)"
+
+# both SQL CMD...: -a, on both paths; prints the rows (the workload's own lines dropped)
+both() {
+	local sql=$1 k r p
+	shift
+	p=$("$PERF_SQL" -a --explain "$sql" -- "$@" 2>&1) || fail "explain: $sql: $p"
+	printf '%s\n' "$p" | grep -q "path         aggregated in the kernel" ||
+		fail "not aggregated in the kernel: $sql: $p"
+	k=$(qx '^start=' -a "$sql" -- "$@") || fail "bpf run: $sql"
+	r=$(qx '^start=' -a --no-bpf "$sql" -- "$@") || fail "ring run: $sql"
+	[ "$k" = "$r" ] || fail "$sql: BPF gave '$k', the ring '$r'"
+	printf '%s\n' "$k" | tr '\n' ' ' | sed 's/ $//'
+}
+# same SQL EXPECTED CMD...: both paths agree and give EXPECTED (rows joined by spaces)
+same() {
+	local sql=$1 want=$2 got
+	shift 2
+	got=$(both "$sql" "$@") || exit 1
+	eq "$got" "$want" "$sql"
+}
+
+wr=("$WL/writes" 1000 777 50 10)
+me="from sys_enter_write where _pid = workload_pid()"
+same "select comm, count(*) $me group by comm" "writes,1050" "${wr[@]}"
+same "select count(*), sum(count), min(count), max(count), avg(count), count(fd) $me" \
+	"1050,777500,10,777,740.47619047619,1050" "${wr[@]}"
+same "select count / 100 as k, count(*) n $me group by k order by n desc" "7,1000 0,50" "${wr[@]}"
+same "select count & 7, count % 7, count(*) $me group by 1, 2" "1,0,1000 2,3,50" "${wr[@]}"
+same "select count(*) $me group by fd having count(*) > 100 limit 1" "1050" "${wr[@]}"
+same "select count(*) $me and (count = 777 or count < 11) and count != 12 and count not in (1, 2)
+      and count >= 10 and count <= 777 and count > 9 and not count between 11 and 776" "1050" \
+	"${wr[@]}"
+same "select count(*), sum(count) $me and count in (777) and 777 = count" "1000,777000" "${wr[@]}"
+same "select count(*) $me and comm = 'writes' and comm != 'x' and comm in ('writes', 'sh')" \
+	"1050" "${wr[@]}"
+same "select count(*), sum(count) $me and comm = 'a name longer than 15'" "0," "${wr[@]}"
+same "select count, max(count) - min(count), count(*) * 2 $me group by count order by count" \
+	"10,0,100 777,0,2000" "${wr[@]}"
+same "select count(*) $me group by _tid" "1050" "${wr[@]}"
+same "select _cpu, count(*) $me group by _cpu" "1,1050" taskset -c 1 "${wr[@]}"
+same "select upper(comm), sum(count) / count(*) $me group by comm" "WRITES,740" "${wr[@]}"
+both "select log2_hist(count), log2_hist(count, 'bytes'), lin_hist(count, 0, 1000, 100, 'B') $me" \
+	"${wr[@]}" > /dev/null && echo "ok: log2_hist and lin_hist, with and without a unit"
+both "select count, log2_hist(count), lin_hist(count, -5, 20, 3) $me group by count" \
+	"${wr[@]}" > /dev/null && echo "ok: histograms per group, lin_hist with under- and overflow"
+# a char[16] field as the key (the new task's comm), another workload
+same "select comm, count(*), min(pid) > workload_pid() from sched_wakeup_new
+      where _pid = workload_pid() and comm = 'forker' group by comm" "forker,30,1" "$WL/forker" 30
+same "select count(*) >= 500, count(*) < 520 from page_fault_user where _pid = workload_pid()
+      and error_code = 6" "1,1" "$WL/pagetouch" 500
+
+# what stays on the ring, and why: why SQL WANT OPTION [-- CMD...]
+why() {
+	local sql=$1 want=$2 opt=$3 p
+	shift 3
+	p=$("$PERF_SQL" --explain "$opt" "$sql" "$@" 2>&1 | grep "path  ")
+	printf '%s\n' "$p" | grep -q "perf ring: .*$want" || fail "$sql: expected 'perf ring: ...$want', got: $p"
+	echo "ok: ring: $want"
+}
+why "select comm from sys_enter_write" "reads rows, not groups" -a
+why "select p99(count) from sys_enter_write" "p99() is computed in SQLite only" -a
+why "select count(*) from sys_enter_write" "counting mode" -a
+why "select comm, count(*) from sys_enter_write group by comm" "a workload" -v -- true
+why "select comm, count(*) from sys_enter_write group by comm; select count(_cpu) from sys_enter_write" \
+	"read by 2 statements" -a
+why "select comm, count(*) from sys_enter_write group by comm" "no-bpf" --no-bpf
+
+# a program the verifier refuses: one line, the ring's answer
+out=$(PERF_SQL_TEST_BAD_BPF=1 "$PERF_SQL" --csv -a "select comm, count(*) $me group by comm" \
+      -- "${wr[@]}" 2>&1 | tr -d '\r' | tr '\n' ' ' | sed 's/([0-9]* insns)/(N insns)/')
+eq "$out" "perf-sql: syscalls:sys_enter_write: not aggregated in the kernel (the verifier refused the BPF program (N insns)); the perf ring is used instead (-v shows the verifier's last lines) comm,count(*) writes,1050 " \
+	"a refused program: one line, then the ring's rows"

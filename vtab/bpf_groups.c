@@ -1,0 +1,164 @@
+/*
+ * vtab/bpf_groups.c - the groups a BPF program aggregated in the kernel (bpf/table.h), one
+ * row per group of the current window, for the statement engine/bpf_plan.c rewrote to read
+ * them instead of the event table.
+ *
+ * HOW IT WORKS
+ * Schema (one module per table, eponymous-only, named by the planner):
+ *
+ *   _k0, _k1, ...  the GROUP BY keys: INTEGER, or TEXT (comm, char[N]) up to the first NUL
+ *   _c INTEGER     the group's events
+ *   _a0, _a1, ...  each aggregate's state: sum, min, max INTEGER; log2_hist and lin_hist
+ *                  bucket counts as a BLOB of little-endian u64 (read by log2_hist_merge()
+ *                  and lin_hist_merge())
+ *
+ * A state the kernel flagged is an error with SQLite's own words, as the rows would have
+ * given on the ring path: a sum past 64 bits ("integer overflow"), a negative value in
+ * log2_hist ("log2_hist: value -3 is negative").
+ */
+#include <stdio.h>
+#include <string.h>
+#include "bpf/table.h"
+#include "vtab/blob_format.h"
+#include "vtab/bpf_groups.h"
+#include "vtab/idx_cursor.h"
+
+struct bg_vtab {
+	sqlite3_vtab base;
+	struct bpf_table *t;
+};
+
+static char *schema(const struct bpf_plan *p)
+{
+	sqlite3_str *s = sqlite3_str_new(NULL);
+
+	sqlite3_str_appendall(s, "CREATE TABLE x(");
+	for (int i = 0; i < p->nr_keys; i++)
+		sqlite3_str_appendf(s, "\"_k%d\" %s, ", i, bpf_val__is_str(&p->keys[i]) ? "TEXT" :
+									     "INTEGER");
+	sqlite3_str_appendall(s, "\"_c\" INTEGER");
+	for (int i = 0; i < p->nr_aggs; i++)
+		sqlite3_str_appendf(s, ", \"_a%d\" %s", i, p->aggs[i].kind == BA_LOG2 ||
+							    p->aggs[i].kind == BA_LIN ? "BLOB" : "INTEGER");
+	sqlite3_str_appendall(s, ")");
+	return sqlite3_str_finish(s);
+}
+
+static int bg_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+		      sqlite3_vtab **out, char **pzErr)
+{
+	struct bpf_table *t = aux;
+	char *sql = schema(&t->plan);
+	struct bg_vtab *vt;
+	int rc;
+
+	if (!sql)
+		return SQLITE_NOMEM;
+	vt = vtab__new(db, sql, sizeof(*vt), &rc);
+	sqlite3_free(sql);
+	if (!vt)
+		return rc;
+	vt->t = t;
+	*out = &vt->base;
+	return SQLITE_OK;
+}
+
+static int bg_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
+{
+	info->estimatedCost = 1000;
+	info->estimatedRows = 1000;
+	return SQLITE_OK;
+}
+
+static int bg_eof(sqlite3_vtab_cursor *c)
+{
+	const struct bpf_table *t = ((struct bg_vtab *)c->pVtab)->t;
+
+	return (size_t)idx_of(c) >= t->nr_rows;
+}
+
+static int64_t i64_at(const uint8_t *p, int off)
+{
+	int64_t v;
+
+	memcpy(&v, p + off, 8);
+	return v;
+}
+
+static void key_column(sqlite3_context *ctx, const struct bpf_plan *p, const uint8_t *key, int k)
+{
+	const struct bpf_val *v = &p->keys[k];
+	const char *s = (const char *)key + p->key_off[k];
+
+	if (bpf_val__is_str(v))
+		sqlite3_result_text(ctx, s, (int)strnlen(s, v->col == BCOL_COMM ? 16 : (size_t)v->size),
+				    SQLITE_TRANSIENT);
+	else
+		sqlite3_result_int64(ctx, i64_at(key, p->key_off[k]));
+}
+
+static void agg_column(sqlite3_context *ctx, const struct bpf_plan *p, const uint8_t *val, int a)
+{
+	const struct bpf_agg *g = &p->aggs[a];
+	bool flagged = (i64_at(val, BPF_VAL_FLAGS) >> a) & 1;
+	char msg[96];
+
+	switch (g->kind) {
+	case BA_SUM:
+		if (flagged)
+			sqlite3_result_error(ctx, "integer overflow", -1);
+		else
+			sqlite3_result_int64(ctx, i64_at(val, g->off));
+		break;
+	case BA_MIN: case BA_MAX:
+		sqlite3_result_int64(ctx, i64_at(val, g->off));
+		break;
+	case BA_LOG2:
+		if (flagged) {
+			snprintf(msg, sizeof(msg), "log2_hist: value %lld is negative",
+				 (long long)i64_at(val, g->off + BPF_LOG2_NEG_OFF));
+			sqlite3_result_error(ctx, msg, -1);
+		} else {
+			sqlite3_result_blob(ctx, val + g->off, HIST_LOG2_NR * 8, SQLITE_TRANSIENT);
+		}
+		break;
+	case BA_LIN:
+		sqlite3_result_blob(ctx, val + g->off, g->nr_buckets * 8, SQLITE_TRANSIENT);
+		break;
+	}
+}
+
+static int bg_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
+{
+	const struct bpf_table *t = ((struct bg_vtab *)c->pVtab)->t;
+	const struct bpf_plan *p = &t->plan;
+	size_t row = (size_t)idx_of(c);
+
+	if (col < p->nr_keys)
+		key_column(ctx, p, bpf_table__key(t, row), col);
+	else if (col == p->nr_keys)
+		sqlite3_result_int64(ctx, i64_at(bpf_table__value(t, row), BPF_VAL_COUNT));
+	else
+		agg_column(ctx, p, bpf_table__value(t, row), col - p->nr_keys - 1);
+	return SQLITE_OK;
+}
+
+static const sqlite3_module bg_module = {
+	.xCreate = NULL,   /* eponymous-only */
+	.xConnect = bg_connect,
+	.xBestIndex = bg_best_index,
+	.xDisconnect = vtab__free,
+	.xDestroy = vtab__free,
+	.xOpen = idx_cursor__open,
+	.xClose = idx_cursor__close,
+	.xFilter = idx_cursor__filter,
+	.xNext = idx_cursor__next,
+	.xEof = bg_eof,
+	.xColumn = bg_column,
+	.xRowid = idx_cursor__rowid,
+};
+
+int bpf_groups__register(sqlite3 *db, const char *name, struct bpf_table *t)
+{
+	return sqlite3_create_module_v2(db, name, t ? &bg_module : NULL, t, NULL);
+}
