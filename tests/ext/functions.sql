@@ -23,3 +23,5 @@ SELECT folded_stack(stack) FROM sys_enter_write;
 SELECT count(*), sum(latency > 0), min(start_value), max(end_value), sum(lost)
   FROM pairs('sys_enter_write', '_tid', 'sys_exit_write', '_tid', 'count', 'ret');
 SELECT comm, _pid = pid, fd, count(*), sum(count) FROM sys_enter_write GROUP BY 1, 2, 3;
+SELECT log2_hist_merge(x'0100000000000000', 'B') AS m2, lin_hist_merge(zeroblob(32), 0, 10, 5) AS ml
+  FROM sys_enter_write;
