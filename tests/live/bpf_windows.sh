@@ -1,0 +1,72 @@
+# Tables aggregated in the kernel (docs/bpf.md) over time and next to others: every event in
+# exactly one -i window; a full map counted as lost, never dropped silently; the program returns
+# 1, so a perf stat of the same tracepoint in parallel counts every event; a BPF table and a
+# ring table in one run; nothing stays attached after SIGINT, SIGTERM or SIGKILL.
+. "$(dirname "$0")/lib.sh"; need_root
+plan=$("$PERF_SQL" -a --explain "select comm, count(*) from sys_enter_getppid group by comm") ||
+	fail "explain"
+printf '%s\n' "$plan" | grep -q "aggregated in the kernel" ||
+	skip "no BPF here: $(printf '%s\n' "$plan" | grep path)"
+d=$(mktemp -d) || fail "mktemp"
+trap 'rm -rf "$d"' EXIT
+
+# (1) windows: the two maps swap at each window's end; the sums over windows are exact
+n=300000
+"$PERF_SQL" --csv -a -i 25 "select count(*), sum(count) from sys_enter_write where _pid = workload_pid();
+	select sum(received), sum(lost) from perf_sql_stats" -- "$WL/writes" $n 8 > "$d/w" ||
+	fail "windowed run"
+wins=$(grep -c '^20' "$d/w")
+[ "$wins" -ge 6 ] || fail "only $wins window lines: $(head -5 "$d/w")"
+got=$(awk -F, '/^20/ && NF == 3 && !seen[$1]++ { c += $2; s += $3 } END { printf "%d %d", c, s }' "$d/w")
+eq "$got" "$n $((n * 8))" "count(*) and sum(count) over $((wins / 2)) windows of 25 ms"
+got=$(awk -F, '/^20/ && NF == 3 && seen[$1]++ { r += $2; l += $3 } END { printf "%d %d", r, l }' "$d/w")
+eq "$got" "$n 0" "perf_sql_stats over the windows: received (events aggregated), lost"
+
+# (2) --max-groups: 10 groups fit, the other 30 forks are lost (counted), with a warning
+out=$(q -a --max-groups 10 "select child_pid, count(*) from sched_process_fork
+	where parent_pid = workload_pid() group by child_pid;
+	select sum(received), sum(lost) from perf_sql_stats" -- "$WL/forker" 40 2> "$d/err")
+eq "$(printf '%s\n' "$out" | grep -c ',1$')" 10 "groups aggregated with --max-groups 10"
+eq "$(printf '%s\n' "$out" | tail -1)" "10,30" "perf_sql_stats received, lost"
+grep -q "sched:sched_process_fork: 30 events of this window found the BPF map full and were not aggregated; raise --max-groups (now 10)" "$d/err" ||
+	fail "no warning: $(cat "$d/err")"
+echo "ok: the full map's 30 events said on stderr"
+
+# (3) a perf stat of the same tracepoint in parallel counts every event (the program returns 1);
+# a BPF table and a ring table in one run
+k=200000
+out=$(qx '^calls=' -a "select count(*) >= $k from sys_enter_getppid where comm = 'getppid_loop'
+	group by comm; select count(_cpu) from sys_exit_getppid where comm = 'getppid_loop'" -- \
+	perf stat -x, -e syscalls:sys_enter_getppid -o "$d/stat" -- "$WL/getppid_loop" $k | tr '\n' ' ')
+stat=$(awk -F, '$3 == "syscalls:sys_enter_getppid" { print $1 }' "$d/stat")
+eq "$stat" "$k" "perf stat's count of getppid_loop's calls while perf-sql's program ran"
+case $out in
+"1 count(_cpu) "[0-9]*" ") [ "${out#1 count(_cpu) }" -ge $k ] || fail "ring table: $out" ;;
+*) fail "BPF and ring tables in one run: $out" ;;
+esac
+echo "ok: the BPF table and the ring table of one run both saw the $k calls"
+p=$("$PERF_SQL" -a --explain "select count(*) from sys_enter_getppid where comm = 'x' group by comm;
+	select count(_cpu) from sys_exit_getppid")
+[ "$(printf '%s\n' "$p" | grep -c 'path         aggregated in the kernel')" = 1 ] &&
+	[ "$(printf '%s\n' "$p" | grep -c 'path         perf ring')" = 1 ] || fail "paths: $p"
+echo "ok: --explain: one table in the kernel, one on the ring"
+
+# (4) however perf-sql ends, its program is gone with it
+command -v bpftool > /dev/null || skip "bpftool is not installed (make setup installs it)"
+for sig in INT TERM KILL; do
+	"$PERF_SQL" -a -v "select comm, count(*) from sys_enter_getppid group by comm" > /dev/null \
+		2> "$d/v" & pid=$!
+	id=
+	for _ in $(seq 100); do
+		id=$(sed -n 's/.*aggregated in the kernel: BPF program \([0-9]*\) .*/\1/p' "$d/v")
+		[ -n "$id" ] && break
+		sleep 0.05
+	done
+	[ -n "$id" ] || { kill -KILL $pid; fail "SIG$sig: no program id in: $(cat "$d/v")"; }
+	bpftool prog show id "$id" > /dev/null 2>&1 || fail "program $id not loaded while running"
+	sleep 0.2
+	kill -"$sig" $pid
+	wait $pid
+	! bpftool prog show id "$id" > /dev/null 2>&1 || fail "program $id still loaded after SIG$sig"
+	echo "ok: SIG$sig: program $id gone with perf-sql"
+done
