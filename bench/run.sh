@@ -6,7 +6,8 @@
 #   BENCH_REPS=1 bash bench/run.sh               # quicker, noisier
 #   BENCH_SECTIONS="slow1 start" bash bench/run.sh
 #
-# Sections (BENCH_SECTIONS, default all: slow1 slow2 pp count start win sym burn pushdown agg replay):
+# Sections (BENCH_SECTIONS, default all: slow1 slow2 pp count start win sym burn pushdown agg replay
+# unwind; unwind: CFI unwinding against perf record --call-graph dwarf, see bench/unwind.sh):
 #  slow1  getppid_loop -t SECS pinned to CPU 0, untraced vs traced system-wide on
 #         syscalls:sys_enter_getppid, every event sampled (perf-sql reads a column: count(_cpu);
 #         count(*) alone would be counted in the kernel, see count): (1) slowdown = traced
@@ -76,7 +77,7 @@ SECS=${BENCH_SECS:-2}
 PAGES=${BENCH_PAGES:-64}
 PP=${BENCH_PP:-200000}
 MAXMEM=${BENCH_MAX_MEMORY:-4G}
-ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay"
+ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay unwind"
 SECTIONS=${BENCH_SECTIONS:-$ALL_SECTIONS}
 BURN_SECS=${BENCH_BURN_SECS:-10}
 SYM_COPIES=${BENCH_SYM_COPIES:-200}
@@ -754,6 +755,12 @@ section_replay() {
 	bash "$HERE/replay.sh" > "$TMP/replay.out" 2> /dev/null
 }
 
+# CFI unwinding against perf record --call-graph dwarf + perf script (bench/unwind.sh)
+section_unwind() {
+	log "unwind: chain at 999 Hz, --call-graph dwarf vs perf record --call-graph dwarf + perf script"
+	bash "$HERE/unwind.sh" > "$TMP/unwind.out" 2> /dev/null
+}
+
 log "$("$PERF_SQL" --version 2>&1 | head -1); $(perf --version 2>/dev/null); kernel $(uname -r); $NCPU CPUs"
 for sec in $SECTIONS; do
 	if declare -F "section_$sec" > /dev/null; then
@@ -769,6 +776,7 @@ echo "perf-sql bench: $NCPU CPUs, kernel $(uname -r), $(perf --version 2>/dev/nu
 	"$PAGES ring pages/CPU, median of $REPS, $((SECONDS - T0)) s"
 calc report "$RES"
 [ -s "$TMP/replay.out" ] && cat "$TMP/replay.out"
+[ -s "$TMP/unwind.out" ] && cat "$TMP/unwind.out"
 if [ -s "$TMP/lostwarn" ]; then
 	echo "perf-sql lost-event warnings (expected where it lost events): $(sort "$TMP/lostwarn" |
 		uniq -c | awk '{ printf "%s%s x%s", sep, $2, $1; sep = ", " }')"
