@@ -338,9 +338,9 @@ int session__start(struct session *s, struct err *e)
 	for (int i = 0; i < s->nr_evsrc; i++)
 		s->evsrc[i]->enable(s);
 	if (s->wl.pid && s->comms) {
-		/* exec renames the task before enable_on_exec turns the sideband on: name it here,
-		 * from the start (time 1: after the /proc snapshot's 0, before any record), as the
-		 * kernel will (basename of the file); later execs come as COMM records */
+		/* named from the start (time 1: after the /proc snapshot's 0, before any record) as
+		 * the kernel names it at exec (the file's basename); the sideband's first record is
+		 * that exec's COMM (enable_on_exec turns it on first), later execs come as more */
 		const char *base = strrchr(s->opts.workload[0], '/');
 
 		comm_map__set(s->comms, (uint32_t)s->wl.pid, 1, base ? base + 1 : s->opts.workload[0]);
