@@ -6,6 +6,8 @@
 #   make asan      the tests under ASan+UBSan        V=1 full commands, WERROR=1 -Werror
 #   make check-layers   includes point down core/ bpf/ symbols/ vtab/ sqlite/ engine/ ext/ profilers/ repl/
 #   make perf_sql.so    the SQLite loadable extension (also built by `make`; docs/extension.md)
+#   make install / uninstall   PREFIX=/usr/local DESTDIR= (docs/install.md)
+#   make deb       build/deb/perf-sql_VERSION_ARCH.deb with dpkg-buildpackage (debian/)
 .DELETE_ON_ERROR:
 .SUFFIXES:
 
@@ -70,7 +72,7 @@ EXT_LIBS  = $(LIBPERF)/out/libperf.a $(LIBPERF)/out/libapi.a \
 	    -lpthread -lm -lstdc++
 EXT_HOST := $(BUILD)/ext/host
 
-.PHONY: all setup test unit live bench asan valgrind clang-check clean
+.PHONY: all setup test unit live bench asan valgrind clang-check clean install uninstall deb
 all: $(PERF_SQL) $(EXT_SO)
 
 setup: $(SETUP) $(PERF_SQL)   # the packages, libperf, and ./perf-sql itself
@@ -184,6 +186,47 @@ bench: $(PERF_SQL) $(WL_BINS)
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/pic $(BUILD)/ext $(BUILD)/san $(BUILD)/tests $(BUILD)/workloads \
 		$(BUILD)/gen perf-sql perf_sql.so
+
+# --- install: the GNU directory variables, DESTDIR for staging (docs/install.md) ---
+# The built-in profilers' SQL is inside the binary (build/gen/queries.h): nothing to install
+# for them. Saved profilers are read from /etc/perf-sql/profilers (fixed, whatever PREFIX,
+# made by the administrator) and $XDG_CONFIG_HOME/perf-sql/profilers: neither is installed.
+PREFIX      ?= /usr/local
+prefix      ?= $(PREFIX)
+exec_prefix ?= $(prefix)
+bindir      ?= $(exec_prefix)/bin
+libdir      ?= $(exec_prefix)/lib
+datarootdir ?= $(prefix)/share
+mandir      ?= $(datarootdir)/man
+docdir      ?= $(datarootdir)/doc/perf-sql
+bashcompdir ?= $(datarootdir)/bash-completion/completions
+ifeq ($(prefix),/usr)
+zshcompdir  ?= $(datarootdir)/zsh/vendor-completions
+else
+zshcompdir  ?= $(datarootdir)/zsh/site-functions
+endif
+INSTALL     ?= install
+DOC_FILES   := README.md $(wildcard docs/*.md)
+
+install: $(PERF_SQL) $(EXT_SO)
+	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir)/perf-sql $(DESTDIR)$(mandir)/man1 \
+		$(DESTDIR)$(mandir)/man7 $(DESTDIR)$(docdir)/profilers $(DESTDIR)$(bashcompdir) \
+		$(DESTDIR)$(zshcompdir)
+	$(INSTALL) -m 0755 $(PERF_SQL) $(DESTDIR)$(bindir)/perf-sql
+	$(INSTALL) -m 0644 $(EXT_SO) $(DESTDIR)$(libdir)/perf-sql/perf_sql.so
+	$(INSTALL) -m 0644 docs/man/perf-sql.1 $(DESTDIR)$(mandir)/man1/perf-sql.1
+	$(INSTALL) -m 0644 docs/man/perf-sql-profilers.7 $(DESTDIR)$(mandir)/man7/perf-sql-profilers.7
+	$(INSTALL) -m 0644 $(DOC_FILES) $(DESTDIR)$(docdir)
+	$(INSTALL) -m 0644 docs/profilers/*.md $(DESTDIR)$(docdir)/profilers
+	$(INSTALL) -m 0644 contrib/completion/perf-sql.bash $(DESTDIR)$(bashcompdir)/perf-sql
+	$(INSTALL) -m 0644 contrib/completion/_perf-sql $(DESTDIR)$(zshcompdir)/_perf-sql
+
+uninstall:
+	rm -f $(DESTDIR)$(bindir)/perf-sql $(DESTDIR)$(libdir)/perf-sql/perf_sql.so \
+		$(DESTDIR)$(mandir)/man1/perf-sql.1 $(DESTDIR)$(mandir)/man7/perf-sql-profilers.7 \
+		$(DESTDIR)$(bashcompdir)/perf-sql $(DESTDIR)$(zshcompdir)/_perf-sql
+	rm -rf $(DESTDIR)$(docdir)
+	-rmdir $(DESTDIR)$(libdir)/perf-sql 2>/dev/null
 
 -include $(OBJS:.o=.d) $(EXT_OBJS:.o=.d) $(UNIT_DEPS)
 
