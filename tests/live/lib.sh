@@ -66,19 +66,25 @@ release() {
 	done
 }
 # same_run DIR EVENTS SQL [OPTIONS...] -- CMD [ARGS...]: one run of CMD, counted at once by perf
-# stat (-e EVENTS -p, into DIR/stat) and by perf-sql (SQL with OPTIONS, default -p, into
-# DIR/query), both attached before CMD starts: perf stat has acked "enable" and perf-sql
+# stat (-e EVENTS -p, into DIR/stat; EVENTS may go on with perf stat options, as
+# "sched:sched_switch --filter prev_state==1") and by perf-sql (SQL with OPTIONS, default -p,
+# into DIR/query), both attached before CMD starts (and, with SAME_RUN_CGROUP set to a cgroup
+# directory, CMD moved into it first): perf stat has acked "enable" and perf-sql
 # collects, so both see the same events of the same execution (a reference that holds on any
 # CPU and under any load). SQL and OPTIONS may name the held process's pid as HELD.
 same_run() {
-	local dir=$1 events=$2 sql=$3 ctl ack reply opts=()
+	local dir=$1 sql=$3 ctl ack reply opts=() events
 	shift 3
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
 	shift
+	read -ra events <<<"$2"
 	command -v perf >/dev/null || skip "perf is not installed (apt-get install linux-perf)"
 	mkfifo "$dir/ctl" "$dir/ack" || fail "mkfifo in $dir"
 	hold "$dir" "$@"
-	perf stat -x, -e "$events" -D -1 --control "fifo:$dir/ctl,$dir/ack" -p $HELD \
+	if [ -n "${SAME_RUN_CGROUP:-}" ]; then
+		echo $HELD >"$SAME_RUN_CGROUP/cgroup.procs" || fail "cannot move $HELD into $SAME_RUN_CGROUP"
+	fi
+	perf stat -x, -e "${events[@]}" -D -1 --control "fifo:$dir/ctl,$dir/ack" -p $HELD \
 		-o "$dir/stat" 2>"$dir/stat.err" &
 	BG+=($!)
 	query_held "$dir" "${sql//HELD/$HELD}" ${opts[@]+"${opts[@]//HELD/$HELD}"}
