@@ -74,10 +74,10 @@ release() {
 # CPU and under any load). SQL and OPTIONS may name the held process's pid as HELD.
 same_run() {
 	local dir=$1 sql=$3 ctl ack reply opts=() events
+	read -ra events <<<"$2"
 	shift 3
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
 	shift
-	read -ra events <<<"$2"
 	command -v perf >/dev/null || skip "perf is not installed (apt-get install linux-perf)"
 	mkfifo "$dir/ctl" "$dir/ack" || fail "mkfifo in $dir"
 	hold "$dir" "$@"
@@ -88,7 +88,8 @@ same_run() {
 		-o "$dir/stat" 2>"$dir/stat.err" &
 	BG+=($!)
 	query_held "$dir" "${sql//HELD/$HELD}" ${opts[@]+"${opts[@]//HELD/$HELD}"}
-	exec {ctl}>"$dir/ctl" {ack}<"$dir/ack"
+	# read-write opens never block, so a perf stat that died is a timeout, not a hang
+	exec {ctl}<>"$dir/ctl" {ack}<>"$dir/ack"
 	echo enable >&$ctl
 	read -r -t 30 reply <&$ack
 	exec {ctl}>&- {ack}<&-
