@@ -52,7 +52,9 @@ fi
 echo "ok: SIGTERM with a uprobe: result printed, workload gone"
 
 # (2) the workload's end
-"$PERF_SQL" --csv "select count(*) > 0 from sched_switch" -- sh -c 'kill -KILL $$' >"$out" 2>"$err"; rc=$?
+# (a shell that kills itself at once may not switch out before it dies: the row is printed,
+# whatever its count)
+"$PERF_SQL" --csv "select count(*) >= 0 from sched_switch" -- sh -c 'kill -KILL $$' >"$out" 2>"$err"; rc=$?
 eq "$rc" 0 "exit status when the workload is killed"
 grep -q "workload 'sh' was killed by signal 9 (Killed)" "$err" || fail "killed workload not reported: $(cat "$err")"
 tr -d '\r' <"$out" | grep -qx 1 || fail "no result after the workload was killed: $(cat "$out")"
