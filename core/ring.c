@@ -67,6 +67,14 @@ static struct id_map *find_id(struct session *s, uint64_t id)
 	return bsearch(&key, s->ids, (size_t)s->nr_ids, sizeof(*s->ids), cmp_id);
 }
 
+/* --call-graph dwarf/auto: the user stack is unwound while draining (auto without a copy: the
+ * kernel's frame-pointer chain cut where the CFI says it turns to garbage) */
+static bool unwinds(const struct session *s, const struct source *src)
+{
+	return s->on_user_stack && src->need_stack &&
+	       ((src->sample_type & PERF_SAMPLE_STACK_USER) || s->opts.call_graph == CALL_GRAPH_AUTO);
+}
+
 static void handle_sample(struct session *s, const union perf_event *ev, bool held)
 {
 	const uint8_t *body = (const uint8_t *)ev + sizeof(ev->header);
@@ -93,7 +101,9 @@ static void handle_sample(struct session *s, const union perf_event *ev, bool he
 		s->nr_stray++;
 		return;
 	}
-	if (m->src->tree_filter && !held) {   /* decided once this drain's forks are read */
+	/* decided once this drain's forks are read; unwound once its mappings are (a stack may be
+	 * read before the MMAP2 of the exec it runs in, from another ring) */
+	if ((m->src->tree_filter || unwinds(s, m->src)) && !held) {
 		if (tree__hold(&s->tree, ev, ev->header.size))
 			m->src->dropped[idx]++;
 		return;
@@ -110,8 +120,7 @@ static void handle_sample(struct session *s, const union perf_event *ev, bool he
 	/* a process's mappings are read at its first stack, while it is alive */
 	if (m->src->need_stack && s->on_new_stack_pid && u32set__add(&s->stack_pids, smp.pid))
 		s->on_new_stack_pid(s->stack_ctx, smp.pid);
-	if ((m->src->sample_type & PERF_SAMPLE_STACK_USER) && s->on_user_stack) {
-		/* --call-graph dwarf/auto: the user stack unwound now */
+	if (unwinds(s, m->src)) {
 		smp.nr_stack = s->on_user_stack(s->stack_ctx, &smp, chain, sizeof(chain) / 8);
 		smp.stack = chain;
 	}

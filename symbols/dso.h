@@ -34,6 +34,8 @@ struct dso {
 struct symbols;
 /* The file pid maps at addr, and addr as an address in that ELF file (vaddr); NULL if none. */
 struct dso *symbols__dso_at(struct symbols *sy, uint32_t pid, uint64_t addr, uint64_t *vaddr_out);
+/* Whether pid maps addr at all (a file, or anonymous memory such as JIT code). */
+bool symbols__mapped(struct symbols *sy, uint32_t pid, uint64_t addr);
 /* The unwinding counters of sy (symbols/unwind.c). */
 struct unwind_stats *symbols__ustats(struct symbols *sy);
 /* Opens what unwinding needs (once); the CFI that covers vaddr, or NULL. */

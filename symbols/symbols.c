@@ -255,6 +255,11 @@ struct dso *symbols__dso_at(struct symbols *sy, uint32_t pid, uint64_t addr, uin
 	return m->dso;
 }
 
+bool symbols__mapped(struct symbols *sy, uint32_t pid, uint64_t addr)
+{
+	return map_of(proc_of(sy, pid), addr) != NULL;
+}
+
 const char *symbols__file_offset(struct symbols *sy, uint32_t pid, uint64_t addr,
 				 uint64_t *off_out)
 {

@@ -273,20 +273,28 @@ static uint64_t at(const uint64_t *p, size_t i)
 }
 
 /* Whether the kernel's frame-pointer step from pc is right: the CFI there (if the binary has
- * any) computes the CFA from rbp, as code that keeps frame pointers does. */
+ * any) computes the CFA from rbp, as code that keeps frame pointers does; or pc is the sampled
+ * one and its function leaves rbp as it was (a leaf such as a syscall wrapper: the step is then
+ * its caller's, that one frame skipped, as every frame-pointer walk does). Otherwise rbp may hold
+ * anything (an outer function without frame pointers may use it as it likes): the walk is cut
+ * after this frame. */
 static bool fp_valid(struct symbols *sy, uint32_t pid, uint64_t pc, bool exact)
 {
 	uint64_t vaddr;
 	struct dso *d = symbols__dso_at(sy, pid, exact ? pc : pc - 1, &vaddr);
+	Dwarf_Op *ops, mem[3];
 	Dwarf_Frame *f;
-	Dwarf_Op *ops;
 	size_t nops;
 	bool ok;
 
-	if (!d || !dso__cfi(d, vaddr, &f))
-		return true;   /* JIT code, or no CFI: frame pointers are all there is */
+	if (!d)   /* JIT code has frame pointers to go by; an address in no mapping is garbage */
+		return symbols__mapped(sy, pid, pc);
+	if (!dso__cfi(d, vaddr, &f))
+		return true;   /* no CFI: frame pointers are all there is */
 	ok = !dwarf_frame_cfa(f, &ops, &nops) && nops == 1 &&
 	     (ops[0].atom == DW_OP_breg0 + REG_BP || (ops[0].atom == DW_OP_bregx && ops[0].number == REG_BP));
+	if (!ok && exact && !dwarf_frame_register(f, REG_BP, mem, &ops, &nops))
+		ok = !nops && ops != mem;   /* rbp: same value */
 	free(f);
 	return ok;
 }

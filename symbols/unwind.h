@@ -24,7 +24,10 @@ size_t unwind__user(struct symbols *sy, uint32_t pid, const uint64_t *regs,
  * smp's call chain (PERF_CONTEXT_* markers and all) with its user part from unwind__user():
  * the kernel's part kept, then PERF_CONTEXT_USER and the unwound frames. When smp also has the
  * kernel's frame-pointer walk of user space (--call-graph auto) and the CFI walk did not reach
- * the outermost frame, the deeper of the two is kept. Returns the length written to chain.
+ * the outermost frame, the deeper of the two is kept; the fp walk is first cut after the first
+ * frame whose CFI does not keep rbp as a frame pointer (the next would be garbage). Without a
+ * copy (auto, on tables of every event) that cut fp walk is the user part. Returns the length
+ * written to chain.
  */
 size_t unwind__chain(struct symbols *sy, const struct sample *smp, uint64_t *chain, size_t max);
 

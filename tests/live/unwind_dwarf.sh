@@ -80,3 +80,13 @@ off=$((16#${BASH_REMATCH[1]})); lo=$((16#$c_addr)); hi=$((lo + 16#$c_size))
 [[ "$leaf" == *"__libc_start_call_main+0x"*"(libc.so.6)"* ]] || fail "libc frames lost: $leaf"
 [[ "$leaf" != *";0x"* ]] || fail "a bare run-time address: $leaf"
 echo "ok: without its debug file: $leaf"
+# the debuginfod client's cache: a copy without .gnu_debuglink, its debug file only in
+# $DEBUGINFOD_CACHE_PATH/BUILDID/debuginfo (where debuginfod-find would have put it)
+objcopy --remove-section .gnu_debuglink "$WL/chain.stripped" "$dir/nolink" || fail "objcopy"
+id=$(readelf -n "$dir/nolink" | awk '/Build ID/ { print $3 }')
+mkdir -p "$dir/cache/$id" && cp "$WL/chain.debug" "$dir/cache/$id/debuginfo"
+top=$(DEBUGINFOD_CACHE_PATH=$dir/cache q "select stack_text(stack, ';') from cpu_clock(999) where
+	_pid = workload_pid() and ip > 0 group by 1 order by count(*) desc limit 1" -- "$dir/nolink" 1)
+[[ "$top" == "chain_c+0x"*"(nolink);chain_b+0x"*"(nolink);chain_a+0x"*";main+0x"* ]] ||
+	fail "through the debuginfod cache: $top"
+echo "ok: a build-id in the debuginfod cache names the frames: ${top:0:60}..."
