@@ -32,7 +32,7 @@ CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
 BUILD   := $(BUILD)/san
 endif
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -MMD -MP $(CFLAGS) $(WFLAGS) -I. -I$(LIBPERF)/include $(PKG_CFLAGS)
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -MMD -MP $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -I. -I$(LIBPERF)/include $(PKG_CFLAGS)
 LIBS       = $(LIBPERF)/out/libperf.a $(LIBPERF)/out/libapi.a $(PKG_LIBS) -lreadline -lpthread -lm -lstdc++
 
 ifeq ($(V),1)
@@ -185,7 +185,7 @@ bench: $(PERF_SQL) $(WL_BINS)
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/pic $(BUILD)/ext $(BUILD)/san $(BUILD)/tests $(BUILD)/workloads \
-		$(BUILD)/gen perf-sql perf_sql.so
+		$(BUILD)/gen perf-sql perf_sql.so build/deb build/debs
 
 # --- install: the GNU directory variables, DESTDIR for staging (docs/install.md) ---
 # The built-in profilers' SQL is inside the binary (build/gen/queries.h): nothing to install
@@ -227,6 +227,19 @@ uninstall:
 		$(DESTDIR)$(bashcompdir)/perf-sql $(DESTDIR)$(zshcompdir)/_perf-sql
 	rm -rf $(DESTDIR)$(docdir)
 	-rmdir $(DESTDIR)$(libdir)/perf-sql 2>/dev/null
+
+# --- make deb: build/debs/perf-sql_VERSION_ARCH.deb from debian/ (docs/install.md) ---
+# dpkg-buildpackage -b builds in build/deb (debian/rules); its .deb, .buildinfo and .changes
+# go to build/debs instead of the directory above the tree. -nc: build/deb is kept between
+# builds (incremental, like the tree's own build); -J: parallel. Nothing of this make's
+# command line (SANITIZE=..., -j's jobserver) reaches the package's build.
+DEB_OUT := $(abspath build/debs)
+deb: $(SETUP)
+	@mkdir -p $(DEB_OUT)
+	$(Q)v=$$(dpkg-parsechangelog -S Version) a=$$(dpkg-architecture -qDEB_HOST_ARCH) && \
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL DEB_OUT=$(DEB_OUT) dpkg-buildpackage -b -us -uc -nc -J \
+		--buildinfo-option=-u$(DEB_OUT) --buildinfo-option=-O$(DEB_OUT)/perf-sql_$${v}_$$a.buildinfo \
+		--changes-option=-u$(DEB_OUT) --changes-option=-O$(DEB_OUT)/perf-sql_$${v}_$$a.changes
 
 -include $(OBJS:.o=.d) $(EXT_OBJS:.o=.d) $(UNIT_DEPS)
 
