@@ -159,7 +159,7 @@ static void label_name(char *out, const char *col, int i)
 		strcat(out, "_");
 }
 
-int metrics__statement(struct metrics *m, int family, sqlite3_stmt *st)
+int metrics__statement(struct metrics *m, int family, sqlite3_stmt *st, const char *text)
 {
 	struct mstmt *ms = realloc(m->st, (size_t)(m->nr_st + 1) * sizeof(*ms));
 	int nr = sqlite3_column_count(st);
@@ -177,7 +177,7 @@ int metrics__statement(struct metrics *m, int family, sqlite3_stmt *st)
 		return -ENOMEM;
 	}
 	m->nr_st++;
-	metrics__counted_columns(sqlite3_sql(st), nr, counts);
+	metrics__counted_columns(text ? text : sqlite3_sql(st), nr, counts);
 	for (int i = 0; i < nr; i++) {
 		struct mcol *c = &ms->cols[i];
 		char part[128], base[NAME_MAX_LEN];

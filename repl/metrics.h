@@ -82,8 +82,12 @@ struct metrics *metrics__new(long max_series);
 void metrics__free(struct metrics *m);
 /* A family: the metric names' <family> part (sanitized here) and the HELP text. Its index. */
 int metrics__family(struct metrics *m, const char *name, const char *help);
-/* A statement of family f: its columns, and which are counters (3). 0 or -ENOMEM. */
-int metrics__statement(struct metrics *m, int family, sqlite3_stmt *st);
+/*
+ * A statement of family f: its columns, and which are counters (3), read from text, the
+ * statement as given (the engine may have rewritten st's own SQL, e.g. to run in the kernel);
+ * NULL: st's. 0 or -ENOMEM.
+ */
+int metrics__statement(struct metrics *m, int family, sqlite3_stmt *st, const char *text);
 int metrics__nr_statements(const struct metrics *m);
 void metrics__window_begin(struct metrics *m);
 /*
@@ -105,4 +109,6 @@ void metrics__format_value(double v, char *buf, size_t len);
 /* Which of the nr result columns of sql's first statement are count()/sum()/total() (3);
  * false for all when the select list cannot be read (a `*`, a count mismatch). */
 void metrics__counted_columns(const char *sql, int nr, unsigned char *counts_out);
+/* Where each statement of sql starts (at most max kept); how many there are (3). */
+int metrics__split(const char *sql, const char **starts, int max);
 #endif

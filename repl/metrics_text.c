@@ -8,7 +8,9 @@
  *     formats require UTF-8).
  * (2) Numbers: integers below 2^53 as integers, other values in the shortest form that reads
  *     back the same, NaN, +Inf, -Inf.
- * (3) The select list is read with SQL's lexical rules (strings, quoted names, comments,
+ * (3) Statements are split at ';' outside brackets, quotes and comments; one of only blanks and
+ *     comments is none (as sqlite3_prepare_v2() skips it).
+ *     The select list is read with SQL's lexical rules (strings, quoted names, comments,
  *     brackets), not parsed: the first SELECT outside brackets (so after a WITH clause), its
  *     items split at commas outside brackets until FROM (or the end of the statement). An item
  *     counts when it is count(...), sum(...) or total(...), optionally with FILTER (...), and
@@ -300,8 +302,8 @@ void metrics__counted_columns(const char *sql, int nr, unsigned char *counts)
 	memset(counts, 0, (size_t)nr);
 	do {
 		t = lex_next(&l, &n);
-	} while (n && !(l.depth == 0 && word_is(t, n, "select")));
-	if (!n)
+	} while (n && !(l.depth == 0 && (word_is(t, n, "select") || (n == 1 && *t == ';'))));
+	if (!n || *t == ';')
 		return;
 	t = lex_next(&l, &n);
 	if (word_is(t, n, "distinct") || word_is(t, n, "all"))
@@ -317,4 +319,26 @@ void metrics__counted_columns(const char *sql, int nr, unsigned char *counts)
 	}
 	if (i != nr)   /* a `*`, or a list this reading does not follow: no counters */
 		memset(counts, 0, (size_t)nr);
+}
+
+int metrics__split(const char *sql, const char **starts, int max)
+{
+	struct lex l = { sql, 0 };
+	const char *t, *start = NULL;
+	size_t n;
+	int nr = 0;
+
+	for (;;) {
+		t = lex_next(&l, &n);
+		if (!n || (l.depth == 0 && n == 1 && *t == ';')) {
+			if (start && nr < max)
+				starts[nr] = start;
+			nr += start != NULL;
+			start = NULL;
+			if (!n)
+				return nr;
+		} else if (!start) {
+			start = t;
+		}
+	}
 }

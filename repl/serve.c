@@ -423,10 +423,24 @@ static void publish(struct serve *sv, struct session *s)
 	mbuf__free(&om);
 }
 
+/* the statements of the argument whose first is q->stmts[first] (up to a marker) */
+static int stmts_in(const struct query *q, int first)
+{
+	int n = 0;
+
+	while (first + n < q->nr_stmts && !(sqlite3_column_count(q->stmts[first + n]) == 1 &&
+					    !strcmp(sqlite3_column_name(q->stmts[first + n], 0),
+						    SERVE_MARK)))
+		n++;
+	return n;
+}
+
+/* which statements belong to which argument (3), and the text each came from */
 static int on_planned(void *ctx, struct query *q, struct session *s)
 {
 	struct serve *sv = ctx;
-	int f = 0;
+	const char *texts[QUERY_MAX_STMTS];
+	int f = 0, j = 0, nr_texts = metrics__split(sv->arg[0].sql, texts, QUERY_MAX_STMTS);
 
 	sv->stmt_of = calloc((size_t)q->nr_stmts + 1, sizeof(int));
 	sv->family_of = calloc((size_t)q->nr_stmts + 1, sizeof(int));
@@ -438,11 +452,15 @@ static int on_planned(void *ctx, struct query *q, struct session *s)
 		sv->family_of[i] = f;
 		if (sqlite3_column_count(st) == 1 && !strcmp(sqlite3_column_name(st, 0), SERVE_MARK)) {
 			sv->stmt_of[i] = -1;
-			f++;
+			nr_texts = metrics__split(sv->arg[++f].sql, texts, QUERY_MAX_STMTS);
+			j = 0;
 			continue;
 		}
-		if (metrics__statement(sv->m, f, st))
+		/* a text for each statement, or none trusted (then no counters: never wrong ones) */
+		if (metrics__statement(sv->m, f, st, j < nr_texts && nr_texts == stmts_in(q, i - j) ?
+				       texts[j] : ""))
 			return err_set(&sv->e, -ENOMEM, "out of memory");
+		j++;
 		sv->stmt_of[i] = metrics__nr_statements(sv->m) - 1;
 	}
 	return 0;
@@ -452,6 +470,11 @@ static int on_started(void *ctx, struct query *q, struct session *s)
 {
 	struct serve *sv = ctx;
 
+	if (!s->nr_src) {   /* the engine would answer once and end */
+		err_set(&sv->e, -EINVAL, "serve: the SQL reads no event table: nothing to collect");
+		err_hint(&sv->e, "serve a query of a tracepoint or PMU table (perf-sql list: profilers)");
+		return err_usage(&sv->e);
+	}
 	if (q->so.verbose)
 		query__explain(s, stderr);
 	sv->window_end = 0;

@@ -145,6 +145,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_static(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+	if (!*con_cls) {   /* the headers: answer on the next call, once the request is whole, so
+			    * the connection may stay open for the next scrape */
+		*con_cls = h;
+		return MHD_YES;
+	}
+	if (*upload_len) {   /* a body: read and dropped */
+		*upload_len = 0;
+		return MHD_YES;
+	}
 	if (!strcmp(url, "/"))
 		return reply_static(conn, MHD_HTTP_OK, index_page);
 	if (strcmp(url, "/metrics"))

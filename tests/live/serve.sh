@@ -27,6 +27,7 @@ bad 1 "serve: q2: no such column: nope" --name q1 "select count(*) as n from sys
 	--name q2 "select nope from sys_enter_write"
 bad 2 "parameter :than differs" syscalls than=1ms --name s2 syscalls than=2ms
 bad 2 "than" syscalls than=banana
+bad 2 "reads no event table" "select count(*) as n from perf_sql_events"
 python3 -c 'import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
 print(s.getsockname()[1], flush=True); time.sleep(60)' > "$SERVE_DIR/busy" & SERVE_KIDS=$!

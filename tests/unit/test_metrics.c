@@ -70,6 +70,18 @@ static void test_counted_columns(void)
 	T(!c[0] && !c[1], "(3) a * reads as no counter");
 	metrics__counted_columns("select count(*) from t; select 1", 1, c);
 	T(c[0], "(3) the first statement, to its ';'");
+	metrics__counted_columns("pragma x; select count(*) from t", 1, c);
+	T(!c[0], "(3) no select in the statement: not the next one's");
+}
+
+static void test_split(void)
+{
+	const char *st[4];
+	const char *sql = "-- head\nselect ';' as a; /* ; */ ;\n select (1;2) \"x;\";  -- tail";
+
+	T(metrics__split(sql, st, 4) == 2, "two statements, the empty one skipped");
+	T(!strncmp(st[0], "select ';'", 10) && !strncmp(st[1], "select (1;2)", 12), "their starts");
+	T(metrics__split("  -- only a comment\n", st, 4) == 0, "no statement");
 }
 
 static void test_names_and_text(void)
@@ -112,7 +124,7 @@ static void test_counters_and_labels(void)
 		     "('b', 3), ('a', 5)", NULL, NULL, NULL);
 	metrics__family(m, "my-q", "writes per comm");
 	st[0] = prep("select comm as le, count(*) as calls, max(n) as top from w group by comm");
-	T(metrics__statement(m, 0, st[0]) == 0, "statement");
+	T(metrics__statement(m, 0, st[0], NULL) == 0, "statement");
 	window(m, st, 1);
 	window(m, st, 1);
 	t = render(m, METRICS_TEXT);
@@ -145,7 +157,7 @@ static void test_histogram(void)
 		     NULL, NULL, NULL);
 	metrics__family(m, "h", "sizes");
 	st[0] = prep("select log2_hist(x) as sz, sum(x) as sz_sum from v");
-	metrics__statement(m, 0, st[0]);
+	metrics__statement(m, 0, st[0], NULL);
 	window(m, st, 1);
 	window(m, st, 1);
 	t = render(m, METRICS_TEXT);
@@ -161,7 +173,7 @@ static void test_histogram(void)
 	sqlite3_finalize(st[0]);
 	st[0] = prep("select lin_hist(x, 0, 10, 5) as l from v");
 	metrics__family(m, "lin", "linear");
-	metrics__statement(m, 1, st[0]);
+	metrics__statement(m, 1, st[0], NULL);
 	metrics__window_begin(m);
 	metrics__step(m, 1, st[0]);
 	t = render(m, METRICS_TEXT);
@@ -184,12 +196,12 @@ static void test_cap_and_failure(void)
 		     "('e')", NULL, NULL, NULL);
 	metrics__family(m, "c", "capped");
 	st[0] = prep("select k, count(*) as n from c group by k");
-	metrics__statement(m, 0, st[0]);
+	metrics__statement(m, 0, st[0], NULL);
 	metrics__family(m, "bad", "fails");
 	/* rows a and b are staged, then c fails: nothing of it may show */
 	st[1] = prep("select k, case when k = 'c' then abs(-9223372036854775808) else 1 end as n "
 		     "from c order by k");
-	metrics__statement(m, 1, st[1]);
+	metrics__statement(m, 1, st[1], NULL);
 	metrics__window_begin(m);
 	T(metrics__step(m, 0, st[0]) == SQLITE_DONE, "capped statement runs");
 	T(metrics__step(m, 1, st[1]) != SQLITE_DONE, "(6) the failing statement fails");
@@ -210,6 +222,7 @@ int main(void)
 	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open");
 	T(sql_functions__register(db, NULL) == 0, "functions");
 	RUN(test_counted_columns);
+	RUN(test_split);
 	RUN(test_names_and_text);
 	RUN(test_accept);
 	RUN(test_counters_and_labels);
