@@ -59,6 +59,7 @@ struct serve_arg {
 
 struct serve {
 	const char *listen;
+	char bound[80];                /* the address listened on */
 	long max_series;
 	struct serve_arg arg[SERVE_MAX_ARGS];
 	int nr_arg;
@@ -477,6 +478,8 @@ static int on_started(void *ctx, struct query *q, struct session *s)
 	}
 	if (q->so.verbose)
 		query__explain(s, stderr);
+	say("serving http://%s/metrics: %d profilers and queries, a window every %ld ms",
+	    sv->bound, sv->nr_arg, q->so.interval_ms);
 	sv->window_end = 0;
 	publish(sv, s);
 	return 0;
@@ -566,7 +569,6 @@ int serve__main(int argc, char **argv, struct cli *c)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct query *q = &c->q.q;
 	struct err e = { 0 };
-	char bound[80];
 	int ret;
 
 	parse_args(&sv, c, argc, argv);
@@ -581,14 +583,12 @@ int serve__main(int argc, char **argv, struct cli *c)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if ((ret = plan_args(&sv, q, &e)) || !(sv.http = http__start(sv.listen, bound, sizeof(bound),
-								      &e))) {
+	if ((ret = plan_args(&sv, q, &e)) || !(sv.http = http__start(sv.listen, sv.bound,
+								      sizeof(sv.bound), &e))) {
 		serve_free(&sv);
 		return report(&e);
 	}
 	publish(&sv, NULL);
-	say("serving http://%s/metrics: %d profilers and queries, a window every %ld ms",
-	    bound, sv.nr_arg, q->so.interval_ms);
 	ret = query__run(q, &serve_ops, &sv, &e);
 	if (ret && sv.e.code)
 		e = sv.e;
