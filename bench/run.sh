@@ -7,7 +7,8 @@
 #   BENCH_SECTIONS="slow1 start" bash bench/run.sh
 #
 # Sections (BENCH_SECTIONS, default all: slow1 slow2 pp count start win sym burn pushdown agg replay
-# unwind; unwind: CFI unwinding against perf record --call-graph dwarf, see bench/unwind.sh):
+# unwind serve; unwind: CFI unwinding against perf record --call-graph dwarf, see bench/unwind.sh;
+# serve: perf-sql serve's CPU per scrape and the slowdown with 1 scrape/s, see bench/serve.sh):
 #  slow1  getppid_loop -t SECS pinned to CPU 0, untraced vs traced system-wide on
 #         syscalls:sys_enter_getppid, every event sampled (perf-sql reads a column: count(_cpu);
 #         count(*) alone would be counted in the kernel, see count): (1) slowdown = traced
@@ -77,7 +78,7 @@ SECS=${BENCH_SECS:-2}
 PAGES=${BENCH_PAGES:-64}
 PP=${BENCH_PP:-200000}
 MAXMEM=${BENCH_MAX_MEMORY:-4G}
-ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay unwind"
+ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay unwind serve"
 SECTIONS=${BENCH_SECTIONS:-$ALL_SECTIONS}
 BURN_SECS=${BENCH_BURN_SECS:-10}
 SYM_COPIES=${BENCH_SYM_COPIES:-200}
@@ -761,6 +762,12 @@ section_unwind() {
 	bash "$HERE/unwind.sh" > "$TMP/unwind.out" 2> /dev/null
 }
 
+# perf-sql serve: CPU per scrape of 1,000 series, collection with and without scrapes (bench/serve.sh)
+section_serve() {
+	log "serve: CPU per scrape of 1,000 series; getppid_loop under serve with and without 1 scrape/s"
+	BENCH_REPS=$REPS BENCH_SECS=$SECS BENCH_PAGES=$PAGES bash "$HERE/serve.sh" > "$TMP/serve.out" 2> /dev/null
+}
+
 log "$("$PERF_SQL" --version 2>&1 | head -1); $(perf --version 2>/dev/null); kernel $(uname -r); $NCPU CPUs"
 for sec in $SECTIONS; do
 	if declare -F "section_$sec" > /dev/null; then
@@ -777,6 +784,7 @@ echo "perf-sql bench: $NCPU CPUs, kernel $(uname -r), $(perf --version 2>/dev/nu
 calc report "$RES"
 [ -s "$TMP/replay.out" ] && cat "$TMP/replay.out"
 [ -s "$TMP/unwind.out" ] && cat "$TMP/unwind.out"
+[ -s "$TMP/serve.out" ] && cat "$TMP/serve.out"
 if [ -s "$TMP/lostwarn" ]; then
 	echo "perf-sql lost-event warnings (expected where it lost events): $(sort "$TMP/lostwarn" |
 		uniq -c | awk '{ printf "%s%s x%s", sep, $2, $1; sep = ", " }')"

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# bench/serve.sh - the cost of perf-sql serve (docs/prometheus.md#overhead):
+#  (1) perf-sql's CPU per scrape of an exposition of 1,000 series (a query of 1,000 rows, one
+#      numeric column each), OpenMetrics as Prometheus asks, BENCH_SERVE_SCRAPES scrapes over
+#      one keep-alive connection; the CPU of the same time without scrapes (the windows, each
+#      rendered in both formats) is subtracted. perf-sql's CPU is the on-CPU ns of all its
+#      threads (/proc/PID/task/*/schedstat).
+#  (2) the collection's slowdown with and without 1 scrape per second: getppid_loop -t SECS on
+#      CPU 0, untraced, traced by `perf-sql serve` (count(_cpu) of sys_enter_getppid: every
+#      event sampled), and traced with a scraper of 1 scrape/s; ns per call, medians of REPS
+#      interleaved runs, and the ratio with / without scrapes (target: 1.00).
+# Run by bench/run.sh (section "serve") or alone: PERF_SQL=... BUILD=... bash bench/serve.sh
+set -u
+: "${PERF_SQL:?}" "${BUILD:?}"
+WL=$BUILD/workloads
+REPS=${BENCH_REPS:-3}
+SECS=${BENCH_SECS:-2}
+PAGES=${BENCH_PAGES:-64}
+SCRAPES=${BENCH_SERVE_SCRAPES:-3000}
+OM="application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"
+T=$(mktemp -d)
+SPID= SCRAPER=
+cleanup() {
+	local p
+	for p in $SCRAPER $SPID; do { kill "$p" && wait "$p"; } 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+command -v curl >/dev/null || { echo "serve: [skipped: no curl]"; exit 0; }
+
+# serve ARGS...: perf-sql serve on a free loopback port; sets SPID and PORT once collecting
+serve() {
+	"$PERF_SQL" serve --listen 127.0.0.1:0 "$@" 2> "$T/serve.err" & SPID=$!
+	for _ in $(seq 200); do
+		PORT=$(sed -n 's|^perf-sql: serving http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$T/serve.err" 2>/dev/null)
+		[ -n "$PORT" ] && return 0
+		kill -0 "$SPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "serve: [skipped: perf-sql serve did not start: $(tail -1 "$T/serve.err")]"
+	exit 0
+}
+stop() { kill -TERM "$SPID" && wait "$SPID"; SPID=; }
+# on-CPU ns of every thread of PID
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'; }
+now() { date +%s.%N; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "-" }'; }
+metric() { curl -s "http://127.0.0.1:$PORT/metrics" | awk -v s="$1" '$1 == s { print $2; exit }'; }
+
+# (1) CPU per scrape, 1,000 series
+serve -i 1000 --name k "with recursive k(i) as (select 1 union all select i + 1 from k where i < 1000)
+	select printf('%04d', i) as key, i as value from k" \
+	--name n "select count(*) as n from sys_enter_getppid"
+sleep 1.5
+curl -s -H "Accept: $OM" "http://127.0.0.1:$PORT/metrics" > "$T/one"
+series=$(grep -c '^perf_sql_k_value{' "$T/one")
+size=$(wc -c < "$T/one")
+c0=$(cpu_ns "$SPID"); t0=$(now)
+sleep 5
+c1=$(cpu_ns "$SPID"); t1=$(now)
+curl -s -H "Accept: $OM" "http://127.0.0.1:$PORT/metrics?[1-$SCRAPES]" > /dev/null
+c2=$(cpu_ns "$SPID"); t2=$(now)
+stop
+awk -v c0="$c0" -v c1="$c1" -v c2="$c2" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v n="$SCRAPES" \
+	-v series="$series" -v size="$size" 'BEGIN {
+	idle = (c1 - c0) / (t1 - t0)          # ns of CPU per second without scrapes
+	per = ((c2 - c1) - idle * (t2 - t1)) / n
+	printf "serve: %d series (%.0f KB OpenMetrics): perf-sql CPU per scrape %.1f us (%d scrapes in %.2f s, one keep-alive connection); without scrapes %.2f ms of CPU per 1 s window (both formats rendered)\n",
+		series, size / 1000, per / 1000, n, t2 - t1, idle / 1e6 }'
+
+# (2) slowdown of a traced workload, with and without 1 scrape per second
+run_loop() { taskset -c 0 "$WL/getppid_loop" -t "$SECS" | sed -n 's/^calls=\([0-9]*\) ns=\([0-9]*\)$/\2 \1/p' |
+	awk '{ printf "%.2f\n", $1 / $2 }'; }
+for ((r = 0; r < REPS; r++)); do
+	run_loop >> "$T/base"
+	for mode in serve scrape; do
+		serve -i 1000 -m "$PAGES" --name g "select count(_cpu) as n from sys_enter_getppid where comm = 'getppid_loop'"
+		sleep 1.2
+		if [ $mode = scrape ]; then
+			(while :; do curl -s -H "Accept: $OM" "http://127.0.0.1:$PORT/metrics" > /dev/null; sleep 1; done) &
+			SCRAPER=$!
+		fi
+		run_loop >> "$T/$mode"
+		sleep 1.2
+		echo "$(metric perf_sql_g_n_total) $(metric 'perf_sql_events_lost_total{table="syscalls:sys_enter_getppid"}')" >> "$T/$mode.ev"
+		[ -n "$SCRAPER" ] && { kill "$SCRAPER"; wait "$SCRAPER"; } 2>/dev/null
+		SCRAPER=
+		stop
+	done
+done
+b=$(median < "$T/base"); s=$(median < "$T/serve"); sc=$(median < "$T/scrape")
+ev() { awk '{ r += $1; l += $2 } END { printf "%d received, %d lost", r, l }' "$T/$1.ev"; }
+awk -v b="$b" -v s="$s" -v c="$sc" -v secs="$SECS" -v reps="$REPS" 'BEGIN {
+	printf "serve: getppid_loop -t %s on CPU 0, median of %d: untraced %.1f ns/call, under perf-sql serve %.1f ns/call (x%.2f), with 1 scrape/s %.1f ns/call (x%.2f); with / without scrapes %.3f (target 1.00)\n",
+		secs, reps, b, s, s / b, c, c / b, c / s }'
+echo "serve: events over the traced runs: without scrapes $(ev serve); with 1 scrape/s $(ev scrape)"
