@@ -1,12 +1,17 @@
 /*
- * core/perf_glue.c - access to libperf's per-event fd array (see core/perf_glue.h).
+ * core/perf_glue.c - access to libperf's per-event fd array and ring reader (see
+ * core/perf_glue.h).
  * libperf 6.1 has no public getter for an event's fds; its internal header is stable within the
  * version setup builds, and this is the only file that includes it.
  */
 #include <errno.h>
+#include <string.h>
+#include <unistd.h>
 #include <sys/ioctl.h>
 #include <linux/perf_event.h>
 #include <internal/evsel.h>
+#include <internal/mmap.h>
+#include <perf/event.h>
 #include <internal/xyarray.h>
 #include <perf/cpumap.h>
 #include <perf/threadmap.h>
@@ -39,3 +44,23 @@ void evsel__set_system_wide(struct perf_evsel *evsel)
 {
 	evsel->system_wide = true;
 }
+
+union perf_event *mmap__whole_event(struct perf_mmap *map, union perf_event *ev)
+{
+	size_t size = ev ? ev->header.size : 0, first;
+	const unsigned char *data;
+	uint64_t start;
+
+	if ((void *)ev != (void *)map->event_copy || size <= sizeof(union perf_event) ||
+	    size > sizeof(map->event_copy))
+		return ev;
+	/* read advanced map->start past the record: it began size bytes before */
+	data = (const unsigned char *)map->base + sysconf(_SC_PAGESIZE);
+	start = (map->start - size) & (uint64_t)map->mask;
+	first = (size_t)map->mask + 1 - start;
+	memcpy(map->event_copy, data + start, first < size ? first : size);
+	if (first < size)
+		memcpy(map->event_copy + first, data, size - first);
+	return ev;
+}
+

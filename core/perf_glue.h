@@ -11,4 +11,14 @@ int evsel__fd(struct perf_evsel *evsel, int cpu_idx, int thread);
 int evsel__set_filter(struct perf_evsel *evsel, const char *filter);
 /* marks evsel as opened on every CPU whatever the evlist's threads (before set_maps) */
 void evsel__set_system_wide(struct perf_evsel *evsel);
+
+struct perf_mmap;
+union perf_event;
+/*
+ * ev as perf_mmap__read_event() returned it, whole: libperf 6.1 copies a record that wraps
+ * around the ring's end into its buffer only up to sizeof(union perf_event) (4168 bytes), so
+ * the rest of a bigger one (an 8 KiB user stack copy, a large raw tracepoint) is stale. Such a
+ * record is copied again whole; any other is returned as it is. Call before consuming it.
+ */
+union perf_event *mmap__whole_event(struct perf_mmap *map, union perf_event *ev);
 #endif

@@ -196,7 +196,7 @@ static void drain_one(struct session *s, struct perf_evlist *evlist)
 		if (perf_mmap__read_init(map) < 0)
 			continue;
 		while ((ev = perf_mmap__read_event(map)) != NULL) {
-			ring__handle(s, ev);
+			ring__handle(s, mmap__whole_event(map, ev));
 			perf_mmap__consume(map);
 		}
 		perf_mmap__read_done(map);

@@ -18,7 +18,9 @@ hold "$dir" "$WL/chain" 1
 unset PAD
 perf record -q -F 999 --call-graph dwarf -o "$dir/perf.data" -p "$HELD" 2>"$dir/perf.err" &
 BG+=($!)
-"$PERF_SQL" --call-graph dwarf -p "$HELD" "select folded_stack(stack) from cpu_clock(999)
+# -m 16: 64 KiB rings, so about one 8 KiB sample in eight wraps around a ring's end (read whole:
+# core/perf_glue.c mmap__whole_event)
+"$PERF_SQL" -m 16 --call-graph dwarf -p "$HELD" "select folded_stack(stack) from cpu_clock(999)
 	where ip > 0" > "$dir/ours" 2>"$dir/ours.err" &
 BG+=($!)
 wait_perf_fds "${BG[1]}"
@@ -48,10 +50,8 @@ in_c=$(awk '$1 ~ /;chain_c$/ { s += $2 } END { print s + 0 }' "$dir/ours")
 shallow=$(awk '$1 == "chain;chain_c" { s += $2 } END { print s + 0 }' "$dir/ours")
 other=$((in_c - ok - shallow))
 echo "ok: perf-sql: $ok of $in_c samples in chain_c unwound to $WANT; perf: $perf_n of $perf_all to $perf_stack"
-[ "$ok" -ge $((in_c * 9 / 10)) ] && [ "$ok" -gt 100 ] ||
-	fail "too few full stacks: $ok of $in_c: $(cat "$dir/ours")"
-# the only other shape is the leaf alone: the kernel's copy of the stack came back empty
-eq "$other" 0 "samples in chain_c with any other stack (shallow, empty copy: $shallow)"
+[ "$ok" -gt 100 ] || fail "too few full stacks: $ok of $in_c: $(cat "$dir/ours")"
+eq "$((other + shallow))" 0 "samples in chain_c with any other stack"
 depth_ours=$(echo "$WANT" | tr ';' '\n' | wc -l)
 depth_perf=$(echo "$perf_stack" | tr ';' '\n' | wc -l)
 [ "$depth_ours" -ge "$depth_perf" ] || fail "perf is deeper: $depth_perf > $depth_ours"
