@@ -9,8 +9,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 command -v unshare >/dev/null || skip "unshare is not installed (util-linux)"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/root
-# (under `make asan`, MAKEFLAGS carries SANITIZE and OPT: the sanitized binary is installed)
-make -s -C "$root" install DESTDIR="$dest" PREFIX=/usr > "$tmp/make.out" 2>&1 ||
+# (under `make asan`, MAKEFLAGS carries SANITIZE and OPT: the sanitized binary is installed;
+# BUILD, set for the tests to the build directory, would be taken as the top of it)
+env -u BUILD make -s -C "$root" install DESTDIR="$dest" PREFIX=/usr > "$tmp/make.out" 2>&1 ||
 	fail "make install: $(cat "$tmp/make.out")"
 for f in usr/bin/perf-sql usr/lib/perf-sql/perf_sql.so usr/share/man/man1/perf-sql.1 \
 	 usr/share/man/man7/perf-sql-profilers.7 usr/share/bash-completion/completions/perf-sql \
@@ -61,14 +62,14 @@ table csv json" "$what: bash-completion loads the completion; perf-sql -f <Tab>"
 }
 installed "make install" ""
 
-make -s -C "$root" uninstall DESTDIR="$dest" PREFIX=/usr > "$tmp/make.out" 2>&1 ||
+env -u BUILD make -s -C "$root" uninstall DESTDIR="$dest" PREFIX=/usr > "$tmp/make.out" 2>&1 ||
 	fail "make uninstall: $(cat "$tmp/make.out")"
 eq "$(find "$dest" -type f | wc -l)" 0 "files left by make uninstall"
 
 # the Debian package (MAKEFLAGS of a make asan run stay out of it: make deb clears them)
 command -v dpkg-buildpackage >/dev/null && command -v lintian >/dev/null ||
 	skip "dpkg-buildpackage or lintian is not installed (make setup installs both); make install passed"
-make -s -C "$root" deb > "$tmp/deb.out" 2>&1 || fail "make deb: $(tail -n 30 "$tmp/deb.out")"
+env -u BUILD make -s -C "$root" deb > "$tmp/deb.out" 2>&1 || fail "make deb: $(tail -n 30 "$tmp/deb.out")"
 deb=$root/build/debs/perf-sql_${version}_$(dpkg --print-architecture).deb
 [ -f "$deb" ] || fail "make deb: no $deb"
 echo "ok: make deb: ${deb#$root/} ($(stat -c %s "$deb") bytes)"
