@@ -36,12 +36,12 @@ static double now_unix(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static double now_mono(void)
+static uint64_t now_mono_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 struct metrics *metrics__new(long max_series)
@@ -378,7 +378,7 @@ void metrics__window_begin(struct metrics *m)
 		rehash(m, m->nr_series);
 	m->window++;
 	for (int f = 0; f < m->nr_fam; f++)
-		m->fam[f].query_seconds = 0;
+		m->fam[f].query_ns = 0;
 }
 
 static enum col_kind kind_of(sqlite3_stmt *st, int i, int type)
@@ -475,7 +475,7 @@ static void apply_row(struct metrics *m, struct mstmt *ms, struct series *s, str
 int metrics__step(struct metrics *m, int k, sqlite3_stmt *st)
 {
 	struct mstmt *ms = &m->st[k];
-	double t0 = now_mono();
+	uint64_t t0 = now_mono_ns();
 	int rc;
 
 	sqlite3_reset(st);
@@ -484,7 +484,7 @@ int metrics__step(struct metrics *m, int k, sqlite3_stmt *st)
 			rc = SQLITE_NOMEM;
 			break;
 		}
-	m->fam[ms->family].query_seconds += now_mono() - t0;
+	m->fam[ms->family].query_ns += now_mono_ns() - t0;
 	if (rc == SQLITE_DONE) {
 		for (long r = 0; r < ms->nr_stage; r++) {
 			struct series *s = series_get(m, k, &ms->stage[r].labels);

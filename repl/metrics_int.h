@@ -66,7 +66,7 @@ struct mstmt {
 struct family {
 	char name[NAME_MAX_LEN];    /* sanitized */
 	char *help;
-	double query_seconds;       /* this window */
+	uint64_t query_ns;          /* this window */
 	uint64_t errors;
 };
 

@@ -158,7 +158,7 @@ static void render_health(struct mbuf *b, enum metrics_format fmt, const struct 
 		for (int f = 0; f < m->nr_fam; f++) {
 			snprintf(label, sizeof(label), "family=\"%s\"", m->fam[f].name);
 			sample(b, base, e ? "_total" : "", "", label,
-			       e ? (double)m->fam[f].errors : m->fam[f].query_seconds);
+			       e ? (double)m->fam[f].errors : (double)m->fam[f].query_ns / 1e9);
 		}
 	}
 	render_tables(b, fmt, h);
