@@ -11,6 +11,7 @@
  * (3) Files (dsos) are cached by path and shared by every process that maps them; an address
  *     becomes file offset (addr - start + pgoff), then a vaddr (+ load bias), then a symbol.
  * (4) Anonymous executable memory is looked up in /tmp/perf-PID.map (JITs), if there is one.
+ * (5) [vdso] mappings are perf-sql's own vDSO image, copied into a memfd (vdso_file()).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -20,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "symbols/dso.h"
@@ -47,6 +50,8 @@ struct symbols {
 	struct proc *procs;
 	size_t nr_procs, cap_procs;
 	size_t last_proc;        /* index of the last one found: stacks come in runs of a pid */
+	bool vdso_tried;
+	int vdso_fd;             /* a memfd holding perf-sql's own vDSO image (-1: none) */
 	struct unwind_stats ustats;
 };
 
@@ -78,7 +83,54 @@ void symbols__free(struct symbols *sy)
 	}
 	free(sy->dsos);
 	free(sy->procs);
+	if (sy->vdso_tried && sy->vdso_fd >= 0)
+		close(sy->vdso_fd);
 	free(sy);
+}
+
+/* the size of perf-sql's own vDSO mapping, which starts at base */
+static size_t own_vdso_size(unsigned long base)
+{
+	unsigned long long start, end;
+	char line[512];
+	size_t size = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2 &&
+		    start == base)
+			size = (size_t)(end - start);
+	if (f)
+		fclose(f);
+	return size;
+}
+
+/*
+ * The vDSO as a file: every 64-bit process of one kernel maps the same image, so perf-sql's own
+ * (AT_SYSINFO_EHDR) is copied once into a memfd, whose /proc/self/fd path opens as any binary:
+ * its symbols (.dynsym) and .eh_frame name and unwind frames in clock_gettime() and the like.
+ */
+static bool vdso_file(struct symbols *sy, char *out, size_t len)
+{
+	unsigned long base;
+	size_t size;
+	int fd;
+
+	if (!sy->vdso_tried) {
+		sy->vdso_tried = true;
+		sy->vdso_fd = -1;
+		base = getauxval(AT_SYSINFO_EHDR);
+		size = base ? own_vdso_size(base) : 0;
+		fd = size ? memfd_create("perf-sql-vdso", MFD_CLOEXEC) : -1;
+		if (fd >= 0 && write(fd, (const void *)base, size) == (ssize_t)size)
+			sy->vdso_fd = fd;
+		else if (fd >= 0)
+			close(fd);
+	}
+	if (sy->vdso_fd < 0)
+		return false;
+	snprintf(out, len, "/proc/self/fd/%d", sy->vdso_fd);
+	return true;
 }
 
 static struct dso *dso_get(struct symbols *sy, const char *path, uint32_t pid)
@@ -101,7 +153,9 @@ static struct dso *dso_get(struct symbols *sy, const char *path, uint32_t pid)
 	d->fd = d->dbg_fd = -1;
 	/* through the process's root, so a container's files are the ones it maps */
 	snprintf(real, sizeof(real), "/proc/%u/root%s", pid, path);
-	if (access(real, R_OK))
+	if (path[0] != '/' && !vdso_file(sy, real, sizeof(real)))
+		snprintf(real, sizeof(real), "/nonexistent");
+	else if (path[0] == '/' && access(real, R_OK))
 		snprintf(real, sizeof(real), "%s", path);
 	d->real = strdup(real);
 	if (!stat(real, &st)) {
@@ -111,6 +165,12 @@ static struct dso *dso_get(struct symbols *sy, const char *path, uint32_t pid)
 	d->loaded = elf_syms__load(real, &d->syms, &d->bias) == 0;
 	sy->dsos[sy->nr_dsos++] = d;
 	return d;
+}
+
+/* the dso of a mapping's file: a path, or the vDSO; NULL for anonymous memory */
+static struct dso *map_dso(struct symbols *sy, const char *path, uint32_t pid)
+{
+	return path[0] == '/' || !strcmp(path, "[vdso]") ? dso_get(sy, path, pid) : NULL;
 }
 
 static struct proc *proc_find(struct symbols *sy, uint32_t pid)
@@ -191,7 +251,7 @@ void symbols__add_map(struct symbols *sy, uint32_t pid, uint64_t start, uint64_t
 			return;
 	}
 	map_add(p, (struct map){ start, start + len, pgoff,
-				 path[0] == '/' ? dso_get(sy, path, pid) : NULL });
+				 map_dso(sy, path, pid) });
 }
 
 void symbols__note_pid(struct symbols *sy, uint32_t pid)
@@ -213,7 +273,7 @@ void symbols__note_pid(struct symbols *sy, uint32_t pid)
 			   file) < 4 || perms[2] != 'x')
 			continue;
 		map_add(p, (struct map){ start, end, off,
-					 file[0] == '/' ? dso_get(sy, file, pid) : NULL });
+					 map_dso(sy, file, pid) });
 	}
 	fclose(f);
 	load_jit_map(p);

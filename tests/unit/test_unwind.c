@@ -5,10 +5,12 @@
  * unwind__user() must name every frame up to _start; plus the DWARF expression cases CFI uses
  * (PLT entries), the chain splice of --call-graph auto, and empty or short copies.
  */
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/auxv.h>
 #include <linux/perf_event.h>
 #include "core/session.h"
 #include "symbols/symbols.h"
@@ -152,9 +154,55 @@ static void test_chain(void)
 	symbols__free(sy);
 }
 
+/* __vdso_clock_gettime's run-time address in this process, from the vDSO image's .dynsym */
+static uint64_t vdso_func(void)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	uint64_t addr = 0;
+
+	elf_version(EV_CURRENT);
+	elf = base ? elf_memory((char *)base, 1 << 16) : NULL;
+	while (elf && !addr && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d = elf_getdata(scn, NULL);
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !d)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (gelf_getsym(d, (int)i, &sym) && (n = elf_strptr(elf, sh.sh_link, sym.st_name)) &&
+			    !strcmp(n, "__vdso_clock_gettime"))
+				addr = base + sym.st_value;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	return addr;
+}
+
+/* [vdso] mappings are named from perf-sql's own vDSO image (symbols.c vdso_file) */
+static void test_vdso(void)
+{
+	struct symbols *sy = symbols__new();
+	uint64_t addr = vdso_func(), off = 0;
+	const char *dso = NULL, *name;
+
+	T(addr != 0, "this process has a vDSO with __vdso_clock_gettime");
+	name = symbols__resolve(sy, (uint32_t)getpid(), addr + 4, 0, &off, &dso);
+	T(name && !strcmp(name, "__vdso_clock_gettime") && off == 4 && dso && !strcmp(dso, "[vdso]"),
+	  "a vDSO address is named: %s+%llu (%s)", name ? name : "-", (unsigned long long)off,
+	  dso ? dso : "-");
+	symbols__free(sy);
+}
+
 int main(void)
 {
 	RUN(test_own_stack);
+	RUN(test_vdso);
 	RUN(test_chain);
 	return t_done("unwind");
 }
