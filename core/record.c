@@ -91,6 +91,64 @@ static int write_run(void *ctx_, const void *rows, size_t len)
 	return ret;
 }
 
+struct buf {
+	uint8_t *p;
+	size_t len, cap;
+	int err;
+};
+
+static void *buf_room(struct buf *b, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t ncap = b->cap ? b->cap * 2 : 65536;
+		void *p;
+
+		while (ncap < b->len + n)
+			ncap *= 2;
+		if (!(p = realloc(b->p, ncap))) {
+			b->err = -ENOMEM;
+			return NULL;
+		}
+		b->p = p;
+		b->cap = ncap;
+	}
+	b->len += n;
+	return b->p + b->len - n;
+}
+
+/* CAP_MAPS entry: u32 pid, u32 path length (0: the pid exec'd), u64 start, end, pgoff, path */
+static void add_map(void *arg, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *path)
+{
+	uint32_t plen = path ? (uint32_t)strlen(path) : 0;
+	uint64_t end = start + len;
+	uint8_t *e = buf_room(arg, 32 + plen);
+
+	if (!e)
+		return;
+	memcpy(e, &pid, 4);
+	memcpy(e + 4, &plen, 4);
+	memcpy(e + 8, &start, 8);
+	memcpy(e + 16, &end, 8);
+	memcpy(e + 24, &pgoff, 8);
+	if (plen)
+		memcpy(e + 32, path, plen);
+}
+
+/* the mappings learnt since the last window, before its rows: a replay names stacks with them */
+static int write_maps(struct session *s, struct capture_writer *w)
+{
+	struct buf b = { 0 };
+	int ret;
+
+	if (!s->maps_since)
+		return 0;
+	s->maps_since(s->stack_ctx, &s->maps_cursor, add_map, &b);
+	ret = b.err ? b.err : b.len ? capture__write(w, CAP_MAPS, b.p, b.len) : 0;
+	free(b.p);
+	return ret;
+}
+
 int record__window(struct session *s, struct capture_writer *w)
 {
 	size_t n = (size_t)s->nr_src * (size_t)s->nr_cpus, off = 12;
@@ -100,6 +158,7 @@ int record__window(struct session *s, struct capture_writer *w)
 
 	if (!b)
 		return -ENOMEM;
+	ret = write_maps(s, w);
 	for (int i = 0; i < s->nr_src && !ret; i++)
 		for (int c = 0; c < s->nr_cpus && !ret; c++) {
 			struct run_ctx ctx = { w, (uint32_t)i, (uint32_t)c };

@@ -177,7 +177,7 @@ static int load(struct session *s, struct replay *r, const char *path, struct er
 			ret = read_table(s, r, data, len, e);
 		else if (type == CAP_COMMS)
 			read_comms(s, data, len);
-		else if (type == CAP_RECORDS || type == CAP_WINDOW)
+		else if (type == CAP_RECORDS || type == CAP_WINDOW || type == CAP_MAPS)
 			ret = keep_block(r, type, capture__take(cr), len) ?
 				      err_set(e, -ENOMEM, "out of memory") : 0;
 		if (ret < 0)
@@ -305,6 +305,29 @@ static void apply_window(struct session *s, struct replay *r, const uint8_t *b, 
 	}
 }
 
+/* CAP_MAPS entries (core/record.c) to the symbols layer, in order; a short entry ends them */
+static void apply_maps(struct session *s, const uint8_t *b, size_t len)
+{
+	char path[4096];
+
+	for (size_t off = 0; s->on_mmap && off + 32 <= len;) {
+		uint32_t pid, plen;
+		uint64_t start, end, pgoff;
+
+		memcpy(&pid, b + off, 4);
+		memcpy(&plen, b + off + 4, 4);
+		memcpy(&start, b + off + 8, 8);
+		memcpy(&end, b + off + 16, 8);
+		memcpy(&pgoff, b + off + 24, 8);
+		if (plen >= sizeof(path) || plen > len - off - 32 || end < start)
+			return;
+		memcpy(path, b + off + 32, plen);
+		path[plen] = '\0';
+		s->on_mmap(s->stack_ctx, pid, start, end - start, pgoff, plen ? path : NULL);
+		off += 32 + plen;
+	}
+}
+
 int session__run_replay(struct session *s, window_fn on_window, void *ctx, struct err *e)
 {
 	struct replay *r = s->replay;
@@ -322,6 +345,10 @@ int session__run_replay(struct session *s, window_fn on_window, void *ctx, struc
 			next_tick = now_ns(CLOCK_MONOTONIC) + SESSION_TICK_MS * 1000000ull;
 		}
 
+		if (b->type == CAP_MAPS) {
+			apply_maps(s, b->data, b->len);
+			continue;
+		}
 		if (b->type == CAP_RECORDS && b->len >= 8) {
 			memcpy(hdr, b->data, 8);
 			src = source_of(s, r, hdr[0]);

@@ -158,6 +158,13 @@ struct session {
 	void (*on_mmap)(void *ctx, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 			const char *filename);
 	bool need_mmaps;
+	/* set by the symbols layer: the file mappings learnt since *cursor, in order, each given
+	 * to fn as on_mmap takes them (for captures: record writes them, replay gives them back) */
+	void (*maps_since)(void *ctx, size_t *cursor,
+			   void (*fn)(void *arg, uint32_t pid, uint64_t start, uint64_t len,
+				      uint64_t pgoff, const char *filename),
+			   void *arg);
+	size_t maps_cursor;          /* record: the mappings written so far */
 	/* set by the symbols layer: smp's call chain with its user part unwound from the stack
 	 * copy (--call-graph dwarf/auto) into chain (at most max entries); returns its length */
 	size_t (*on_user_stack)(void *ctx, const struct sample *smp, uint64_t *chain, size_t max);

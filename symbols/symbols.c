@@ -52,6 +52,14 @@ struct symbols {
 	size_t last_proc;        /* index of the last one found: stacks come in runs of a pid */
 	bool vdso_tried;
 	int vdso_fd;             /* a memfd holding perf-sql's own vDSO image (-1: none) */
+	bool offline;            /* replaying: no /proc of this machine's processes */
+	/* every file mapping learnt, in order (dso NULL: the pid exec'd), for captures */
+	struct maplog {
+		uint32_t pid;
+		uint64_t start, end, pgoff;
+		struct dso *dso;
+	} *log;
+	size_t nr_log, cap_log;
 	struct unwind_stats ustats;
 };
 
@@ -85,6 +93,7 @@ void symbols__free(struct symbols *sy)
 	free(sy->procs);
 	if (sy->vdso_tried && sy->vdso_fd >= 0)
 		close(sy->vdso_fd);
+	free(sy->log);
 	free(sy);
 }
 
@@ -221,10 +230,27 @@ static struct proc *proc_new(struct symbols *sy, uint32_t pid)
 	return p;
 }
 
-static void map_add(struct proc *p, struct map m)
+static void log_map(struct symbols *sy, uint32_t pid, const struct map *m)
+{
+	if (sy->nr_log == sy->cap_log) {
+		size_t ncap = sy->cap_log ? sy->cap_log * 2 : 256;
+		struct maplog *n = realloc(sy->log, ncap * sizeof(*n));
+
+		if (!n)
+			return;
+		sy->log = n;
+		sy->cap_log = ncap;
+	}
+	sy->log[sy->nr_log++] = (struct maplog){ pid, m ? m->start : 0, m ? m->end : 0,
+						 m ? m->pgoff : 0, m ? m->dso : NULL };
+}
+
+static void map_add(struct symbols *sy, struct proc *p, struct map m)
 {
 	struct map *n = realloc(p->maps, (p->nr + 1) * sizeof(*n));
 
+	if (m.dso)
+		log_map(sy, p->pid, &m);
 	if (!n)
 		return;
 	p->maps = n;
@@ -240,8 +266,10 @@ void symbols__add_map(struct symbols *sy, uint32_t pid, uint64_t start, uint64_t
 	struct proc *p = proc_find(sy, pid);
 
 	if (!path) {
-		if (p)
+		if (p) {
 			p->nr = 0;
+			log_map(sy, pid, NULL);
+		}
 		return;
 	}
 	if (!p) {   /* first news of pid: what it mapped before, then this */
@@ -250,8 +278,7 @@ void symbols__add_map(struct symbols *sy, uint32_t pid, uint64_t start, uint64_t
 		if (!p && !(p = proc_new(sy, pid)))
 			return;
 	}
-	map_add(p, (struct map){ start, start + len, pgoff,
-				 map_dso(sy, path, pid) });
+	map_add(sy, p, (struct map){ start, start + len, pgoff, map_dso(sy, path, pid) });
 }
 
 void symbols__note_pid(struct symbols *sy, uint32_t pid)
@@ -261,7 +288,7 @@ void symbols__note_pid(struct symbols *sy, uint32_t pid)
 	struct proc *p;
 	FILE *f;
 
-	if (!pid || proc_find(sy, pid) || !(p = proc_new(sy, pid)))
+	if (!pid || proc_find(sy, pid) || !(p = proc_new(sy, pid)) || sy->offline)
 		return;
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
 	f = fopen(path, "re");
@@ -272,8 +299,7 @@ void symbols__note_pid(struct symbols *sy, uint32_t pid)
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off,
 			   file) < 4 || perms[2] != 'x')
 			continue;
-		map_add(p, (struct map){ start, end, off,
-					 map_dso(sy, file, pid) });
+		map_add(sy, p, (struct map){ start, end, off, map_dso(sy, file, pid) });
 	}
 	fclose(f);
 	load_jit_map(p);
@@ -313,6 +339,23 @@ struct dso *symbols__dso_at(struct symbols *sy, uint32_t pid, uint64_t addr, uin
 		return NULL;
 	*vaddr_out = addr - m->start + m->pgoff + (uint64_t)m->dso->bias;
 	return m->dso;
+}
+
+void symbols__set_offline(struct symbols *sy)
+{
+	sy->offline = true;
+}
+
+void symbols__maps_since(struct symbols *sy, size_t *cursor,
+			 void (*fn)(void *arg, uint32_t pid, uint64_t start, uint64_t len,
+				    uint64_t pgoff, const char *path),
+			 void *arg)
+{
+	for (; *cursor < sy->nr_log; (*cursor)++) {
+		const struct maplog *l = &sy->log[*cursor];
+
+		fn(arg, l->pid, l->start, l->end - l->start, l->pgoff, l->dso ? l->dso->path : NULL);
+	}
 }
 
 bool symbols__mapped(struct symbols *sy, uint32_t pid, uint64_t addr)

@@ -23,6 +23,14 @@ void symbols__add_map(struct symbols *sy, uint32_t pid, uint64_t start, uint64_t
  */
 const char *symbols__resolve(struct symbols *sy, uint32_t pid, uint64_t addr, int kernel,
 			     uint64_t *off_out, const char **dso_out);
+/* Replaying: pids are another machine's, so /proc is never read for them. */
+void symbols__set_offline(struct symbols *sy);
+/* The file mappings learnt since *cursor (then advanced), in order, as symbols__add_map() takes
+ * them (path NULL: the pid exec'd): what a capture keeps to name its stacks later. */
+void symbols__maps_since(struct symbols *sy, size_t *cursor,
+			 void (*fn)(void *arg, uint32_t pid, uint64_t start, uint64_t len,
+				    uint64_t pgoff, const char *path),
+			 void *arg);
 /* The base name of the file pid maps at addr and addr's offset in it (binary+0xOFFSET: still
  * meaningful after the process is gone), or NULL for no file. */
 const char *symbols__file_offset(struct symbols *sy, uint32_t pid, uint64_t addr,

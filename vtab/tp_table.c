@@ -571,6 +571,14 @@ static size_t user_stack(void *sy, const struct sample *smp, uint64_t *chain, si
 	return unwind__chain(sy, smp, chain, max);
 }
 
+static void maps_since(void *sy, size_t *cursor,
+		       void (*fn)(void *arg, uint32_t pid, uint64_t start, uint64_t len,
+				  uint64_t pgoff, const char *path),
+		       void *arg)
+{
+	symbols__maps_since(sy, cursor, fn, arg);
+}
+
 static void free_symbols(void *sy)
 {
 	symbols__free(sy);
@@ -589,6 +597,9 @@ int vtabs__register(sqlite3 *db, struct session *s)
 		s->stack_ctx_free = free_symbols;
 		s->on_mmap = add_map;
 		s->on_user_stack = user_stack;
+		s->maps_since = maps_since;
+		if (s->replay)   /* the capture's pids are not this machine's */
+			symbols__set_offline(s->stack_ctx);
 	}
 	/* the aux array lives as long as the connection: freed by the first module's destructor */
 	for (int i = 0; i < n; i++) {

@@ -40,3 +40,12 @@ err=$("$PERF_SQL" "select stack_text(stack, ';', 'srclines') from cpu_clock(99)"
 [[ "$err" == *"stack_text: no such option 'srclines'; choices: srcline inline noinline"* ]] ||
 	fail "bad option: $err"
 echo "ok: an unknown option is one line naming the choices"
+# a capture keeps the frames and the mappings: its replay names them, with the same lines
+"$PERF_SQL" record -o "$dir/c.cap" "select stack from cpu_clock(999) where _pid = workload_pid()" \
+	-- "$WL/chain" 1 2>/dev/null || fail "perf-sql record"
+rep=$(q -r "$dir/c.cap" "select stack_text(stack, ';', 'srcline') from cpu_clock
+	group by 1 order by count(*) desc limit 1")
+line_of() { grep -n "$1" tests/workloads/chain.c | head -1 | cut -d: -f1; }
+want="chain_b (chain.c:$(line_of 'int r = chain_c('));chain_a (chain.c:$(line_of 'int r = chain_b('));main (chain.c:$(line_of 'chain_a((int)secs)'));"
+[[ "$rep" == "chain_c (chain.c:"*");$want"* ]] || fail "replayed stack: $rep, expected chain_c (...);$want.."
+echo "ok: a replayed capture names its stacks with source lines: ${rep:0:70}..."
