@@ -49,3 +49,9 @@ line_of() { grep -n "$1" tests/workloads/chain.c | head -1 | cut -d: -f1; }
 want="chain_b (chain.c:$(line_of 'int r = chain_c('));chain_a (chain.c:$(line_of 'int r = chain_b('));main (chain.c:$(line_of 'chain_a((int)secs)'));"
 [[ "$rep" == "chain_c (chain.c:"*");$want"* ]] || fail "replayed stack: $rep, expected chain_c (...);$want.."
 echo "ok: a replayed capture names its stacks with source lines: ${rep:0:70}..."
+# --inline: every stack function lists inlined frames (folded: outermost first)
+fold=$(q --inline "select folded_stack(stack) from cpu_clock(999) where _pid = workload_pid()
+	and ip > 0" -- "$WL/chain" 1 | tr -d '"')
+[[ "$fold" == *";main;chain_a;chain_b;chain_c;chain_spin (inlined) "* ]] ||
+	fail "--inline folded lines: ${fold:0:300}"
+echo "ok: --inline folds chain_spin (inlined) under chain_c"

@@ -90,3 +90,15 @@ top=$(DEBUGINFOD_CACHE_PATH=$dir/cache q "select stack_text(stack, ';') from cpu
 [[ "$top" == "chain_c+0x"*"(nolink);chain_b+0x"*"(nolink);chain_a+0x"*";main+0x"* ]] ||
 	fail "through the debuginfod cache: $top"
 echo "ok: a build-id in the debuginfod cache names the frames: ${top:0:60}..."
+# bad values: one line naming what is wanted, exit 2
+err=$("$PERF_SQL" --call-graph lbr "select 1" 2>&1); rc=$?
+eq "$rc" 2 "exit status of --call-graph lbr"
+[[ "$err" == *"no such call graph 'lbr'; choices: auto fp dwarf"* ]] || fail "message: $err"
+err=$("$PERF_SQL" --stack-size 70000 "select 1" 2>&1); rc=$?
+eq "$rc" 2 "exit status of --stack-size 70000"
+[[ "$err" == *"--stack-size '70000': expected a size from 8 to 65528 bytes"* ]] || fail "message: $err"
+# --stack-size reaches the kernel: a 512-byte copy is too short for chain's 7 frames
+short=$(q --call-graph dwarf --stack-size 512 "select max(stack_depth(stack)) from cpu_clock(999)
+	where _pid = workload_pid() and ip > 0" -- "$WL/chain" 1)
+[ "$short" -ge 1 ] && [ "$short" -lt 7 ] || fail "--stack-size 512: depth $short"
+echo "ok: --stack-size 512 gives stacks of at most $short frames"
