@@ -301,8 +301,7 @@ static void for_each_evlist(struct session *s, void (*fn)(struct perf_evlist *))
 
 /*
  * A filter the kernel refuses is noted and replaced by a weaker one: SQLite checks every WHERE
- * term anyway; under -p/-t the targets' rows are then picked in user space; elsewhere the self
- * filter alone is set (and noted if it is refused too).
+ * term anyway; the self filter alone is set (and noted if it is refused too).
  */
 static void set_filters(struct session *s)
 {
@@ -319,12 +318,6 @@ static void set_filters(struct session *s)
 		source__note(src, "the kernel refused the filter (%s): the WHERE filter is applied in "
 			     "user space", strerror(-ret));
 		src->filter[0] = '\0';
-		if (src->task_fields[0] && !src->tree_filter) {
-			if (!src->task_filter_user)
-				source__note(src, "the targets' rows are picked in user space");
-			src->task_filter_user = true;
-			continue;
-		}
 		target__self_filter(s, src, self_f, sizeof(self_f));
 		if (self_f[0] && (ret = evsel__set_filter(src->evsel, self_f)))
 			source__note(src, "the kernel refused \"%s\" too (%s): perf-sql's own rows are "

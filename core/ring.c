@@ -108,8 +108,7 @@ static void handle_sample(struct session *s, const union perf_event *ev, bool he
 			m->src->dropped[idx]++;
 		return;
 	}
-	if ((m->src->tree_filter && !tree__keeps(&s->tree, m->src, &smp)) ||
-	    (m->src->task_filter_user && !target__in_targets(s, m->src, &smp))) {
+	if (m->src->tree_filter && !tree__keeps(&s->tree, m->src, &smp)) {
 		m->src->filtered[idx]++;
 		return;
 	}

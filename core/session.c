@@ -180,13 +180,11 @@ static struct source *new_source(struct session *s, struct tp_event *ev, struct 
 		goto nomem;
 	if (s->nr_tids || (s->opts.workload && !s->opts.all))
 		set_task_fields(src);
-	/* a workload's tree is known only as it forks: its rows are picked in user space, from
-	 * every CPU, on the task fields and the task itself (core/tree.c). -p/-t/--cgroup keep
-	 * the kernel filter on the targets' task fields (core/target.c) */
-	src->tree_filter = src->task_fields[0] && s->opts.workload && !s->opts.all;
+	/* a task target's tree (the workload's, or -p/-t/--cgroup's) is known only as it forks:
+	 * the rows that name its tasks are picked in user space, from every CPU (core/tree.c) */
+	src->tree_filter = src->task_fields[0] != NULL;
 	s->tree.active |= src->tree_filter;
-	/* -p/-t: the task fields are read if the targets' rows must be picked in user space */
-	src->need_raw |= src->tree_filter || (src->task_fields[0] && s->nr_tids);
+	src->need_raw |= src->tree_filter;
 	s->src[s->nr_src++] = src;
 	return src;
 nomem:
@@ -198,7 +196,7 @@ nomem:
 void source__plan(struct source *src, bool raw, bool comm, bool rows)
 {
 	src->nr_plans++;
-	src->need_raw |= raw || src->tree_filter || (src->task_fields[0] && src->s->nr_tids);
+	src->need_raw |= raw || src->tree_filter;
 	src->need_comm |= comm;
 	src->need_rows |= rows;
 }
@@ -346,6 +344,8 @@ int session__start(struct session *s, struct err *e)
 		comm_map__set(s->comms, (uint32_t)s->wl.pid, 1, base ? base + 1 : s->opts.workload[0]);
 	}
 	s->tree.root = (uint32_t)s->wl.pid;   /* a member from its exec (core/tree.c) */
+	for (int i = 0; i < s->nr_tids; i++)   /* -p/-t/--cgroup: members from the start */
+		tree__add(&s->tree, (uint32_t)s->tids[i]);
 	if (s->wl.pid && (ret = workload__start(&s->wl, e)))
 		return ret;
 	s->collecting = true;

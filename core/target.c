@@ -4,10 +4,10 @@
  * (1) CPUs: -C must name online CPUs; stream i of every window store holds CPU cpu_num[i].
  * (2) Tasks: -p expands each process to its threads (/proc/PID/task), -t takes threads as
  *     given, --cgroup reads the cgroup's threads; each must exist when the session starts.
- * (3) Per-task events follow the targets (inherit). Scheduler events that name tasks are
- *     opened on every CPU instead (a per-task event misses the wakeup of a sleeping task) and
- *     kept to the targets by a kernel filter on their task fields; a workload's tree is known
- *     only as it forks, so its scheduler rows are picked in user space (core/tree.c).
+ * (3) Per-task events follow the targets and what they create (inherit). Events that name
+ *     tasks are opened on every CPU instead (a per-task event misses the wakeup of a sleeping
+ *     task); the targets' tree is known only as it forks, so their rows are picked in user
+ *     space (core/tree.c): no kernel filter can name a task not created yet.
  * (4) perf-sql leaves itself out of system-wide tracepoints with "common_pid != self".
  */
 #include <dirent.h>
@@ -231,54 +231,6 @@ void target__self_filter(struct session *s, const struct source *src, char *buf,
 		snprintf(buf, len, "common_pid != %d", (int)getpid());
 }
 
-/* "(prev_pid == T1 || prev_pid == T2 ...) || (next_pid == T1 ...)" into out; false: too long */
-static bool targets_filter(struct session *s, const struct source *src, char *out, size_t len)
-{
-	struct kf_value *v = calloc((size_t)s->nr_tids, sizeof(*v));
-	struct kfilter *kf = malloc(sizeof(*kf));
-	bool fits = v && kf;
-
-	out[0] = '\0';
-	for (int i = 0; fits && i < s->nr_tids; i++)
-		v[i] = (struct kf_value){ .i = s->tids[i] };
-	for (int k = 0; fits && k < 2 && src->task_fields[k]; k++) {
-		kf->len = 0;
-		kf->overflow = false;
-		kfilter__and(kf, src->task_fields[k], KF_EQ, v, s->nr_tids);
-		fits = kfilter__str(kf) && kfilter__or(out, len, kfilter__str(kf));
-	}
-	free(v);
-	free(kf);
-	return fits;
-}
-
-/*
- * -p/-t on a scheduler event: the targets' filter AND the query's when both fit; targets too
- * many for one filter are picked in user space (target__in_targets) and the query's filter
- * goes alone. Rows are the targets' either way.
- */
-static void task_filter(struct session *s, struct source *src, bool want)
-{
-	char *task = malloc(KFILTER_MAX);
-
-	if (!task || !targets_filter(s, src, task, KFILTER_MAX)) {
-		src->task_filter_user = true;
-		source__note(src, "a kernel filter of the %d target threads on %s%s%s is over the "
-			     "kernel's %d bytes: their rows are picked in user space", s->nr_tids,
-			     src->task_fields[0], src->task_fields[1] ? "/" : "",
-			     src->task_fields[1] ? src->task_fields[1] : "", KFILTER_MAX - 1);
-		snprintf(src->filter, sizeof(src->filter), "%s", want ? src->want_filter : "");
-	} else if (want && (size_t)snprintf(src->filter, sizeof(src->filter), "(%s) && (%s)", task,
-					    src->want_filter) >= sizeof(src->filter)) {
-		snprintf(src->filter, sizeof(src->filter), "%s", task);
-		source__note(src, "the WHERE filter is not set in the kernel: beside the targets' "
-			     "filter it is over the kernel's %d bytes", KFILTER_MAX - 1);
-	} else if (!want) {
-		snprintf(src->filter, sizeof(src->filter), "%s", task);
-	}
-	free(task);
-}
-
 /* why the query's filter is not in the kernel, where the query has one */
 static void note_want(struct session *s, struct source *src, bool want)
 {
@@ -294,7 +246,7 @@ static void note_want(struct session *s, struct source *src, bool want)
 
 /*
  * Kernel filters: what the dry run asked for (when every scan asked for something), AND
- * "common_pid != self" for system-wide events, or AND the targets' filter under -p/-t.
+ * "common_pid != self" for system-wide events.
  * Whatever is wanted and not set gets a sentence in filter_note.
  */
 void session__plan_filters(struct session *s)
@@ -306,15 +258,10 @@ void session__plan_filters(struct session *s)
 		bool want = src->nr_scans && !src->want_all && src->want_filter[0];
 
 		src->filter_note[0] = '\0';
-		src->task_filter_user = false;
 		note_want(s, src, want);
 		target__self_filter(s, src, self_f, sizeof(self_f));
 		if (src->ev->kind != EV_TRACEPOINT) {   /* ftrace filters are for tracepoints */
 			src->filter[0] = '\0';
-			continue;
-		}
-		if (src->task_fields[0] && !src->tree_filter) {
-			task_filter(s, src, want);
 			continue;
 		}
 		/* want_filter leaves room for the self filter (see core/kfilter.h) */
@@ -323,28 +270,6 @@ void session__plan_filters(struct session *s)
 		else
 			snprintf(src->filter, sizeof(src->filter), "%s", want ? src->want_filter : self_f);
 	}
-}
-
-/* a task field of the row (prev_pid, next_pid, pid) is in set */
-static bool field_in(const struct u32set *set, const struct source *src, const struct sample *smp)
-{
-	for (int k = 0; k < 2 && src->task_fields[k]; k++) {
-		const struct tp_field *f = field__find(src->ev, src->task_fields[k]);
-		int32_t v;
-
-		if (f && f->size == 4 && (uint32_t)f->offset + 4 <= smp->raw_size) {
-			memcpy(&v, (const uint8_t *)smp->raw + f->offset, 4);
-			if (v > 0 && u32set__has(set, (uint32_t)v))
-				return true;
-		}
-	}
-	return false;
-}
-
-bool target__in_targets(const struct session *s, const struct source *src,
-			const struct sample *smp)
-{
-	return field_in(&s->targets, src, smp);
 }
 
 bool target__gone(struct session *s)

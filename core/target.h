@@ -35,9 +35,6 @@ static inline int target__stream(const struct session *s, uint32_t cpu)
 {
 	return cpu < (uint32_t)s->nr_cpu_ids ? s->cpu_idx[cpu] : -1;
 }
-/* -p/-t, picked in user space: a task field names a target (what the kernel filter tests). */
-bool target__in_targets(const struct session *s, const struct source *src,
-			const struct sample *smp);
 /* "common_pid != self" where perf-sql must leave itself out ("" where not). */
 void target__self_filter(struct session *s, const struct source *src, char *buf, size_t len);
 #endif

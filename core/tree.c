@@ -2,12 +2,12 @@
  * core/tree.c - the followed tasks and the rows that are theirs (see core/tree.h).
  *
  * HOW IT WORKS
- * (1) Members. The sideband event is opened on the workload with inherit, so the kernel copies
- *     it into every task the workload creates, and the FORK records it writes are forks by
- *     members only: each one's child is a member from the FORK's time. The workload becomes a
- *     member at its exec (the sideband is enable_on_exec, so its first COMM record with the
- *     exec flag is that exec): rows of the child perf-sql forked, from before it runs CMD,
- *     are perf-sql's own. A task stays a member after its EXIT record, which comes before its
+ * (1) Members. The sideband event is opened on the workload (or the -p/-t/--cgroup threads,
+ *     members from the start) with inherit, so the kernel copies it into every task they
+ *     create, and the FORK records it writes are forks by members only: each one's child is a
+ *     member from the FORK's time. The workload becomes a member at its exec (the sideband is
+ *     enable_on_exec, so its first COMM record with the exec flag is that exec): rows of the
+ *     child perf-sql forked, from before it runs CMD, are perf-sql's own. A task stays a member after its EXIT record, which comes before its
  *     last switches (a dying task can be preempted and switched in again before its final
  *     switch out); its tid starts a new life if a member forks it again. (A tid the kernel
  *     gives to a task outside the tree, once its pid allocator wraps around pid_max, would
@@ -23,7 +23,7 @@
  *     parent_pid/child_pid) is about those tasks: it is the tree's when one of them is a
  *     member at the row's time, whoever ran it (a wakeup of a member by an interrupt, the
  *     switch into a member from another task). A wakeup a member did of another task is that
- *     task's row, not the tree's; the same rule as the -p/-t kernel filter on these fields.
+ *     task's row, not the tree's.
  */
 #include <errno.h>
 #include <stdlib.h>

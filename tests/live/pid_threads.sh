@@ -22,11 +22,11 @@ eq "$(grep -c . "$dir/tids")" $((n + 1)) "threads of the target"
 	 select sum(lost) from perf_sql_stats" -- tail --pid=$target -f /dev/null \
 	>"$dir/a" 2>"$dir/a.err" & pa=$!
 for _ in $(seq 400); do
-	[ "$(cat "$dir/p.err" "$dir/a.err" | grep -c "kernel filter")" -ge 3 ] && break
+	[ "$(cat "$dir/p.err" "$dir/a.err" | grep -c "^table ")" -ge 3 ] && break
 	kill -0 $pp 2>/dev/null && kill -0 $pa 2>/dev/null || break
 	sleep 0.05
 done
-[ "$(cat "$dir/p.err" "$dir/a.err" | grep -c "kernel filter")" -ge 3 ] ||
+[ "$(cat "$dir/p.err" "$dir/a.err" | grep -c "^table ")" -ge 3 ] ||
 	fail "not both collecting: $(cat "$dir/p.err" "$dir/a.err")"
 kill -USR1 $target
 wait $target || fail "workload exited $?"

@@ -40,9 +40,9 @@ mine="with kids(p) as (select child_pid from sched_process_fork),
 ref_sql() {
 	echo "with recursive t(p, since) as (select pid, _time from sched_process_exec
 		where filename = '$1' union select f.child_pid, f._time from sched_process_fork f
-		join t on f.parent_pid = t.p and f._time >= t.since)
-	select (select count(*) from sched_wakeup w join t on w.pid = t.p and w._time >= t.since),
-	       (select count(*) from sched_switch s join t on s.next_pid = t.p
+		join t on +f.parent_pid = t.p and f._time >= t.since)
+	select (select count(*) from sched_wakeup w join t on +w.pid = t.p and w._time >= t.since),
+	       (select count(*) from sched_switch s join t on +s.next_pid = t.p
 		and s._time >= t.since) switch_ins"
 }
 check() {   # check NAME FORKS EXECS EXITS PROGRAM ARGS...
