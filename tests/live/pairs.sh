@@ -28,7 +28,9 @@ eq "$out" "write,500,3500" "write pairs: calls and the sum of their return value
 # context, for perf record as well; a timer may still fire on CPU 1 -- kernel.timer_migration --
 # and its wakeup sample is then dropped there, counted lost: so pairs + the table's lost
 # wakeups (of any task) >= 200)
-out=$(q "select (select count(*) from pairs('sched_wakeup', 'pid', 'sched_switch', 'next_pid')
+# (-m 1024: under -- CMD every CPU's switches reach the ring, to be picked in user space; on a
+# busy machine 64 pages overflow)
+out=$(q -m 1024 "select (select count(*) from pairs('sched_wakeup', 'pid', 'sched_switch', 'next_pid')
       where key = workload_pid()) as n, (select count(*) from sched_wakeup where pid = workload_pid())
       as w, (select sum(lost) from perf_sql_stats where \"table\" = 'sched_wakeup') as lost" \
       -- taskset -c 0 "$WL/sleeper" 200 1) || fail "perf-sql failed"

@@ -1,7 +1,9 @@
 # profiler rundelay: 200 sleeps of 1 ms -> 200-203 wakeup -> run pairs for the sleeper's tid.
 # (pinned to CPU 0: on this VM, CPU 1 drops timer-wakeup samples from hard-IRQ context)
 . "$(dirname "$0")/lib.sh"; need_root
-out=$(q rundelay limit=-1 -- taskset -c 0 "$WL/sleeper" 200 1) || fail "perf-sql rundelay failed"
+# (-m 1024: under -- CMD every CPU's switches reach the ring, to be picked in user space; on a
+# busy machine 64 pages overflow)
+out=$(q -m 1024 rundelay limit=-1 -- taskset -c 0 "$WL/sleeper" 200 1) || fail "perf-sql rundelay failed"
 row=$(printf '%s\n' "$out" | grep '^sleeper,') || fail "no sleeper row: $out"
 [ "$(printf '%s\n' "$row" | wc -l)" = 1 ] || fail "more than one sleeper row: $row"
 # comm,tid,runs,total_us,min_us,p50_us,p99_us,max_us

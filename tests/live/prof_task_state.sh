@@ -3,8 +3,10 @@
 # (pinned to CPU 0: on this VM, CPU 1 drops scheduler samples of an idle CPU woken from
 # hard-IRQ context, so switches back in after a timer wakeup go missing there)
 . "$(dirname "$0")/lib.sh"; need_root
+# (-m 1024: under -- CMD every CPU's switches reach the ring, to be picked in user space; on a
+# busy machine 64 pages overflow)
 start=$(date +%s%N)
-out=$(q task-state -- taskset -c 0 "$WL/sleeper" 50 20) || fail "perf-sql task-state failed"
+out=$(q -m 1024 task-state -- taskset -c 0 "$WL/sleeper" 50 20) || fail "perf-sql task-state failed"
 wall_ms=$((($(date +%s%N) - start) / 1000000))
 # comm,tid,state,calls,total_us,min_us,p50_us,p99_us,max_us; the comm may still be taskset's
 row=$(printf '%s\n' "$out" | grep -E '^(sleeper|taskset),[0-9]+,S,') || fail "no S row: $out"
