@@ -16,9 +16,12 @@
 #define OFF_STR (-120)      /* char[BPF_MAX_STR + 8]: a char[N] field, bytes after NUL zeroed */
 #define KEY_MAX 256
 
+#define TS_COMPAT 0x0002    /* thread_info.status: an ia32 system call (arch/x86) */
+
 struct cc {
 	const struct bpf_plan *p;
 	const struct bpf_prog_maps *m;
+	const struct bpf_kernel_offs *k;
 	struct basm *a;
 	int out;            /* label: return 1 */
 	int key;            /* fp offset of the key */
@@ -48,6 +51,26 @@ static void load_const(struct cc *c, int r, int64_t k)
 		basm__ld_imm64(c->a, r, (uint64_t)k);
 }
 
+/*
+ * A field of a system call's record where the kernel takes it from (bpf/plan.h, enum
+ * bpf_hook): offset 8 is the number (__syscall_nr, or raw_syscalls' id), 16 + 8 i sys_enter's
+ * argument i, 16 sys_exit's return value. The context is (struct pt_regs *regs, long id/ret).
+ */
+static void load_syscall_field(struct cc *c, const struct bpf_val *v, int r)
+{
+	bool enter = c->p->hook == BPF_HOOK_SYS_ENTER;
+
+	if (v->off == 8 && c->p->syscall_nr >= 0) {
+		emit(c, bi_mov64_imm(r, c->p->syscall_nr));
+	} else if ((v->off == 8 && enter) || (v->off == 16 && !enter)) {
+		emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, 8));
+	} else {
+		emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, 0));
+		emit(c, bi_ldx(BPF_DW, r, r, (int16_t)(v->off == 8 ? c->k->regs_orig_ax :
+							       c->k->regs_arg[(v->off - 16) / 8])));
+	}
+}
+
 /* The value v into register r (t: scratch); see bpf/plan.h (1). */
 static void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 {
@@ -56,7 +79,10 @@ static void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 
 	switch (v->col) {
 	case BCOL_FIELD:
-		emit(c, bi_ldx(sizes[v->size], r, BPF_REG_6, (int16_t)v->off));
+		if (c->p->hook == BPF_HOOK_TP)
+			emit(c, bi_ldx(sizes[v->size], r, BPF_REG_6, (int16_t)v->off));
+		else
+			load_syscall_field(c, v, r);
 		if (v->is_signed && v->size < 8) {
 			emit(c, bi_alu64_imm(BPF_LSH, r, 64 - 8 * v->size));
 			emit(c, bi_alu64_imm(BPF_ARSH, r, 64 - 8 * v->size));
@@ -198,6 +224,25 @@ static bool uses(const struct bpf_plan *p, enum bpf_col col)
 	return false;
 }
 
+/* tp_btf: the one system call of syscalls:sys_*_NAME, a 64-bit one as ftrace's syscall events
+ * take them (trace_get_syscall_nr() leaves ia32 calls out) */
+static void syscall_filter(struct cc *c)
+{
+	if (c->p->syscall_nr < 0)
+		return;
+	if (c->p->hook == BPF_HOOK_SYS_ENTER) {
+		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_6, 8));
+	} else {
+		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_6, 0));
+		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_1, (int16_t)c->k->regs_orig_ax));
+	}
+	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_1, c->p->syscall_nr, c->out);
+	emit(c, bi_call(BPF_FUNC_get_current_task_btf));
+	emit(c, bi_ldx(BPF_W, BPF_REG_1, BPF_REG_0, (int16_t)c->k->task_status));
+	emit(c, bi_alu64_imm(BPF_AND, BPF_REG_1, TS_COMPAT));
+	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_1, 0, c->out);
+}
+
 /* gate, thread and CPU filters, helpers' values to the stack, WHERE */
 static void prologue(struct cc *c)
 {
@@ -207,6 +252,8 @@ static void prologue(struct cc *c)
 	basm__ld_map_value(c->a, BPF_REG_1, c->m->ctl, 0);
 	emit(c, bi_ldx(BPF_W, BPF_REG_2, BPF_REG_1, BPF_CTL_ENABLED));
 	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_2, 0, c->out);
+	if (p->hook != BPF_HOOK_TP)
+		syscall_filter(c);
 	if (p->self_tid || uses(p, BCOL_PID) || uses(p, BCOL_TID)) {
 		emit(c, bi_call(BPF_FUNC_get_current_pid_tgid));
 		emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, OFF_PIDTGID));
@@ -424,13 +471,16 @@ static void update_group(struct cc *c)
 	emit(c, bi_stx(BPF_DW, BPF_REG_9, BPF_REG_8, BPF_VAL_COUNT));
 }
 
-int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m, struct basm *a)
+int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
+		const struct bpf_kernel_offs *k, struct basm *a)
 {
-	struct cc c = { .p = p, .m = m, .a = a };
+	struct cc c = { .p = p, .m = m, .k = k, .a = a };
 	int have;
 
 	if (p->key_size > KEY_MAX || p->nr_aggs > 63)
 		return -E2BIG;
+	if (p->hook != BPF_HOOK_TP && !k)
+		return -EINVAL;
 	c.key = OFF_STR - ((p->key_size + 7) & ~7);
 	c.out = basm__label(a);
 	have = basm__label(a);

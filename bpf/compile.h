@@ -21,6 +21,13 @@
 #define BPF_CTL_RESERVED 4  /* u32: always 0 */
 #define BPF_CTL_CPUMASK 8   /* bit c of byte c / 8: CPU c is collected (plan.cpu_filter) */
 
+/* byte offsets in the kernel's structures, from its BTF (tp_btf hooks) */
+struct bpf_kernel_offs {
+	int regs_arg[6];         /* struct pt_regs: di si dx r10 r8 r9, the syscall arguments */
+	int regs_orig_ax;        /* the syscall number */
+	int task_status;         /* struct task_struct: thread_info.status (TS_COMPAT: ia32) */
+};
+
 struct bpf_prog_maps {
 	int ctl;     /* array, 1 entry of bpf_ctl_size() bytes */
 	int stats;   /* array, 1 entry: u64 full[nr_cpu_ids], events that found the map full */
@@ -29,6 +36,10 @@ struct bpf_prog_maps {
 };
 
 int bpf_ctl_size(const struct bpf_plan *p);
-/* Emits the program into a (empty); 0, or -E2BIG (key too large), -ENOMEM, -EINVAL. */
-int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m, struct basm *a);
+/*
+ * Emits the program into a (empty); 0, or -E2BIG (key too large), -ENOMEM, -EINVAL. k: only
+ * for the tp_btf hooks.
+ */
+int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
+		const struct bpf_kernel_offs *k, struct basm *a);
 #endif

@@ -84,6 +84,19 @@ struct bpf_agg {
 /* BA_LOG2 keeps a negative value it saw after its buckets (SQLite's log2_hist refuses one) */
 #define BPF_LOG2_NEG_OFF (BPF_LOG2_SLOTS * 8)
 
+/*
+ * Where the program runs. A classic tracepoint program sees the event's record (field offsets
+ * from its format). For system calls a BTF raw tracepoint (tp_btf) of raw_syscalls is about 3x
+ * cheaper; it sees (struct pt_regs *, long id or ret), and the record's fields are read where
+ * the kernel takes them from: __syscall_nr/id from the number, args[i] from the registers of
+ * the x86-64 calling convention, ret from the tracepoint's argument.
+ */
+enum bpf_hook {
+	BPF_HOOK_TP,         /* tracepoint program on tp_id */
+	BPF_HOOK_SYS_ENTER,  /* tp_btf/sys_enter: syscalls:sys_enter_NAME or raw_syscalls:sys_enter */
+	BPF_HOOK_SYS_EXIT,   /* tp_btf/sys_exit */
+};
+
 struct bpf_plan {
 	/* what the SQL asked */
 	struct bpf_val keys[BPF_MAX_KEYS];
@@ -94,6 +107,8 @@ struct bpf_plan {
 	int nr_where, where_root;  /* root -1: no WHERE */
 	/* where the events come from and whose they are */
 	int tp_id;                 /* tracepoint id (perf_event_open config) */
+	enum bpf_hook hook;
+	int syscall_nr;            /* syscalls:*: the one system call (not ia32's); -1: every one */
 	uint32_t self_tid;         /* events of this thread are left out (0: none) */
 	int nr_cpu_ids;            /* the kernel's: sizes the per-CPU slots of the maps */
 	bool cpu_filter;           /* -C: only the CPUs whose bit is set in the control map */

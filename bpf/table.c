@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/perf_event.h>
 #include "bpf/compile.h"
@@ -96,30 +97,79 @@ static void log_tail(const char *log, char *out, size_t len, int lines)
 			*c = ';';
 }
 
+/* byte offset of member name in struct type, or -1 */
+static int member_off(const struct btf *btf, const char *type, const char *name)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	const struct btf_type *ty = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	const struct btf_member *m = ty ? btf_members(ty) : NULL;
+
+	for (int i = 0; ty && i < btf_vlen(ty); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), name))
+			return (int)(btf_member_bit_offset(ty, (uint32_t)i) / 8);
+	return -1;
+}
+
+/* tp_btf: the kernel's offsets and the raw tracepoint's BTF id, from /sys/kernel/btf/vmlinux */
+static int kernel_btf(struct bpf_table *t, struct bpf_kernel_offs *k, struct err *e)
+{
+	static const char *const args[6] = { "di", "si", "dx", "r10", "r8", "r9" };
+	struct btf *btf = btf__load_vmlinux_btf();
+	int ti, st, ok;
+
+	if (!btf)
+		return err_set(e, -ENOENT, "no kernel BTF (/sys/kernel/btf/vmlinux) for tp_btf");
+	for (int i = 0; i < 6; i++)
+		k->regs_arg[i] = member_off(btf, "pt_regs", args[i]);
+	k->regs_orig_ax = member_off(btf, "pt_regs", "orig_ax");
+	ti = member_off(btf, "task_struct", "thread_info");
+	st = member_off(btf, "thread_info", "status");
+	k->task_status = ti < 0 || st < 0 ? -1 : ti + st;
+	t->btf_id = btf__find_by_name_kind(btf, t->plan.hook == BPF_HOOK_SYS_ENTER ?
+					   "btf_trace_sys_enter" : "btf_trace_sys_exit", BTF_KIND_TYPEDEF);
+	btf__free(btf);
+	ok = t->btf_id > 0 && k->regs_orig_ax >= 0 && k->task_status >= 0;
+	for (int i = 0; i < 6; i++)
+		ok = ok && k->regs_arg[i] >= 0;
+	return ok ? 0 : err_set(e, -ENOENT, "the kernel's BTF lacks what tp_btf/sys_enter needs");
+}
+
+static int prog_load(struct bpf_table *t, const struct basm *a, char *log, int level)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = log ? LOG_SIZE : 0,
+		    .log_level = (uint32_t)level);
+
+	if (t->plan.hook == BPF_HOOK_TP)
+		return bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "perf_sql_agg", "GPL", a->insn,
+				     (size_t)a->nr, &o);
+	o.expected_attach_type = BPF_TRACE_RAW_TP;
+	o.attach_btf_id = (uint32_t)t->btf_id;
+	return bpf_prog_load(BPF_PROG_TYPE_TRACING, "perf_sql_agg", "GPL", a->insn, (size_t)a->nr, &o);
+}
+
 static int load(struct bpf_table *t, char *log_out, size_t log_len, struct err *e)
 {
 	struct bpf_prog_maps m = { t->ctl_fd, t->stats_fd, t->outer_fd, t->zero_fd };
 	struct bpf_prog_info info = { 0 };
+	struct bpf_kernel_offs k = { 0 };
 	uint32_t info_len = sizeof(info);
 	struct basm a = { 0 };
 	char *log;
-	int ret = bpf_compile(&t->plan, &m, &a);
+	int ret;
 
-	if (ret) {
+	if (t->plan.hook != BPF_HOOK_TP && (ret = kernel_btf(t, &k, e)))
+		return ret;
+	if ((ret = bpf_compile(&t->plan, &m, &k, &a))) {
 		basm__free(&a);
 		return err_set(e, ret, "cannot compile the BPF program: %s", strerror(-ret));
 	}
 	if (getenv("PERF_SQL_TEST_BAD_BPF"))   /* tests: a program the verifier refuses */
 		a.insn[0] = bi_ldx(BPF_DW, BPF_REG_2, BPF_REG_1, 0);   /* ctx bytes 0-7: refused */
 	t->nr_insns = a.nr;
-	t->prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "perf_sql_agg", "GPL", a.insn,
-				   (size_t)a.nr, NULL);
+	t->prog_fd = prog_load(t, &a, NULL, 0);
 	if (t->prog_fd < 0 && (log = calloc(1, LOG_SIZE))) {   /* again, for the verifier's words */
-		LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = LOG_SIZE, .log_level = 1);
-
 		ret = errno;
-		t->prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "perf_sql_agg", "GPL", a.insn,
-					   (size_t)a.nr, &o);
+		t->prog_fd = prog_load(t, &a, log, 1);
 		if (t->prog_fd < 0 && log_out)
 			log_tail(log, log_out, log_len, 6);
 		errno = ret;
@@ -145,6 +195,11 @@ static int attach(struct bpf_table *t, struct err *e)
 	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a),
 				     .config = (uint64_t)t->plan.tp_id, .disabled = 1 };
 
+	if (t->plan.hook != BPF_HOOK_TP) {   /* a raw tracepoint's link: an fd of ours too */
+		t->perf_fd = bpf_raw_tracepoint_open(NULL, t->prog_fd);
+		return t->perf_fd < 0 ? err_set(e, -errno, "cannot attach to the raw tracepoint: %s",
+						strerror(errno)) : 0;
+	}
 	t->perf_fd = (int)syscall(__NR_perf_event_open, &a, -1, t->src->s->cpu_num[0], -1,
 				  PERF_FLAG_FD_CLOEXEC);
 	if (t->perf_fd < 0)

@@ -34,6 +34,7 @@ struct bpf_table {
 	struct source *src;
 	int nr_insns;
 	uint32_t prog_id;
+	int btf_id;              /* tp_btf: the raw tracepoint's typedef in the kernel's BTF */
 	int ctl_fd, stats_fd, zero_fd, outer_fd, map_fd[2], prog_fd, perf_fd;
 	int nr_maps, cur;        /* maps (1, or 2 with windows); the one the program uses */
 	int nr_possible;         /* per-CPU values per key */

@@ -22,6 +22,7 @@
 #include "bpf/table.h"
 #include "core/target.h"
 #include "engine/bpf_plan.h"
+#include "sqlite/functions.h"
 #include "vtab/bpf_groups.h"
 
 static void say(const struct query_ops *ops, void *ctx, const char *fmt, ...)
@@ -89,15 +90,73 @@ static const char *ring_reason(struct query *q, struct session *s, const struct 
 	return NULL;
 }
 
+/* does every field the plan reads have a place in a system call's tp_btf context? */
+static bool syscall_fields(const struct bpf_plan *p, bool enter)
+{
+	const struct bpf_val *v[BPF_MAX_KEYS + BPF_MAX_AGGS + BPF_MAX_PRED];
+	int n = 0;
+
+	for (int i = 0; i < p->nr_keys; i++)
+		v[n++] = &p->keys[i];
+	for (int i = 0; i < p->nr_aggs; i++)
+		v[n++] = &p->aggs[i].v;
+	for (int i = 0; i < p->nr_where; i++)
+		if (p->where[i].kind == BP_CMP || p->where[i].kind == BP_STREQ)
+			v[n++] = &p->where[i].v;
+	for (int i = 0; i < n; i++)
+		if (v[i]->col == BCOL_STR || (v[i]->col == BCOL_FIELD && v[i]->off != 8 &&
+					     (enter ? v[i]->off < 16 || v[i]->off > 56 || v[i]->off % 8 ||
+						      v[i]->size != 8 : v[i]->off != 16 || v[i]->size != 8)))
+			return false;
+	return true;
+}
+
+/* system calls: a tp_btf program on raw_syscalls instead of the tracepoint (bpf/plan.h) */
+static void pick_hook(const struct tp_event *ev, struct bpf_plan *p)
+{
+	const char *name = NULL;
+	bool enter;
+
+	p->hook = BPF_HOOK_TP;
+	p->syscall_nr = -1;
+	if (!strcmp(ev->system, "raw_syscalls") && (!strcmp(ev->name, "sys_enter") ||
+						    !strcmp(ev->name, "sys_exit"))) {
+		enter = !strcmp(ev->name, "sys_enter");
+	} else if (!strcmp(ev->system, "syscalls") && (!strncmp(ev->name, "sys_enter_", 10) ||
+						       !strncmp(ev->name, "sys_exit_", 9))) {
+		enter = ev->name[5] == 'n';
+		name = ev->name + (enter ? 10 : 9);
+		for (int nr = 0; nr < 4096 && p->syscall_nr < 0; nr++)
+			if (syscall_name_of(nr) && !strcmp(syscall_name_of(nr), name))
+				p->syscall_nr = nr;
+		if (p->syscall_nr < 0)   /* "newfstat" is fstat's: not a name of the UAPI table */
+			return;
+	} else {
+		return;
+	}
+	if (syscall_fields(p, enter))
+		p->hook = enter ? BPF_HOOK_SYS_ENTER : BPF_HOOK_SYS_EXIT;
+}
+
 static void swap_in(struct query *q, struct session *s, int i, struct bpf_table *t,
 		    sqlite3_stmt *st, const struct bpf_stmt *b)
 {
+	char where[96];
+
+	if (t->plan.hook == BPF_HOOK_TP)
+		snprintf(where, sizeof(where), "the tracepoint");
+	else if (t->plan.syscall_nr >= 0)
+		snprintf(where, sizeof(where), "tp_btf/%s (system call %d)", t->plan.hook ==
+			 BPF_HOOK_SYS_ENTER ? "sys_enter" : "sys_exit", t->plan.syscall_nr);
+	else
+		snprintf(where, sizeof(where), "tp_btf/%s", t->plan.hook == BPF_HOOK_SYS_ENTER ?
+			 "sys_enter" : "sys_exit");
 	sqlite3_finalize(q->stmts[i]);
 	q->stmts[i] = st;
-	bpf_session__note(s, t->src, "aggregated in the kernel: BPF program %u of %d insns%s, "
-			  "per-CPU hash %s, up to %d groups%s", t->prog_id, t->nr_insns, t->perf_fd >= 0 ?
-			  "" : " (loaded, not attached: --explain)", b->desc, t->plan.max_groups,
-			  t->nr_maps == 2 ? ", two maps swapped per window" : "");
+	bpf_session__note(s, t->src, "aggregated in the kernel: BPF program %u of %d insns on %s%s, "
+			  "per-CPU hash %s, up to %d groups%s", t->prog_id, t->nr_insns, where,
+			  t->perf_fd >= 0 ? "" : " (loaded, not attached: --explain)", b->desc,
+			  t->plan.max_groups, t->nr_maps == 2 ? ", two maps swapped per window" : "");
 }
 
 /* (3): 0, or -errno when the table stays on the ring (the note says why) */
@@ -113,8 +172,18 @@ static int to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int
 	target__self_filter(s, src, self_f, sizeof(self_f));
 	b->plan.self_tid = self_f[0] ? (uint32_t)getpid() : 0;
 	b->plan.max_groups = q->max_groups > 0 ? q->max_groups : BPF_DEFAULT_MAX_GROUPS;
+	pick_hook(src->ev, &b->plan);
 	t = bpf_table__new(&b->plan, src, !q->plan_only, q->so.interval_ms > 0 ? 2 : 1, log,
 			   sizeof(log), &e);
+	if (!t && b->plan.hook != BPF_HOOK_TP) {   /* no BTF, an old kernel: the tracepoint */
+		if (q->so.verbose && !q->plan_only)
+			say(ops, ctx, "%s: tp_btf: %s; the tracepoint's program instead", src->ev->full,
+			    e.msg);
+		b->plan.hook = BPF_HOOK_TP;
+		e = (struct err){ 0 };
+		t = bpf_table__new(&b->plan, src, !q->plan_only, q->so.interval_ms > 0 ? 2 : 1, log,
+				   sizeof(log), &e);
+	}
 	if (!t) {
 		bpf_session__note(s, src, "perf ring: %s%s%s", e.msg, log[0] ? "; verifier: " : "", log);
 		if (!q->plan_only)

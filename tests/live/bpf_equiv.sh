@@ -51,6 +51,17 @@ both "select log2_hist(count), log2_hist(count, 'bytes'), lin_hist(count, 0, 100
 	"${wr[@]}" > /dev/null && echo "ok: log2_hist and lin_hist, with and without a unit"
 both "select count, log2_hist(count), lin_hist(count, -5, 20, 3) $me group by count" \
 	"${wr[@]}" > /dev/null && echo "ok: histograms per group, lin_hist with under- and overflow"
+# system calls run on tp_btf/sys_enter and sys_exit: the fields from the registers and arguments
+p=$("$PERF_SQL" -a --explain "select count(*) from sys_exit_write where ret > 0 group by _cpu")
+printf '%s\n' "$p" | grep -q "on tp_btf/sys_exit (system call 1)" || fail "tp_btf: $p"
+same "select count, count(*), min(buf) > 0 $me group by fd, count" "10,50,1 777,1000,1" "${wr[@]}"
+same "select ret, count(*) from sys_exit_write where _pid = workload_pid() group by ret" \
+	"10,50 777,1000" "${wr[@]}"
+same "select id, count(*), min(ret), sum(ret) from \"raw_syscalls:sys_exit\" where id = 1 and
+      _pid = workload_pid() group by id" "1,1050,10,777500" "${wr[@]}"
+same "select count(*) from \"raw_syscalls:sys_enter\" where id = 1 and _pid = workload_pid()" \
+	"1050" "${wr[@]}"
+same "select __syscall_nr, count(*) $me group by 1" "1,1050" "${wr[@]}"
 # a char[16] field as the key (the new task's comm), another workload
 same "select comm, count(*), min(pid) > workload_pid() from sched_wakeup_new
       where _pid = workload_pid() and comm = 'forker' group by comm" "forker,30,1" "$WL/forker" 30

@@ -8,7 +8,8 @@ plan=$("$PERF_SQL" -a --explain "select comm, count(*) from sys_enter_getppid gr
 printf '%s\n' "$plan" | grep -q "aggregated in the kernel" ||
 	skip "no BPF here: $(printf '%s\n' "$plan" | grep path)"
 d=$(mktemp -d) || fail "mktemp"
-trap 'rm -rf "$d"' EXIT
+pid=
+trap '[ -n "$pid" ] && kill -KILL $pid 2> /dev/null; rm -rf "$d"' EXIT
 
 # (1) windows: the two maps swap at each window's end; the sums over windows are exact
 n=300000
@@ -55,18 +56,23 @@ echo "ok: --explain: one table in the kernel, one on the ring"
 command -v bpftool > /dev/null || skip "bpftool is not installed (make setup installs it)"
 for sig in INT TERM KILL; do
 	"$PERF_SQL" -a -v "select comm, count(*) from sys_enter_getppid group by comm" > /dev/null \
-		2> "$d/v" & pid=$!
+		2> "$d/v.$sig" & pid=$!
 	id=
 	for _ in $(seq 100); do
-		id=$(sed -n 's/.*aggregated in the kernel: BPF program \([0-9]*\) .*/\1/p' "$d/v")
+		id=$(sed -n 's/.*aggregated in the kernel: BPF program \([0-9]*\) .*/\1/p' "$d/v.$sig")
 		[ -n "$id" ] && break
 		sleep 0.05
 	done
-	[ -n "$id" ] || { kill -KILL $pid; fail "SIG$sig: no program id in: $(cat "$d/v")"; }
-	bpftool prog show id "$id" > /dev/null 2>&1 || fail "program $id not loaded while running"
+	[ -n "$id" ] || { kill -KILL $pid; fail "SIG$sig: no program id in: $(cat "$d/v.$sig")"; }
+	bpftool prog show id "$id" > "$d/show" 2>&1 ||
+		fail "program $id not loaded while running (perf-sql $(kill -0 $pid 2> /dev/null &&
+		echo running || echo gone)): $(cat "$d/show" "$d/v.$sig")"
 	sleep 0.2
 	kill -"$sig" $pid
 	wait $pid
-	! bpftool prog show id "$id" > /dev/null 2>&1 || fail "program $id still loaded after SIG$sig"
+	# detached with the process's fds; the kernel frees the program after a grace period
+	for _ in $(seq 100); do bpftool prog show id "$id" > /dev/null 2>&1 || break; sleep 0.05; done
+	! bpftool prog show id "$id" > /dev/null 2>&1 || fail "program $id still loaded 5 s after SIG$sig"
+	pid=
 	echo "ok: SIG$sig: program $id gone with perf-sql"
 done
