@@ -8,7 +8,8 @@
 #
 # Sections (BENCH_SECTIONS, default all: slow1 slow2 pp count start win sym burn pushdown agg replay
 # unwind serve; unwind: CFI unwinding against perf record --call-graph dwarf, see bench/unwind.sh;
-# serve: perf-sql serve's CPU per scrape and the slowdown with 1 scrape/s, see bench/serve.sh):
+# serve: perf-sql serve's CPU per scrape and the slowdown with 1 scrape/s, see bench/serve.sh;
+# bpf: the BPF path against bpftrace, see bench/bpf.sh):
 #  slow1  getppid_loop -t SECS pinned to CPU 0, untraced vs traced system-wide on
 #         syscalls:sys_enter_getppid, every event sampled (perf-sql reads a column: count(_cpu);
 #         count(*) alone would be counted in the kernel, see count): (1) slowdown = traced
@@ -78,7 +79,7 @@ SECS=${BENCH_SECS:-2}
 PAGES=${BENCH_PAGES:-64}
 PP=${BENCH_PP:-200000}
 MAXMEM=${BENCH_MAX_MEMORY:-4G}
-ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay unwind serve"
+ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay unwind serve bpf"
 SECTIONS=${BENCH_SECTIONS:-$ALL_SECTIONS}
 BURN_SECS=${BENCH_BURN_SECS:-10}
 SYM_COPIES=${BENCH_SYM_COPIES:-200}
@@ -750,6 +751,12 @@ section_agg() {
 }
 
 T0=$SECONDS
+# GROUP BY in the kernel against bpftrace (bench/bpf.sh)
+section_bpf() {
+	log "bpf: count by comm, log2_hist, start-up and CPU, perf-sql's BPF path against bpftrace x$REPS"
+	BENCH_REPS=$REPS bash "$HERE/bpf.sh" > "$TMP/bpf.out" 2> /dev/null
+}
+
 # record/replay against perf record + perf report / perf script (bench/replay.sh)
 section_replay() {
 	log "replay: record 1M events, then GROUP BY comm on the capture vs perf report / perf script"
@@ -783,6 +790,7 @@ echo "perf-sql bench: $NCPU CPUs, kernel $(uname -r), $(perf --version 2>/dev/nu
 	"$PAGES ring pages/CPU, median of $REPS, $((SECONDS - T0)) s"
 calc report "$RES"
 [ -s "$TMP/replay.out" ] && cat "$TMP/replay.out"
+[ -s "$TMP/bpf.out" ] && cat "$TMP/bpf.out"
 [ -s "$TMP/unwind.out" ] && cat "$TMP/unwind.out"
 [ -s "$TMP/serve.out" ] && cat "$TMP/serve.out"
 if [ -s "$TMP/lostwarn" ]; then

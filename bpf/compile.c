@@ -324,13 +324,17 @@ static void key_arg(struct cc *c)
 /* r9 = this CPU's value of the key's group, created on first sight; a full map counts */
 static void find_group(struct cc *c, int have)
 {
-	emit(c, bi_st(BPF_W, FP, OFF_ZERO32, 0));
-	basm__ld_map(c->a, BPF_REG_1, c->m->outer);
-	emit(c, bi_mov64_reg(BPF_REG_2, FP));
-	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, OFF_ZERO32));
-	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
-	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, c->out);
-	emit(c, bi_mov64_reg(BPF_REG_7, BPF_REG_0));
+	if (c->m->direct >= 0) {
+		basm__ld_map(c->a, BPF_REG_7, c->m->direct);
+	} else {
+		emit(c, bi_st(BPF_W, FP, OFF_ZERO32, 0));
+		basm__ld_map(c->a, BPF_REG_1, c->m->outer);
+		emit(c, bi_mov64_reg(BPF_REG_2, FP));
+		emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, OFF_ZERO32));
+		emit(c, bi_call(BPF_FUNC_map_lookup_elem));
+		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, c->out);
+		emit(c, bi_mov64_reg(BPF_REG_7, BPF_REG_0));
+	}
 	key_arg(c);
 	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
 	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_0, 0, have);

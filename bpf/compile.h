@@ -31,7 +31,8 @@ struct bpf_kernel_offs {
 struct bpf_prog_maps {
 	int ctl;     /* array, 1 entry of bpf_ctl_size() bytes */
 	int stats;   /* array, 1 entry: u64 full[nr_cpu_ids], events that found the map full */
-	int outer;   /* array of maps, 1 entry: the per-CPU hash of this window */
+	int outer;   /* array of maps, 1 entry: the per-CPU hash of this window (windows) */
+	int direct;  /* or, without windows, that hash itself (-1: through outer) */
 	int zero;    /* array, 1 entry of value_size zero bytes: a new group's first value */
 };
 

@@ -67,8 +67,11 @@ static int create_maps(struct bpf_table *t, int nr_maps, struct err *e)
 	if (t->ctl_fd < 0 || t->stats_fd < 0 || t->zero_fd < 0 || t->map_fd[0] < 0 ||
 	    (nr_maps == 2 && t->map_fd[1] < 0))
 		return err_set(e, -errno, "cannot create BPF maps: %s", strerror(errno));
+	/* an update of a map of maps returns after a grace period (bpf/table.h (1)): without
+	 * windows the program uses its map directly, and the map of maps only waits at the end */
 	t->outer_fd = new_map(BPF_MAP_TYPE_ARRAY_OF_MAPS, "psql_outer", 4, 4, 1, 0, t->map_fd[0]);
-	if (t->outer_fd < 0 || bpf_map_update_elem(t->outer_fd, &zero, &t->map_fd[0], BPF_ANY))
+	if (t->outer_fd < 0 ||
+	    (nr_maps == 2 && bpf_map_update_elem(t->outer_fd, &zero, &t->map_fd[0], BPF_ANY)))
 		return err_set(e, -errno, "cannot create the BPF map of maps: %s", strerror(errno));
 	if (set_ctl(t, false))
 		return err_set(e, -errno, "cannot set the BPF control map: %s", strerror(errno));
@@ -149,7 +152,8 @@ static int prog_load(struct bpf_table *t, const struct basm *a, char *log, int l
 
 static int load(struct bpf_table *t, char *log_out, size_t log_len, struct err *e)
 {
-	struct bpf_prog_maps m = { t->ctl_fd, t->stats_fd, t->outer_fd, t->zero_fd };
+	struct bpf_prog_maps m = { .ctl = t->ctl_fd, .stats = t->stats_fd, .outer = t->outer_fd,
+				   .zero = t->zero_fd, .direct = t->nr_maps == 1 ? t->map_fd[0] : -1 };
 	struct bpf_prog_info info = { 0 };
 	struct bpf_kernel_offs k = { 0 };
 	uint32_t info_len = sizeof(info);

@@ -12,7 +12,8 @@
  *     returns from that update only after every program run that may still use the old map
  *     has finished (maybe_wait_bpf_programs: synchronize_rcu), so the old map is then read
  *     and emptied (lookup-and-delete batches) with no writer left: every event is in
- *     exactly one window.
+ *     exactly one window. Without -i there is one map, which the program names directly;
+ *     the end (switched off first) waits the same way, by an update of the array of maps.
  * (2) A group the map has no room for is not aggregated: the event is counted per CPU in
  *     the stats map and reported as lost.
  * (3) Attachment is to a perf event of the tracepoint (PERF_EVENT_IOC_SET_BPF on an fd of
