@@ -29,7 +29,6 @@
 #include "core/record.h"
 #include "ext/ext.h"
 #include "sqlite/functions.h"
-#include "symbols/symbols.h"
 #include "vtab/blob_rows.h"
 #include "vtab/tp_table.h"
 
@@ -48,11 +47,6 @@ static void ext_free(void *arg)
 	free(x->capture);
 	free(x->notices);
 	free(x);
-}
-
-static void free_symbols(void *sy)
-{
-	symbols__free(sy);
 }
 
 static void perf_sql_version_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
@@ -119,13 +113,12 @@ static struct ext *ext_new(char **msg)
 	struct ext *x = calloc(1, sizeof(*x));
 	struct err e = { 0 };
 
-	if (!x || !(x->s = session__new_offline(&so, &e)) || !(x->s->stack_ctx = symbols__new())) {
+	if (!x || !(x->s = session__new_offline(&so, &e)) || stack_hooks__install(x->s)) {
 		*msg = sqlite3_mprintf("perf_sql: %s", e.msg[0] ? e.msg : "out of memory");
 		ext_free(x);
 		return NULL;
 	}
 	/* stacks and ksym() name frames where this machine can, as under perf-sql -r */
-	x->s->stack_ctx_free = free_symbols;
 	session__machine_catalog(x->s, &x->live_err);   /* without tracefs: said when used */
 	return x;
 }

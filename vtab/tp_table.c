@@ -22,6 +22,7 @@
  * filter: in the planning dry run (empty windows), the bound values turn idxStr into a filter
  * string for the source; later, a scan over the window store; xColumn decodes on demand.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -584,6 +585,23 @@ static void free_symbols(void *sy)
 	symbols__free(sy);
 }
 
+int stack_hooks__install(struct session *s)
+{
+	if (s->stack_ctx)
+		return 0;
+	/* stacks are unwound and named by the symbols layer, above core */
+	if (!(s->stack_ctx = symbols__new()))
+		return -ENOMEM;
+	s->on_new_stack_pid = note_pid;
+	s->stack_ctx_free = free_symbols;
+	s->on_mmap = add_map;
+	s->on_user_stack = user_stack;
+	s->maps_since = maps_since;
+	if (s->replay)   /* the capture's pids are not this machine's */
+		symbols__set_offline(s->stack_ctx);
+	return 0;
+}
+
 int vtabs__register(sqlite3 *db, struct session *s)
 {
 	int n = catalog__nr_events(s->cat), rc;
@@ -591,16 +609,7 @@ int vtabs__register(sqlite3 *db, struct session *s)
 
 	if (!aux)
 		return SQLITE_NOMEM;
-	if (!s->stack_ctx) {   /* stacks are named by the symbols layer, above core */
-		s->stack_ctx = symbols__new();
-		s->on_new_stack_pid = note_pid;
-		s->stack_ctx_free = free_symbols;
-		s->on_mmap = add_map;
-		s->on_user_stack = user_stack;
-		s->maps_since = maps_since;
-		if (s->replay)   /* the capture's pids are not this machine's */
-			symbols__set_offline(s->stack_ctx);
-	}
+	stack_hooks__install(s);
 	/* the aux array lives as long as the connection: freed by the first module's destructor */
 	for (int i = 0; i < n; i++) {
 		struct tp_event *ev = catalog__event(s->cat, i);

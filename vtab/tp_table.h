@@ -7,6 +7,9 @@
 
 struct session;
 
+/* The symbols layer's hooks on s (stacks unwound, mappings learnt, captures' mappings), with
+ * its state as s->stack_ctx; nothing if it has one. 0 or -ENOMEM. */
+int stack_hooks__install(struct session *s);
 /* Registers every tracepoint table (short and full names) plus the catalog and stats tables. */
 int vtabs__register(sqlite3 *db, struct session *s);
 int perf_sql_events__register(sqlite3 *db, struct session *s);

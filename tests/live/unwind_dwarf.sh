@@ -97,8 +97,8 @@ eq "$rc" 2 "exit status of --call-graph lbr"
 err=$("$PERF_SQL" --stack-size 70000 "select 1" 2>&1); rc=$?
 eq "$rc" 2 "exit status of --stack-size 70000"
 [[ "$err" == *"--stack-size '70000': expected a size from 8 to 65528 bytes"* ]] || fail "message: $err"
-# --stack-size reaches the kernel: a 512-byte copy is too short for chain's 7 frames
-short=$(q --call-graph dwarf --stack-size 512 "select max(stack_depth(stack)) from cpu_clock(999)
+# --stack-size reaches the kernel: a 64-byte copy is too short for chain's 7 frames
+short=$(q --call-graph dwarf --stack-size 64 "select max(stack_depth(stack)) from cpu_clock(999)
 	where _pid = workload_pid() and ip > 0" -- "$WL/chain" 1)
-[ "$short" -ge 1 ] && [ "$short" -lt 7 ] || fail "--stack-size 512: depth $short"
-echo "ok: --stack-size 512 gives stacks of at most $short frames"
+[ "$short" -ge 1 ] && [ "$short" -lt 7 ] || fail "--stack-size 64: depth $short"
+echo "ok: --stack-size 64 gives stacks of at most $short frames"
