@@ -43,6 +43,14 @@ static uint64_t stack_end(uint64_t sp)
 	return end;
 }
 
+/* the stack as the kernel copies it, redzones and all (ASan must not check this read) */
+__attribute__((no_sanitize_address, noinline)) static void raw_copy(uint8_t *dst, const uint8_t *src,
+								  size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = ((const volatile uint8_t *)src)[i];
+}
+
 /* The registers at label 1, then the stack from rsp up: what the kernel samples. Callee-saved
  * registers are read where they are live, so the CFI of uw_snap describes them exactly. */
 __attribute__((noinline, noclone)) static void uw_snap(struct snap *s)
@@ -62,7 +70,7 @@ __attribute__((noinline, noclone)) static void uw_snap(struct snap *s)
 		     : : "r"(s->regs) : "rax", "memory");
 	end = stack_end(s->regs[S_SP]);
 	s->len = end - s->regs[S_SP] < sizeof(s->stack) ? end - s->regs[S_SP] : sizeof(s->stack);
-	memcpy(s->stack, (const void *)s->regs[S_SP], s->len);
+	raw_copy(s->stack, (const uint8_t *)s->regs[S_SP], s->len);
 }
 
 volatile int uw_sink;
