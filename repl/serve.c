@@ -412,9 +412,18 @@ static void publish(struct serve *sv, struct session *s)
 	};
 	struct mbuf text = { 0 }, om = { 0 };
 
-	for (int i = 0; s && i < s->nr_src && h.nr_tables < 64; i++)
-		tables[h.nr_tables++] = (struct metrics_table){ s->src[i]->ev->full,
-			s->src[i]->total_received, s->src[i]->total_lost };
+	for (int i = 0; s && i < s->nr_src; i++) {   /* one series per table name */
+		int t = 0;
+
+		while (t < h.nr_tables && strcmp(tables[t].name, s->src[i]->ev->full))
+			t++;
+		if (t == 64)
+			break;
+		if (t == h.nr_tables)
+			tables[h.nr_tables++] = (struct metrics_table){ s->src[i]->ev->full, 0, 0 };
+		tables[t].received += s->src[i]->total_received;
+		tables[t].lost += s->src[i]->total_lost;
+	}
 	process_health(&h);
 	metrics__render(sv->m, &h, METRICS_TEXT, &text);
 	metrics__render(sv->m, &h, METRICS_OPENMETRICS, &om);
