@@ -1,16 +1,21 @@
 /*
  * bpf/source.c - the BPF tables of a session as an event source (see bpf/source.h).
  */
+#include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "bpf/source.h"
 #include "bpf/table.h"
 
 struct bpf_session {
 	struct bpf_table **tables;
 	int nr_tables;
+	int pidfd;               /* the workload's: readable at its exit, so the loop sees it */
 	struct bpf_note {
 		const struct source *src;
 		char text[320];
@@ -26,6 +31,7 @@ struct bpf_session *bpf_session__get(struct session *s)
 		return s->bpf;
 	if (s->nr_evsrc == n || !(s->bpf = calloc(1, sizeof(struct bpf_session))))
 		return NULL;
+	((struct bpf_session *)s->bpf)->pidfd = -1;
 	s->evsrc[s->nr_evsrc++] = &bpf_source;
 	return s->bpf;
 }
@@ -87,9 +93,27 @@ const char *bpf_session__note_of(const struct session *s, const struct source *s
 	return NULL;
 }
 
+/*
+ * The programs were attached at planning (switched off). A table fed by BPF has no ring fd to
+ * wake the loop: the workload's pidfd does at its exit (else the loop notices it only at its
+ * next timeout, up to 100 ms later).
+ */
 static int bpf_open(struct session *s, struct err *e)
 {
-	return 0;   /* attached at planning, switched off */
+	struct bpf_session *b = s->bpf;
+	struct pollfd *n;
+
+	if (!b || !b->nr_tables || !s->wl.pid || b->pidfd >= 0)
+		return 0;
+	b->pidfd = (int)syscall(SYS_pidfd_open, s->wl.pid, 0);
+	if (b->pidfd < 0)
+		return 0;   /* an old kernel: the timeout it is */
+	n = realloc(s->pollfds, (size_t)(s->nr_pollfds + 1) * sizeof(*n));
+	if (!n)
+		return err_set(e, -ENOMEM, "out of memory");
+	s->pollfds = n;
+	s->pollfds[s->nr_pollfds++] = (struct pollfd){ .fd = b->pidfd, .events = POLLIN };
+	return 0;
 }
 
 static void switch_all(struct session *s, bool on)
@@ -130,6 +154,8 @@ static void bpf_close(struct session *s)
 		return;
 	for (int i = 0; i < b->nr_tables; i++)
 		bpf_table__free(b->tables[i]);
+	if (b->pidfd >= 0)
+		close(b->pidfd);
 	free(b->tables);
 	free(b->notes);
 	free(b);
