@@ -76,6 +76,11 @@ static int target_check(const struct target *t, struct err *e)
 
 	if (!t->exists || (S_ISREG(m) && t->st.st_nlink == 1))
 		return 0;
+	if (S_ISFIFO(m) && t->st.st_uid != geteuid()) {   /* another user's: they would read ours */
+		err_set(e, -EINVAL, "%s: a FIFO of another user (uid %u): perf-sql writes only to "
+			"its own user's FIFOs", t->path, (unsigned)t->st.st_uid);
+		return err_hint(e, "make the FIFO as this user, or name a file");
+	}
 	if (S_ISFIFO(m) || S_ISCHR(m))
 		return 1;
 	if (S_ISLNK(m)) {
@@ -124,11 +129,17 @@ static int std_fd(const char *path)
 
 static int open_in_place(const struct target *t, struct err *e)
 {
-	int fd = openat(t->dirfd, t->base, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO) instead of hanging the run */
+	int fd = openat(t->dirfd, t->base, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
 	struct stat now;
 
+	if (fd < 0 && errno == ENXIO) {
+		err_set(e, -ENXIO, "%s: a FIFO no process reads", t->path);
+		return err_hint(e, "start its reader first (cat %s &)", t->path);
+	}
 	if (fd < 0)
 		return err_set(e, -errno, "%s: %s", t->path, strerror(errno));
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	if (fstat(fd, &now) || now.st_dev != t->st.st_dev || now.st_ino != t->st.st_ino) {
 		close(fd);
 		err_set(e, -EAGAIN, "%s: was replaced while it was opened", t->path);

@@ -264,6 +264,7 @@ int session__load_replay(struct session *s, const char *path, struct err *e)
 	SWAP(s->cpu_idx, t->cpu_idx);
 	SWAP(s->nr_cpus, t->nr_cpus);
 	SWAP(s->nr_cpu_ids, t->nr_cpu_ids);
+	SWAP(s->clock_offset_ns, t->clock_offset_ns);
 	session__close(t);
 	return 0;
 }

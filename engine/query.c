@@ -285,9 +285,12 @@ static int open_db(struct query *q, struct session *s, struct err *e)
 {
 	char *msg = NULL;
 
-	if (sqlite3_open_v2(":memory:", &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) ||
-	    vtabs__register(q->db, s) || sql_functions__register(q->db, s))
-		return err_set(e, -ENOMEM, "sqlite: %s", q->db ? sqlite3_errmsg(q->db) : "out of memory");
+	int rc = sqlite3_open_v2(":memory:", &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL);
+
+	if (rc == SQLITE_OK && (rc = vtabs__register(q->db, s)) == SQLITE_OK)
+		rc = sql_functions__register(q->db, s);
+	if (rc != SQLITE_OK)
+		return err_set(e, -ENOMEM, "sqlite: %s", sqlite3_errstr(rc));
 	if (q->extend && q->extend(q->db, s, q->sql, e))
 		return e->code;
 	if (lockdown__apply(q->db, &q->lock, &msg)) {
@@ -360,7 +363,7 @@ int query__run(struct query *q, const struct query_ops *ops, void *ctx, struct e
 
 	q->db = NULL;
 	q->nr_stmts = 0;
-	session_stop = 0;
+	/* session_stop is the caller's: a signal that came before this run still stops it */
 	s = q->replay_path ? session__new_replay(&q->so, q->replay_path, e) : session__new(&q->so, e);
 	if (!s)
 		return e->code ? e->code : -ENOMEM;

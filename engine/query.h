@@ -1,6 +1,6 @@
 /*
- * engine/query.h - running one query: the one run path of the command line, the REPL, and
- * (next) the server and the loadable extension. Nothing here prints: what the person should
+ * engine/query.h - running one query: the one run path of the command line, the REPL, the
+ * server (perf-sql serve) and the loadable extension (perf_sql_collect). Nothing here prints: what the person should
  * read comes back through the callbacks (rows, warnings) and struct err (failures).
  *
  *   struct query q = { .sql = "select comm, count(*) from sched_switch group by comm",

@@ -163,6 +163,7 @@ void perf_sql_collect_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		c.rows = sqlite3_str_new(NULL);
 		c.notices = sqlite3_str_new(NULL);
 		sqlite3_str_appendchar(c.rows, 1, '[');
+		session_stop = 0;   /* no signal handler of ours here: only an earlier run set it */
 		ret = query__run(&q, &ops, &c, &e);
 		finish(ctx, x, &c, ret, &e);
 	}

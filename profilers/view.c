@@ -243,19 +243,29 @@ static int view_disconnect(sqlite3_vtab *base)
 static int view_best_index(sqlite3_vtab *base, sqlite3_index_info *info)
 {
 	struct view_vtab *vt = (struct view_vtab *)base;
-	int n = 0;
+	int use[MAX_ARGS], n = 0;
 
-	info->idxNum = 0;
+	/* filter arguments go in parameter order (view_filter reads them so), one per parameter:
+	 * a second equality on the same parameter is left to SQLite to check */
+	for (int i = 0; i < MAX_ARGS; i++)
+		use[i] = -1;
 	for (int i = 0; i < info->nConstraint; i++) {
 		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
 		int param = c->iColumn - vt->nr_cols;
 
-		if (param < 0 || c->op != SQLITE_INDEX_CONSTRAINT_EQ)
+		if (param < 0 || param >= MAX_ARGS || c->op != SQLITE_INDEX_CONSTRAINT_EQ)
 			continue;
 		if (!c->usable)
 			return SQLITE_CONSTRAINT;
-		info->aConstraintUsage[i].argvIndex = ++n;
-		info->aConstraintUsage[i].omit = 1;
+		if (use[param] < 0)
+			use[param] = i;
+	}
+	info->idxNum = 0;
+	for (int param = 0; param < MAX_ARGS; param++) {
+		if (use[param] < 0)
+			continue;
+		info->aConstraintUsage[use[param]].argvIndex = ++n;
+		info->aConstraintUsage[use[param]].omit = 1;
 		info->idxNum |= 1 << param;
 	}
 	info->estimatedCost = 1000;
@@ -464,6 +474,8 @@ static int scan_args(struct view_mod *m, const char *name, const char *sql)
 			if (*s != '\'')
 				break;   /* not a string literal: no identifier from it */
 			len = strcspn(s + 1, "'");
+			if (!s[1 + len])
+				break;   /* an unclosed literal: SQLite will say so */
 			if ((pp->type == PT_TABLE || pp->type == PT_COLUMN) && m->nr_args < MAX_ARGS &&
 			    !(m->args[m->nr_args] = NULL) &&
 			    asprintf(&m->args[m->nr_args], "%s=%.*s", pp->name, (int)len, s + 1) > 0)
@@ -498,6 +510,14 @@ static int register_one(sqlite3 *db, struct session *s, struct profiler *p, cons
 		name[strlen(name) - 1] = '\0';
 	}
 	scan_args(m, name, sql ? sql : "");
+	if (!m->nr_args && strchr(name, '-')) {   /* or through the alias: num_dist('t', 'f') */
+		char alias[80];
+
+		snprintf(alias, sizeof(alias), "%s", name);
+		for (char *c = alias; *c; c++)
+			*c = *c == '-' ? '_' : *c;
+		scan_args(m, alias, sql ? sql : "");
+	}
 	/* the module owns m: freed when the connection closes, or at once if this fails */
 	rc = sqlite3_create_module_v2(db, name, &view_module, m, view_mod_free);
 	if (rc == SQLITE_OK && strchr(name, '-')) {

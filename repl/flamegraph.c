@@ -33,6 +33,11 @@ struct flame {
 	int depth;
 };
 
+bool flame__empty(const struct flame *f)
+{
+	return !f->len;
+}
+
 struct flame *flame__new(void)
 {
 	struct flame *f = calloc(1, sizeof(*f));

@@ -75,8 +75,12 @@ int main(int argc, char **argv)
 	options__parse(&c, argc, argv);
 	if (c.record)
 		record_args(&c, argc, argv);
-	if (c.out_path && !(c.q.out.f = output__open(c.out_path, &e)))
+	/* the REPL writes every query's results to -o: made now; a query's run makes it once the
+	 * SQL holds (repl/run.c) */
+	if (c.out_path && c.repl && !(c.q.out.f = output__open(c.out_path, &e)))
 		return report(&e);
+	if (!c.repl)
+		c.q.out_path = c.out_path;
 	if (c.repl) {
 		status = repl__main(&c.q);
 	} else {

@@ -43,15 +43,26 @@ static long parse_long(const char *opt, const char *s, long min)
 	return v;
 }
 
+/* -d and -i: at most a year (the run loop's deadlines are ns in 64 bits) */
+#define MAX_SPAN_MS (366L * 24 * 3600 * 1000)
+
 static void set_duration(struct cli *c, const char *o, const char *v)
 {
-	if ((c->q.q.so.duration_ms = parse_duration(v)) <= 0)
-		usage_error("%s '%s': expected a duration like 5, 5s, 500ms or 2m", o, v);
+	long ms = parse_duration(v);
+
+	if (ms <= 0 || ms > MAX_SPAN_MS)
+		usage_error("%s '%s': expected a duration like 5, 5s, 500ms or 2m (at most 366 days)",
+			    o, v);
+	c->q.q.so.duration_ms = ms;
 }
 
 static void set_interval(struct cli *c, const char *o, const char *v)
 {
-	c->q.q.so.interval_ms = parse_long(o, v, 1);
+	long ms = parse_long(o, v, 1);
+
+	if (ms > MAX_SPAN_MS)
+		usage_error("%s '%s': at most %ld ms (366 days)", o, v, MAX_SPAN_MS);
+	c->q.q.so.interval_ms = ms;
 }
 
 static void set_format(struct cli *c, const char *o, const char *v)

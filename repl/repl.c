@@ -312,7 +312,10 @@ static bool query_settings(struct repl *r, struct run *q, const char *sql, bool 
  */
 int repl__query(struct repl *r, struct run *q)
 {
-	int status = run__query(q);
+	int status;
+
+	session_stop = 0;   /* a Ctrl-C that stopped the last query does not stop this one */
+	status = run__query(q);
 
 	if (r->stdin_copy >= 0 && fcntl(STDIN_FILENO, F_GETFD) < 0 && errno == EBADF)
 		dup2(r->stdin_copy, STDIN_FILENO);

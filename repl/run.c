@@ -116,6 +116,13 @@ static int on_planned(void *ctx, struct query *q, struct session *s)
 	struct run *r = ctx;
 	struct err e = { 0 };
 
+	/* -o FILE: made once the SQL holds, so a typo leaves the old report as it was */
+	if (r->out_path && !(r->out.f = output__open(r->out_path, &e))) {
+		r->out.f = stdout;
+		r->status = report(&e);
+		return e.code;
+	}
+	r->out_path = NULL;
 	if (r->schema && print_schema(r, q, s, &e))
 		r->status = report(&e);
 	else if (r->explain)
@@ -174,8 +181,13 @@ static int write_files(struct run *r)
 	struct err e = { 0 };
 	int status = 0;
 
-	if (r->out.flame && flame__save(r->out.flame, r->flame_graph, title, &e))
+	if (r->out.flame && flame__empty(r->out.flame)) {
+		say("--flame-graph %s: the result has no folded_stack() value (no samples, or no "
+		    "such column); nothing written", r->flame_graph);
+		status = EXIT_ERR;
+	} else if (r->out.flame && flame__save(r->out.flame, r->flame_graph, title, &e)) {
 		status = report(&e);
+	}
 	if (r->heatmap_svg && !r->out.heatmap) {
 		say("--heatmap %s: the result has no heatmap() value", r->heatmap_svg);
 		status = EXIT_ERR;
@@ -195,6 +207,8 @@ int run__query(struct run *r)
 
 	if ((r->status = check_files(r)))
 		return r->status;
+	if (r->out_path && outfile__check(r->out_path, &e))
+		return r->status = report(&e);
 	if (r->flame_graph && !(r->out.flame = flame__new())) {
 		say("out of memory");
 		return EXIT_ERR;

@@ -1,8 +1,7 @@
 /*
  * repl/run.h - the front end's side of a query: the engine runs it (engine/query.h), this
  * prints it (table/CSV/JSON, --schema, --explain, -v, flame graph and heatmap files) and
- * turns failures into one line and an exit status. The only printer, with repl/main.c and
- * the REPL.
+ * turns failures into one line and an exit status. Printing is the front end's (repl/) alone.
  */
 #ifndef PERF_SQL_RUN_H
 #define PERF_SQL_RUN_H
@@ -23,6 +22,7 @@ struct run {
 	bool explain;              /* --explain: print the plan, collect nothing */
 	const char *flame_graph;   /* --flame-graph FILE */
 	const char *heatmap_svg;   /* --heatmap FILE */
+	const char *out_path;      /* -o FILE: checked first, made once planning held (out.f) */
 	bool quiet;                /* -q: no status line (repl/status.c) */
 	struct status *status_line;   /* while running: erased before anything is printed */
 	int status;                /* while running: the first failure's exit status */

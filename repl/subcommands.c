@@ -13,9 +13,9 @@
  *     takes, and the REPL and the query path stay the only runners.
  * (2) PARAM=VALUE may sit anywhere before "--"; an argument that is the value of an option
  *     (-o x=y) is not one: the option table says which options take a value.
+ * (3) The profiler and its SQL live until exit (reachable from statics): q points into them.
  * (4) The subcommands are one table, cli_subcommands[]: dispatch, --help and the names a saved
  *     profiler may not take (subcommands__check_name) are made from it.
- * (3) The profiler and its SQL live until exit (reachable from statics): q points into them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -45,9 +45,11 @@ static int cmd_list(int argc, char **argv, struct cli *c)
 {
 	struct err e = { 0 };
 	int nr, wn = 4, wk = 9, ws = 7;
-	struct profiler **list = profilers__list(&nr, &e);
+	struct profiler **list;
 
-	if (!list)
+	if (argc > 2)
+		usage_error("list takes no argument ('%s'): perf-sql list", argv[2]);
+	if (!(list = profilers__list(&nr, &e)))
 		return report(&e);
 	for (int i = 0; i < nr; i++) {
 		int n = (int)strlen(list[i]->name), s = (int)strlen(list[i]->summary);
@@ -257,6 +259,8 @@ static int split_args(int argc, char **argv, int first, char **params, int *nr_p
 		}
 		if (!strcmp(argv[i], "--save") && i + 1 < argc) {
 			*save_as = argv[++i];
+		} else if (!strncmp(argv[i], "--save=", 7)) {
+			*save_as = argv[i] + 7;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			new_argv[n++] = argv[i];
 			if (options__takes_value(argv[i]) && i + 1 < argc)
@@ -363,12 +367,14 @@ static int cmd_help(int argc, char **argv, struct cli *c)
 
 	if (argc == 3)
 		return help_of(argv[2]);
+	if (argc > 3)
+		usage_error("help takes one profiler name: perf-sql help NAME");
 	for (int i = 0; (sc = subcommands__nth(i)); i++)
 		printf("%s perf-sql %s%s%s\n", i ? "      " : "usage:", sc->name,
 		       sc->usage[0] ? " " : "", sc->usage);
 	printf("       perf-sql NAME [PARAM=VALUE ...] [OPTIONS] [-- CMD [ARGS...]]\n"
 	       "       perf-sql --help: options and queries\n");
-	return argc == 2 ? 0 : EXIT_USAGE;
+	return 0;
 }
 
 static const struct cli_subcommand cli_subcommands[] = {

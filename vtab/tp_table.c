@@ -605,9 +605,10 @@ int stack_hooks__install(struct session *s)
 int vtabs__register(sqlite3 *db, struct session *s)
 {
 	int n = catalog__nr_events(s->cat), rc;
-	struct tp_aux *aux = sqlite3_malloc64((size_t)n * sizeof(*aux));
+	/* a capture of no tables has no events: no array (malloc of 0 bytes may be NULL) */
+	struct tp_aux *aux = n ? sqlite3_malloc64((size_t)n * sizeof(*aux)) : NULL;
 
-	if (!aux)
+	if (n && !aux)
 		return SQLITE_NOMEM;
 	stack_hooks__install(s);
 	/* the aux array lives as long as the connection: freed by the first module's destructor */
@@ -630,8 +631,6 @@ int vtabs__register(sqlite3 *db, struct session *s)
 		if (rc != SQLITE_OK)
 			return rc;
 	}
-	if (n == 0)
-		sqlite3_free(aux);
 	if ((rc = perf_sql_events__register(db, s)) || (rc = perf_sql_stats__register(db, s)) ||
 	    (rc = pairs__register(db, s)) || (rc = counters__register(db, s)) ||
 	    (rc = blob_rows__register(db)))

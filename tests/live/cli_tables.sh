@@ -46,3 +46,23 @@ eq "$(q good n=7 -- "$WL/writes" 30 7)" 30 "the saved profiler's rows"
 # -o's value looks like PARAM=VALUE: it stays the option's
 out=$("$PERF_SQL" good n=7 -o "$tmp/x=y.csv" --csv -- "$WL/writes" 12 7) || fail "run with -o x=y"
 eq "$(tail -n 1 "$tmp/x=y.csv" | tr -d "\r")" 12 "-o x=y.csv is the output file, not a parameter"
+# -o is made only once the SQL holds: a typo leaves the old report as it was
+printf 'old report\n' > "$tmp/rep.csv"
+"$PERF_SQL" -o "$tmp/rep.csv" "selec 1" 2>/dev/null && fail "bad SQL exited 0"
+eq "$(cat "$tmp/rep.csv")" "old report" "-o FILE after a SQL error"
+# a FIFO nobody reads is refused at once (it would hang the run), another user's FIFO too
+mkfifo "$tmp/ff"
+out=$(timeout 10 "$PERF_SQL" -o "$tmp/ff" "select 1" 2>&1); rc=$?
+eq "$rc" 1 "exit status of -o to a FIFO nobody reads"
+[[ "$out" == *"a FIFO no process reads"* ]] || fail "FIFO with no reader said: $out"
+setpriv --reuid=65534 --regid=65534 --clear-groups mkfifo "$tmp/ff2" 2>/dev/null ||
+	{ chmod 1777 "$tmp"; setpriv --reuid=65534 --regid=65534 --clear-groups mkfifo "$tmp/ff2"; }
+out=$(timeout 10 "$PERF_SQL" -o "$tmp/ff2" "select 1" 2>&1); rc=$?
+eq "$rc" 1 "exit status of -o to another user's FIFO"
+[[ "$out" == *"a FIFO of another user"* ]] || fail "another user's FIFO said: $out"
+# subcommands refuse extra arguments with one line
+for args in "help a b" "list x"; do
+	out=$("$PERF_SQL" $args 2>&1); rc=$?
+	eq "$rc" 2 "exit status of perf-sql $args"
+	[ "$(echo "$out" | wc -l)" = 1 ] || fail "perf-sql $args: not one line: $out"
+done

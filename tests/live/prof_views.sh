@@ -59,3 +59,7 @@ eq "$rc" 1 "exit status of a profiler that selects from itself"
 echo "ok: $out"
 out=$("$PERF_SQL" save loop2 "select * from selfref" 2>&1); rc=$?
 eq "$rc" 2 "save over a profiler that selects from itself"
+# parameters in WHERE in either order, and through the '_' alias with literal arguments
+eq "$(q "select calls from syscalls where than = '0' and _syscall = 'write'" -- $w)" 300 "than, then _syscall"
+eq "$(q "select calls from syscalls where _syscall = 'write' and than = '0'" -- $w)" 300 "_syscall, then than"
+eq "$(q "select count(*) from num_dist('sys_enter_write', 'count')" -- $w)" 1 "num_dist('t', 'f') (alias)"
