@@ -32,8 +32,9 @@ awk -v a="$a" -v b="$b" -v pa="$pa" -v pb="$pb" 'BEGIN {
 		100 * ours, a, a + b, 100 * theirs, pa, pa + pb, 100 * tol
 	exit d > tol }' || fail "burn_a's share of samples differs from perf record's on the same run"
 echo "ok: burn_a's share of samples agrees with perf record's"
-# a program touching 10,240 fresh pages: 10,240 page_faults rows in its range
-"$PERF_SQL" --csv "select addr from page_faults where _pid = workload_pid()" \
+# a program touching 10,240 fresh pages: 10,240 page_faults rows in its range (a ring that holds
+# them all, -m 1024: under load a 64-page ring overflows before perf-sql drains it)
+"$PERF_SQL" -m 1024 --csv "select addr from page_faults where _pid = workload_pid()" \
 	-- "$WL/pagetouch" 10240 > "$dir/pf.csv" || fail "page_faults"
 range=$(grep -o 'start=0x[0-9a-f]* end=0x[0-9a-f]*' "$dir/pf.csv")
 start=$(( $(echo "$range" | sed 's/start=\(0x[0-9a-f]*\).*/\1/') ))
