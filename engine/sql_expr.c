@@ -741,6 +741,8 @@ bool sql_select__same(const struct sql_select *sel, int a, int b)
 	const struct sql_node *x = &sel->node[a], *y = &sel->node[b];
 	int ka, kb;
 
+	if (a == b)
+		return true;
 	if (x->kind != y->kind || x->op != y->op || x->kw != y->kw || x->not != y->not ||
 	    x->star != y->star || x->distinct != y->distinct || x->nr_kids != y->nr_kids)
 		return false;
@@ -753,8 +755,13 @@ bool sql_select__same(const struct sql_select *sel, int a, int b)
 		if (!same_tok(sel, x->name, y->name) || !same_tok(sel, x->qual, y->qual))
 			return false;
 		break;
-	case SN_CAST: case SN_COLLATE:   /* the type or collation name is not compared */
-		return false;
+	case SN_CAST: case SN_COLLATE:   /* the type or collation name: the same tokens */
+		if (x->tok1 - x->tok0 != y->tok1 - y->tok0)
+			return false;
+		for (int i = 0; i < x->tok1 - x->tok0; i++)
+			if (!same_tok(sel, x->tok0 + i, y->tok0 + i))
+				return false;
+		break;
 	default: break;
 	}
 	for (ka = x->first, kb = y->first; ka >= 0 && kb >= 0;

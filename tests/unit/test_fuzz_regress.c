@@ -32,6 +32,9 @@
 #define FUZZ_ENTRY fuzz_capture
 #include "../fuzz/fuzz_capture.c"
 #undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_sql_select
+#include "../fuzz/fuzz_sql_select.c"
+#undef FUZZ_ENTRY
 
 static const struct {
 	const char *name;
@@ -39,7 +42,7 @@ static const struct {
 } targets[] = {
 	{ "sample", fuzz_sample }, { "window", fuzz_window }, { "kfilter", fuzz_kfilter },
 	{ "elf", fuzz_elf },       { "profiler", fuzz_profiler }, { "sql", fuzz_sql },
-	{ "capture", fuzz_capture },
+	{ "capture", fuzz_capture }, { "sql_select", fuzz_sql_select },
 };
 
 /* every regular file of dir through fn; the number of files, -1 if dir is missing */
