@@ -3,7 +3,10 @@
  *
  * (1) Which statements read which table: each statement is prepared once more and the
  *     tables it plans (source__plan(), counted in src->nr_plans) are the ones it reads,
- *     whatever its form (joins, views, pairs()).
+ *     whatever its form (joins, views). A table goes to the kernel only if that one
+ *     statement's planning is all the planning it had: preparing a statement is
+ *     deterministic, so anything else that planned it (a pairs() planned once per run and
+ *     cached, a profiler's table) shows as calls the statement does not account for.
  * (2) A table runs in the kernel when exactly one statement reads it, that statement was
  *     read (engine/bpf_plan.c) as a GROUP BY over that table alone, the session watches the
  *     whole system (the program sees every task: a workload, -p, -t or --cgroup stay on the
@@ -41,30 +44,36 @@ static void say(const struct query_ops *ops, void *ctx, const char *fmt, ...)
 	ops->notice(ctx, line);
 }
 
-/* reads[i * nr_src + j]: statement i reads source j (1); NULL: out of memory */
-static char *who_reads(struct query *q, struct session *s)
+/*
+ * reads[i * nr_src + j]: the planning calls of source j that preparing statement i makes (-1:
+ * it did not prepare again, so it may read anything); the last row: every source's calls so
+ * far, all planning included. NULL: out of memory.
+ */
+static int *who_reads(struct query *q, struct session *s)
 {
-	char *reads = calloc((size_t)q->nr_stmts * (size_t)s->nr_src + 1, 1);
-	int *before = calloc((size_t)s->nr_src + 1, sizeof(int));
+	int *reads = calloc((size_t)(q->nr_stmts + 1) * (size_t)s->nr_src + 1, sizeof(int));
+	int *all = reads ? reads + q->nr_stmts * s->nr_src : NULL;
 
-	for (int i = 0; reads && before && i < q->nr_stmts; i++) {
+	for (int j = 0; reads && j < s->nr_src; j++)
+		all[j] = s->src[j]->nr_plans;
+	for (int i = 0; reads && i < q->nr_stmts; i++) {
 		sqlite3_stmt *st = NULL;
 		int rc;
 
 		for (int j = 0; j < s->nr_src; j++)
-			before[j] = s->src[j]->nr_plans;
+			reads[i * s->nr_src + j] = s->src[j]->nr_plans;
 		rc = sqlite3_prepare_v2(q->db, sqlite3_sql(q->stmts[i]), -1, &st, NULL);
 		sqlite3_finalize(st);
-		for (int j = 0; j < s->nr_src; j++)   /* not prepared again: it may read anything */
-			reads[i * s->nr_src + j] = rc != SQLITE_OK || s->src[j]->nr_plans != before[j];
+		for (int j = 0; j < s->nr_src; j++)
+			reads[i * s->nr_src + j] = rc != SQLITE_OK ? -1 :
+						   s->src[j]->nr_plans - reads[i * s->nr_src + j];
 	}
-	free(before);
 	return reads;
 }
 
 /* why src stays on the ring, or NULL: it may run in the kernel (statement *which) */
 static const char *ring_reason(struct query *q, struct session *s, const struct bpf_stmt *st,
-			       const char *reads, int j, int *which, char *buf, size_t len)
+			       const int *reads, int j, int *which, char *buf, size_t len)
 {
 	int n = 0;
 
@@ -73,10 +82,12 @@ static const char *ring_reason(struct query *q, struct session *s, const struct 
 			*which = i;
 			n++;
 		}
-	if (n != 1) {
+	if (n > 1) {
 		snprintf(buf, len, "read by %d statements (one statement per table runs in the kernel)", n);
 		return buf;
 	}
+	if (n == 0 || reads[*which * s->nr_src + j] != reads[q->nr_stmts * s->nr_src + j])
+		return "read by more than one statement or table (pairs(), a profiler's view, ...)";
 	st = &st[*which];
 	if (!st->ok || st->src != s->src[j]) {
 		snprintf(buf, len, "%s", !st->ok ? st->why : "its statement reads another table too");
@@ -212,7 +223,8 @@ static int to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int
 int bpf_plan__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx)
 {
 	struct bpf_stmt *st;
-	char *reads, why[320];
+	char why[320];
+	int *reads;
 	int ret = 0;
 
 	if (!s->nr_src || s->replay || q->record_path)

@@ -87,6 +87,13 @@ why "select comm, count(*) from sys_enter_write group by comm" "a workload" -v -
 why "select comm, count(*) from sys_enter_write group by comm; select count(_cpu) from sys_enter_write" \
 	"read by 2 statements" -a
 why "select comm, count(*) from sys_enter_write group by comm" "no-bpf" --no-bpf
+# pairs() plans its tables once per run: the table's one GROUP BY does not account for them
+why "select comm, count(*) from sys_enter_write group by comm;
+     select count(*) from pairs('sys_enter_write', '_tid', 'sys_exit_write', '_tid')" \
+	"read by more than one statement or table" -a
+out=$(q -a "select count(*) $me group by comm; select count(*) from pairs('sys_enter_write',
+	'_tid', 'sys_exit_write', '_tid') where start_tid = workload_pid()" -- "${wr[@]}" | tr '\n' ' ')
+eq "$out" "1050 count(*) 1050 " "a GROUP BY and pairs() over one table: both see every row"
 
 # a program the verifier refuses: one line, the ring's answer
 out=$(PERF_SQL_TEST_BAD_BPF=1 "$PERF_SQL" --csv -a "select comm, count(*) $me group by comm" \
