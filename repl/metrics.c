@@ -159,6 +159,23 @@ static void label_name(char *out, const char *col, int i)
 		strcat(out, "_");
 }
 
+/* column i's label name, or name_2, name_3, ... : the first no earlier column of ms has (two
+ * columns may sanitize to one name: "a b" and a_b; a series may not repeat a label name) */
+static void unique_label(struct mstmt *ms, int i)
+{
+	char *out = ms->cols[i].label, base[NAME_MAX_LEN];
+
+	snprintf(base, sizeof(base), "%s", out);
+	for (int n = 2, j = 0; j < i;) {
+		if (strcmp(ms->cols[j].label, out)) {
+			j++;
+			continue;
+		}
+		snprintf(out, NAME_MAX_LEN, "%.180s_%d", base, n++);
+		j = 0;
+	}
+}
+
 int metrics__statement(struct metrics *m, int family, sqlite3_stmt *st, const char *text)
 {
 	struct mstmt *ms = realloc(m->st, (size_t)(m->nr_st + 1) * sizeof(*ms));
@@ -188,6 +205,7 @@ int metrics__statement(struct metrics *m, int family, sqlite3_stmt *st, const ch
 			snprintf(part, sizeof(part), "column%d", i + 1);
 		snprintf(base, sizeof(base), "perf_sql_%.60s_%.120s", m->fam[family].name, part);
 		label_name(c->label, c->col, i);
+		unique_label(ms, i);
 		c->counts = counts[i];
 		c->sum_col = -1;
 		if (take_name(m, c->name, base)) {

@@ -15,7 +15,8 @@
  *     become '_', runs of '_' one, no '_' at the end of a part); a name used twice in one
  *     exposition gets _2, _3, ... in the order the columns come.
  * (2) A column's kind is fixed by its first non-NULL value: TEXT -> a label (the column's name
- *     sanitized as in (1); `le` and `quantile` become `le_`, `quantile_`); INTEGER or REAL ->
+ *     sanitized as in (1); `le` and `quantile` become `le_`, `quantile_`; a name an earlier
+ *     column of the statement has gets _2, _3, ...); INTEGER or REAL ->
  *     a gauge of the window; a log2_hist()/lin_hist() BLOB -> a histogram; any other BLOB is
  *     left out. A NULL label is the empty value.
  * (3) A numeric column whose whole expression is count(...), sum(...) or total(...) (read

@@ -147,6 +147,25 @@ static void test_counters_and_labels(void)
 	metrics__free(m);
 }
 
+/* columns whose label names sanitize alike get the first free name_N, as metric names do */
+static void test_label_names_unique(void)
+{
+	struct metrics *m = metrics__new(100);
+	sqlite3_stmt *st[1];
+	char *t;
+
+	metrics__family(m, "u", "labels");
+	st[0] = prep("select 'x' as \"a b\", 'y' as a_b, 'z' as \"a-b\", 'w' as a_b_2, "
+		     "'v' as le, 'u' as le_, 1 as n");
+	T(metrics__statement(m, 0, st[0], NULL) == 0, "statement");
+	window(m, st, 1);
+	t = render(m, METRICS_TEXT);
+	LINE(t, "perf_sql_u_n{a_b=\"x\",a_b_2=\"y\",a_b_3=\"z\",a_b_2_2=\"w\",le_=\"v\","
+		"le__2=\"u\"} 1");
+	sqlite3_finalize(st[0]);
+	metrics__free(m);
+}
+
 static void test_histogram(void)
 {
 	struct metrics *m = metrics__new(100);
@@ -226,6 +245,7 @@ int main(void)
 	RUN(test_names_and_text);
 	RUN(test_accept);
 	RUN(test_counters_and_labels);
+	RUN(test_label_names_unique);
 	RUN(test_histogram);
 	RUN(test_cap_and_failure);
 	sqlite3_close(db);
