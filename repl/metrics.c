@@ -182,11 +182,12 @@ int metrics__statement(struct metrics *m, int family, sqlite3_stmt *st, const ch
 	int nr = sqlite3_column_count(st);
 	unsigned char *counts = calloc((size_t)nr + 1, 1);
 
+	if (ms)
+		m->st = ms;   /* first: a failed calloc below must not leave it at freed memory */
 	if (!ms || !counts) {
 		free(counts);
 		return -ENOMEM;
 	}
-	m->st = ms;
 	ms = &m->st[m->nr_st];
 	*ms = (struct mstmt){ .family = family, .nr_cols = nr };
 	if (!(ms->cols = calloc((size_t)nr + 1, sizeof(*ms->cols)))) {
