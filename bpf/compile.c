@@ -5,7 +5,9 @@
  * r8 its count before this event; r1-r5 scratch. The stack (fp-relative):
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
+#include <linux/bpf_perf_event.h>
 #include "bpf/compile.h"
 
 #define FP BPF_REG_10
@@ -100,6 +102,13 @@ static void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 		break;
 	case BCOL_CPU:
 		emit(c, bi_ldx(BPF_DW, r, FP, OFF_CPU));
+		break;
+	case BCOL_IP: case BCOL_ADDR: case BCOL_PERIOD:   /* struct bpf_perf_event_data */
+		emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, v->col == BCOL_IP ?
+			       offsetof(struct bpf_perf_event_data, regs.rip) : v->col == BCOL_ADDR ?
+			       offsetof(struct bpf_perf_event_data, addr) :
+			       offsetof(struct bpf_perf_event_data, sample_period)));
+		may_neg = true;
 		break;
 	default:
 		break;
@@ -254,11 +263,15 @@ static void prologue(struct cc *c)
 	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_2, 0, c->out);
 	if (p->hook != BPF_HOOK_TP)
 		syscall_filter(c);
-	if (p->self_tid || uses(p, BCOL_PID) || uses(p, BCOL_TID)) {
+	if (p->self_tid || p->self_pid || uses(p, BCOL_PID) || uses(p, BCOL_TID)) {
 		emit(c, bi_call(BPF_FUNC_get_current_pid_tgid));
 		emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, OFF_PIDTGID));
 		if (p->self_tid)
 			basm__jmp32_imm(c->a, BPF_JEQ, BPF_REG_0, (int32_t)p->self_tid, c->out);
+		if (p->self_pid) {
+			emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_0, 32));
+			basm__jmp32_imm(c->a, BPF_JEQ, BPF_REG_0, (int32_t)p->self_pid, c->out);
+		}
 	}
 	if (p->cpu_filter || uses(p, BCOL_CPU)) {
 		emit(c, bi_call(BPF_FUNC_get_smp_processor_id));
@@ -494,7 +507,8 @@ int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 	basm__place(a, have);
 	update_group(&c);
 	basm__place(a, c.out);
-	emit(&c, bi_mov64_imm(BPF_REG_0, 1));
+	/* 1: a tracepoint's other perf users see the event; 0: our own samples go nowhere */
+	emit(&c, bi_mov64_imm(BPF_REG_0, p->hook == BPF_HOOK_PERF ? 0 : 1));
 	emit(&c, bi_exit());
 	return basm__finish(a);
 }

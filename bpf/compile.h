@@ -9,7 +9,9 @@
  *   (4) finds the group in the map the outer array-of-maps holds now (windows swap it), adds
  *       the group on first sight (a full map: the event is counted in the stats map, per CPU);
  *   (5) updates count and each aggregate in this CPU's value (per-CPU hash: no atomics);
- *   (6) returns 1, always: 0 would hide the event from every other perf user of the tracepoint.
+ *   (6) a tracepoint program returns 1, always: 0 would hide the event from every other perf
+ *       user of the tracepoint; a perf_event program (software events: our own event on each
+ *       CPU) returns 0, so its samples go to no ring.
  */
 #ifndef PERF_SQL_BPF_COMPILE_H
 #define PERF_SQL_BPF_COMPILE_H

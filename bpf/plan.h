@@ -39,6 +39,9 @@ enum bpf_col {
 	BCOL_CPU,
 	BCOL_COMM,        /* the current task's name (16 bytes) */
 	BCOL_STR,         /* char[size] field at off */
+	BCOL_IP,          /* PMU samples: the sampled instruction pointer */
+	BCOL_ADDR,        /* PMU samples: the data address (page faults) */
+	BCOL_PERIOD,      /* PMU samples: events this sample stands for */
 };
 
 enum bpf_op { BOP_DIV, BOP_MOD, BOP_AND };
@@ -95,6 +98,7 @@ enum bpf_hook {
 	BPF_HOOK_TP,         /* tracepoint program on tp_id */
 	BPF_HOOK_SYS_ENTER,  /* tp_btf/sys_enter: syscalls:sys_enter_NAME or raw_syscalls:sys_enter */
 	BPF_HOOK_SYS_EXIT,   /* tp_btf/sys_exit */
+	BPF_HOOK_PERF,       /* a perf_event program on a software event's samples, every CPU */
 };
 
 struct bpf_plan {
@@ -110,6 +114,10 @@ struct bpf_plan {
 	enum bpf_hook hook;
 	int syscall_nr;            /* syscalls:*: the one system call (not ia32's); -1: every one */
 	uint32_t self_tid;         /* events of this thread are left out (0: none) */
+	uint32_t self_pid;         /* samples of this process are left out (0: none) */
+	/* BPF_HOOK_PERF: the event, sampled as the perf ring samples it */
+	uint32_t pmu_type;
+	uint64_t pmu_config, sample_period, sample_freq;   /* one of period, freq */
 	int nr_cpu_ids;            /* the kernel's: sizes the per-CPU slots of the maps */
 	bool cpu_filter;           /* -C: only the CPUs whose bit is set in the control map */
 	int max_groups;

@@ -142,8 +142,9 @@ static int prog_load(struct bpf_table *t, const struct basm *a, char *log, int l
 	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = log ? LOG_SIZE : 0,
 		    .log_level = (uint32_t)level);
 
-	if (t->plan.hook == BPF_HOOK_TP)
-		return bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "perf_sql_agg", "GPL", a->insn,
+	if (t->plan.hook == BPF_HOOK_TP || t->plan.hook == BPF_HOOK_PERF)
+		return bpf_prog_load(t->plan.hook == BPF_HOOK_TP ? BPF_PROG_TYPE_TRACEPOINT :
+				     BPF_PROG_TYPE_PERF_EVENT, "perf_sql_agg", "GPL", a->insn,
 				     (size_t)a->nr, &o);
 	o.expected_attach_type = BPF_TRACE_RAW_TP;
 	o.attach_btf_id = (uint32_t)t->btf_id;
@@ -194,11 +195,43 @@ static int load(struct bpf_table *t, char *log_out, size_t log_len, struct err *
 	return 0;
 }
 
+/* a software event sampled on every CPU of the session, the program on each (disabled until
+ * bpf_table__enable) */
+static int attach_pmu(struct bpf_table *t, struct err *e)
+{
+	const struct session *s = t->src->s;
+	struct perf_event_attr a = { .type = t->plan.pmu_type, .size = sizeof(a),
+				     .config = t->plan.pmu_config, .disabled = 1 };
+
+	if (t->plan.sample_freq) {
+		a.freq = 1;
+		a.sample_freq = t->plan.sample_freq;
+	} else {
+		a.sample_period = t->plan.sample_period;
+	}
+	if (!(t->pmu_fds = calloc((size_t)s->nr_cpus, sizeof(int))))
+		return err_set(e, -ENOMEM, "out of memory");
+	for (int i = 0; i < s->nr_cpus; i++) {
+		int fd = (int)syscall(__NR_perf_event_open, &a, -1, s->cpu_num[i], -1,
+				      PERF_FLAG_FD_CLOEXEC);
+
+		if (fd < 0)
+			return err_set(e, -errno, "cannot open the event on CPU %d: %s", s->cpu_num[i],
+				       strerror(errno));
+		t->pmu_fds[t->nr_pmu_fds++] = fd;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, t->prog_fd))
+			return err_set(e, -errno, "cannot attach the BPF program: %s", strerror(errno));
+	}
+	return 0;
+}
+
 static int attach(struct bpf_table *t, struct err *e)
 {
 	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a),
 				     .config = (uint64_t)t->plan.tp_id, .disabled = 1 };
 
+	if (t->plan.hook == BPF_HOOK_PERF)
+		return attach_pmu(t, e);
 	if (t->plan.hook != BPF_HOOK_TP) {   /* a raw tracepoint's link: an fd of ours too */
 		t->perf_fd = bpf_raw_tracepoint_open(NULL, t->prog_fd);
 		return t->perf_fd < 0 ? err_set(e, -errno, "cannot attach to the raw tracepoint: %s",
@@ -259,6 +292,9 @@ void bpf_table__free(struct bpf_table *t)
 
 	if (!t)
 		return;
+	for (int i = 0; i < t->nr_pmu_fds; i++)
+		close(t->pmu_fds[i]);
+	free(t->pmu_fds);
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (*fds[i] >= 0)
 			close(*fds[i]);
@@ -271,8 +307,12 @@ void bpf_table__free(struct bpf_table *t)
 
 int bpf_table__enable(struct bpf_table *t, bool on)
 {
+	int ret = set_ctl(t, on) ? -errno : 0;
+
+	for (int i = 0; i < t->nr_pmu_fds; i++)
+		ioctl(t->pmu_fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 	t->enabled = on;
-	return set_ctl(t, on) ? -errno : 0;
+	return ret;
 }
 
 static uint8_t *new_row(struct bpf_table *t)

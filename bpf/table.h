@@ -37,6 +37,7 @@ struct bpf_table {
 	uint32_t prog_id;
 	int btf_id;              /* tp_btf: the raw tracepoint's typedef in the kernel's BTF */
 	int ctl_fd, stats_fd, zero_fd, outer_fd, map_fd[2], prog_fd, perf_fd;
+	int *pmu_fds, nr_pmu_fds;  /* BPF_HOOK_PERF: the sampled event on each CPU */
 	int nr_maps, cur;        /* maps (1, or 2 with windows); the one the program uses */
 	int nr_possible;         /* per-CPU values per key */
 	bool enabled;

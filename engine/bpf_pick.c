@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include "bpf/source.h"
 #include "bpf/table.h"
 #include "core/target.h"
@@ -122,6 +123,27 @@ static bool syscall_fields(const struct bpf_plan *p, bool enter)
 	return true;
 }
 
+/* a software event sampled as core/events.c samples it: the rate asked (cpu_clock(99), WHERE
+ * period = N), else the clocks at -F Hz and the others at every event */
+static void pick_pmu(struct session *s, struct source *src, struct bpf_plan *p)
+{
+	bool clock = src->ev->pmu_config == PERF_COUNT_SW_CPU_CLOCK ||
+		     src->ev->pmu_config == PERF_COUNT_SW_TASK_CLOCK;
+
+	p->hook = BPF_HOOK_PERF;
+	p->pmu_type = src->ev->pmu_type;
+	p->pmu_config = src->ev->pmu_config;
+	p->sample_period = p->sample_freq = 0;
+	if (src->period)
+		p->sample_period = src->period;
+	else if (src->hz || clock)
+		p->sample_freq = src->hz ? src->hz : (uint64_t)s->opts.freq;
+	else
+		p->sample_period = 1;
+	src->hz_used = p->sample_freq;
+	src->period_used = p->sample_period;
+}
+
 /* system calls: a tp_btf program on raw_syscalls instead of the tracepoint (bpf/plan.h) */
 static void pick_hook(const struct tp_event *ev, struct bpf_plan *p)
 {
@@ -154,7 +176,13 @@ static void swap_in(struct query *q, struct session *s, int i, struct bpf_table 
 {
 	char where[96];
 
-	if (t->plan.hook == BPF_HOOK_TP)
+	if (t->plan.hook == BPF_HOOK_PERF && t->plan.sample_freq)
+		snprintf(where, sizeof(where), "%s sampled at %llu Hz on %d CPUs", t->src->ev->name,
+			 (unsigned long long)t->plan.sample_freq, s->nr_cpus);
+	else if (t->plan.hook == BPF_HOOK_PERF)
+		snprintf(where, sizeof(where), "%s sampled every %llu events on %d CPUs",
+			 t->src->ev->name, (unsigned long long)t->plan.sample_period, s->nr_cpus);
+	else if (t->plan.hook == BPF_HOOK_TP)
 		snprintf(where, sizeof(where), "the tracepoint");
 	else if (t->plan.syscall_nr >= 0)
 		snprintf(where, sizeof(where), "tp_btf/%s (system call %d)", t->plan.hook ==
@@ -166,7 +194,7 @@ static void swap_in(struct query *q, struct session *s, int i, struct bpf_table 
 	q->stmts[i] = st;
 	bpf_session__note(s, t->src, "aggregated in the kernel: BPF program %u of %d insns on %s%s, "
 			  "per-CPU hash %s, up to %d groups%s", t->prog_id, t->nr_insns, where,
-			  t->perf_fd >= 0 ? "" : " (loaded, not attached: --explain)", b->desc,
+			  t->perf_fd >= 0 || t->nr_pmu_fds ? "" : " (loaded, not attached: --explain)", b->desc,
 			  t->plan.max_groups, t->nr_maps == 2 ? ", two maps swapped per window" : "");
 }
 
@@ -184,6 +212,11 @@ static int to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int
 	b->plan.self_tid = self_f[0] ? (uint32_t)getpid() : 0;
 	b->plan.max_groups = q->max_groups > 0 ? q->max_groups : BPF_DEFAULT_MAX_GROUPS;
 	pick_hook(src->ev, &b->plan);
+	if (src->ev->kind == EV_SOFTWARE) {   /* the ring drops its own process's samples */
+		pick_pmu(s, src, &b->plan);
+		b->plan.self_tid = 0;
+		b->plan.self_pid = (uint32_t)getpid();
+	}
 	t = bpf_table__new(&b->plan, src, !q->plan_only, q->so.interval_ms > 0 ? 2 : 1, log,
 			   sizeof(log), &e);
 	if (!t && b->plan.hook != BPF_HOOK_TP) {   /* no BTF, an old kernel: the tracepoint */

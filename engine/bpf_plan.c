@@ -37,7 +37,8 @@
 
 #define MAX_REPL 128
 
-enum colk { CK_NONE, CK_TIME, CK_CPU, CK_PID, CK_TID, CK_COMM, CK_PERIOD, CK_FIELD, CK_OTHER };
+enum colk { CK_NONE, CK_TIME, CK_CPU, CK_PID, CK_TID, CK_COMM, CK_PERIOD, CK_FIELD, CK_IP,
+	    CK_ADDR, CK_OTHER };
 enum where_in { IN_ITEM, IN_HAVING, IN_ORDER_TERM, IN_ORDER };
 
 struct an {
@@ -129,6 +130,10 @@ static enum colk resolve(struct an *a, int n, const struct tp_field **f)
 			*f = &a->ev->fields[i];
 			return CK_FIELD;
 		}
+	if (a->ev->kind != EV_TRACEPOINT && !strcasecmp(name, "ip"))
+		return CK_IP;
+	if (a->ev->kind != EV_TRACEPOINT && !strcasecmp(name, "addr"))
+		return CK_ADDR;
 	return !strcasecmp(name, "stack") ? CK_OTHER : CK_NONE;
 }
 
@@ -194,6 +199,13 @@ static bool val_of(struct an *a, int n, struct bpf_val *v)
 	case CK_TID: v->col = BCOL_TID; return true;
 	case CK_COMM: v->col = BCOL_COMM; return true;
 	case CK_FIELD: return field_val(a, f, v);
+	case CK_IP: v->col = BCOL_IP; return true;
+	case CK_ADDR: v->col = BCOL_ADDR; return true;
+	case CK_PERIOD:
+		if (a->ev->kind == EV_TRACEPOINT)
+			return no(a, "_period of a tracepoint is not read by the kernel program");
+		v->col = BCOL_PERIOD;
+		return true;
 	case CK_NONE:
 		return no(a, "'%s' is not a value the kernel program reads", text_of(a, n, buf, 64));
 	default:
@@ -629,8 +641,9 @@ static bool table(struct an *a)
 			a->b->src = a->s->src[i];
 	if (!a->b->src)
 		return no(a, "FROM %s: not an event table", name);
-	if (a->ev->kind != EV_TRACEPOINT)
-		return no(a, "only tracepoint tables are aggregated in the kernel so far");
+	if (a->ev->kind != EV_TRACEPOINT && a->ev->kind != EV_SOFTWARE)
+		return no(a, "only tracepoint and software event tables are aggregated in the "
+			  "kernel so far");
 	return true;
 }
 

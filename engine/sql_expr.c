@@ -587,8 +587,14 @@ static bool from(struct ps *p)
 		sel->table_schema = sel->table;
 		sel->table = p->pos++;
 	}
-	if (cur(p)->type == TK_LP)
-		return fail(p, "table arguments are not read");
+	if (accept(p, TK_LP)) {   /* cpu_clock(99): integer literals only (the rate) */
+		do
+			if (!accept(p, TK_INT))
+				return fail(p, "table arguments other than integers are not read");
+		while (accept(p, TK_COMMA));
+		if (!accept(p, TK_RP))
+			return fail(p, "')' expected after the table's arguments");
+	}
 	if (accept_kw(p, "as") || is_name(p, p->pos)) {
 		if (!is_name(p, p->pos))
 			return fail(p, "AS: a name expected");

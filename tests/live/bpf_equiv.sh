@@ -72,6 +72,26 @@ same "select comm, count(*), min(pid) > workload_pid() from sched_wakeup_new
 same "select count(*) >= 500, count(*) < 520 from page_fault_user where _pid = workload_pid()
       and error_code = 6" "1,1" "$WL/pagetouch" 500
 
+# software events: a perf_event program on each CPU's samples. pagetouch's N faults in its
+# mapping (the range it prints at its end), page by page, exactly, on both paths
+pages() {
+	local out se
+	out=$("$PERF_SQL" --csv -a "$@" "select addr / 4096, count(*), sum(_period), min(ip) > 0
+		from page_faults where _pid = workload_pid() group by 1" -- "$WL/pagetouch" 500) ||
+		fail "page_faults run $*"
+	se=$(printf '%s\n' "$out" | sed -n 's/^start=\(0x[0-9a-f]*\) end=\(0x[0-9a-f]*\)$/\1 \2/p')
+	[ -n "$se" ] || fail "no range from pagetouch: $out"
+	printf '%s\n' "$out" | awk -F, -v s=$((${se% *} / 4096)) -v e=$((${se#* } / 4096)) '
+		$1 ~ /^[0-9]+$/ && $1 >= s && $1 < e { n++; c += $2; p += $3; ip += $4 }
+		END { print n, c, p, ip }'
+}
+p=$("$PERF_SQL" -a --explain "select count(*) from page_faults where _pid = 1 group by addr")
+printf '%s\n' "$p" | grep -q "on page_faults sampled every 1 events on" || fail "page_faults: $p"
+eq "$(pages)" "500 500 500 500" "pagetouch's pages in the kernel: pages, faults, periods, ips"
+eq "$(pages --no-bpf)" "500 500 500 500" "pagetouch's pages on the ring"
+same "select count(*) > 20, min(_period) > 0 from cpu_clock(99) where _pid = workload_pid()" \
+	"1,1" "$WL/burn" 1
+
 # what stays on the ring, and why: why SQL WANT OPTION [-- CMD...]
 why() {
 	local sql=$1 want=$2 opt=$3 p

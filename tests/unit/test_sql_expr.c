@@ -97,6 +97,8 @@ static void test_clauses(void)
 	  sel.limit_tok0 >= 0, "every clause");
 	T(!strcmp(sel.text + sel.tok[sel.order[0].tok1 - 1].start, "DESC, c NULLS LAST LIMIT 5 OFFSET 1;"),
 	  "an ORDER BY term ends after DESC");
+	T(!sql_select__parse(&sel, "select count(*) from cpu_clock(99)"), "a table's integer "
+	  "arguments (the rate): %s", sel.err);
 }
 
 static void test_spans(void)
@@ -119,7 +121,7 @@ static void test_refused(void)
 		"select a from t join u", "select (select 1) from t", "select a from t union select b from u",
 		"select sum(a) over () from t", "select sum(a) filter (where a > 1) from t",
 		"select a from t where b in (select c from u)", "select a from t where b = ?",
-		"select a from f(1)", "select a from t where (a, b) = (1, 2)", "update t set a = 1",
+		"select a from f('x')", "select a from t where (a, b) = (1, 2)", "update t set a = 1",
 		"select a from t limit", "select a from t where x like 'a' escape '!'",
 	};
 
