@@ -93,7 +93,8 @@ int metrics__nr_statements(const struct metrics *m);
 void metrics__window_begin(struct metrics *m);
 /*
  * Steps statement k (st, reset first) to its end and applies its rows (6). Returns
- * SQLITE_DONE, or SQLite's error code (the message is in sqlite3_errmsg) with nothing applied.
+ * SQLITE_DONE, or SQLite's error code (the message is in sqlite3_errmsg) with nothing applied;
+ * SQLITE_NOMEM when staging the rows ran out of memory (sqlite3_errmsg does not say so then).
  */
 int metrics__step(struct metrics *m, int k, sqlite3_stmt *st);
 /* The whole exposition (families in order, then health); b is appended to. */

@@ -495,13 +495,14 @@ static int on_started(void *ctx, struct query *q, struct session *s)
 }
 
 /* (5) */
-static void statement_failed(struct serve *sv, struct query *q, struct session *s, int i)
+static void statement_failed(struct serve *sv, struct query *q, struct session *s, int i, int rc)
 {
 	struct serve_arg *sa = &sv->arg[sv->family_of[i]];
 	double now = now_s(CLOCK_MONOTONIC);
 	struct err e = { 0 };
 
-	query__sql_err(q, s, sqlite3_errmsg(q->db), &e);
+	/* SQLITE_NOMEM from metrics__step: SQLite's own message would be "not an error" */
+	query__sql_err(q, s, rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(q->db), &e);
 	if (sa->err_said && now - sa->err_said < ERROR_EVERY_S)
 		return;
 	sa->err_said = now;
@@ -514,10 +515,13 @@ static int on_window(void *ctx, struct query *q, struct session *s, struct err *
 	struct serve *sv = ctx;
 
 	metrics__window_begin(sv->m);
-	for (int i = 0; i < q->nr_stmts; i++)
+	for (int i = 0; i < q->nr_stmts; i++) {
+		int rc;
+
 		if (sv->stmt_of[i] >= 0 &&
-		    metrics__step(sv->m, sv->stmt_of[i], q->stmts[i]) != SQLITE_DONE)
-			statement_failed(sv, q, s, i);
+		    (rc = metrics__step(sv->m, sv->stmt_of[i], q->stmts[i])) != SQLITE_DONE)
+			statement_failed(sv, q, s, i, rc);
+	}
 	sv->windows++;
 	sv->window_seconds = (double)(now_ns(CLOCK_MONOTONIC) - s->window_start_mono) / 1e9;
 	sv->window_end = now_s(CLOCK_REALTIME);
