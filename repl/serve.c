@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "profilers/profiler.h"
+#include "profilers/view.h"
 #include "repl/cli.h"
 #include "repl/serve.h"
 
@@ -343,7 +344,7 @@ static int merge_params(struct query *q, const struct serve_arg *sa, struct err 
 /* (4): one argument prepared alone; its error names it */
 static int check_arg(const struct query *base, const struct serve_arg *sa, struct err *e)
 {
-	struct query q = { .sql = sa->sql, .lock = base->lock };
+	struct query q = { .sql = sa->sql, .lock = base->lock, .extend = base->extend };
 	char msg[sizeof(e->msg) + 80];
 
 	memcpy(q.params, sa->params, sizeof(q.params));
@@ -585,6 +586,7 @@ int serve__main(int argc, char **argv, struct cli *c)
 	int ret;
 
 	parse_args(&sv, c, argc, argv);
+	q->extend = profilers__register_views;   /* profilers as tables, as in a query */
 	if (!q->so.interval_ms)
 		q->so.interval_ms = DEFAULT_INTERVAL_MS;
 	sv.start_time = now_s(CLOCK_REALTIME);

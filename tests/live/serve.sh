@@ -1,7 +1,7 @@
 # perf-sql serve on its own: bad input is one line and exit 2 (bad SQL and a port in use: exit
 # 1, as for a query); the format follows the Accept header; a scrape never sees a half-built
-# window; a saved profiler runs with its parameters; SIGTERM ends it with exit 0 within a
-# second and its perf events closed.
+# window; a saved profiler runs with its parameters, and as a table; SIGTERM ends it with exit
+# 0 within a second and its perf events closed.
 . "$(dirname "$0")/lib.sh"; need_root
 . "$(dirname "$0")/serve_lib.inc"
 
@@ -37,9 +37,9 @@ err=$("$PERF_SQL" serve --listen "127.0.0.1:$busy" syscalls 2>&1); rc=$?
 eq "$rc" 1 "a port in use: exit status"
 [[ "$err" == *"Address already in use"* ]] || fail "a port in use: $err"
 
-# two statements that count the same rows, one of them a saved profiler with parameters: in
-# every scrape, taken while windows end every 20 ms and a workload writes, both totals are
-# equal (a half-built window would show one ahead)
+# three statements that count the same rows, one a saved profiler with parameters, one that
+# profiler as a table: in every scrape, taken while windows end every 20 ms and a workload
+# writes, the totals are equal (a half-built window would show one ahead)
 WR=wr$$
 cp "$WL/writes" "$SERVE_DIR/$WR" || fail "copy writes"
 export XDG_CONFIG_HOME=$SERVE_DIR/config
@@ -47,23 +47,27 @@ export XDG_CONFIG_HOME=$SERVE_DIR/config
 	comm = :comm" --summary "writes of one size by one command" >/dev/null || fail "perf-sql save"
 serve_start -i 20 -m 256 --name a \
 	"select count(*) as n from sys_enter_write where count = 2345 and comm = '$WR'" \
-	--name b wrsize size=2345 comm=$WR
+	--name b wrsize size=2345 comm=$WR --name c "select sum(n) as n from wrsize(2345, '$WR')"
 (for _ in $(seq 100); do "$SERVE_DIR/$WR" 300 2345 || exit 1; sleep 0.02; done) & wpid=$!
 scrapes=0 moving=0
 while kill -0 $wpid 2>/dev/null || [ $scrapes = 0 ]; do
 	body=$(scrape) || fail "a scrape failed"
 	a=$(printf '%s\n' "$body" | awk '$1 == "perf_sql_a_n_total" { print $2 }')
 	b=$(printf '%s\n' "$body" | awk '$1 == "perf_sql_b_n_total" { print $2 }')
-	[ -n "$a" ] && [ "$a" = "$b" ] || fail "scrape $scrapes: perf_sql_a_n_total $a, perf_sql_b_n_total $b"
+	c=$(printf '%s\n' "$body" | awk '$1 == "perf_sql_c_n_total" { print $2 }')
+	[ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" = "$c" ] ||
+		fail "scrape $scrapes: perf_sql_a_n_total $a, perf_sql_b_n_total $b, perf_sql_c_n_total $c"
 	[ "$a" != 0 ] && [ "$a" -lt 29000 ] && moving=$((moving + 1))
 	scrapes=$((scrapes + 1))
 done
 wait $wpid || fail "writes failed"
 [ $moving -gt 0 ] || fail "no scrape while the count moved ($scrapes scrapes)"
-echo "ok: $scrapes scrapes during the run ($moving while the count moved): a = b in each"
+echo "ok: $scrapes scrapes during the run ($moving while the count moved): a = b = c in each"
 wait_counted perf_sql_a_n_total 30000
 eq "$(metric perf_sql_b_n_total)" "$(metric perf_sql_a_n_total)" \
 	"perf_sql_b_n_total (saved profiler wrsize size=2345 comm=$WR) = perf_sql_a_n_total"
+eq "$(metric perf_sql_c_n_total)" "$(metric perf_sql_a_n_total)" \
+	"perf_sql_c_n_total (the profiler as a table: wrsize(2345, '$WR')) = perf_sql_a_n_total"
 grep -q '^# HELP perf_sql_b_n_total writes of one size by one command (column n' <(scrape) || fail "HELP of a saved profiler: $(scrape | grep 'HELP perf_sql_b')"
 
 # formats: OpenMetrics when asked (Prometheus's Accept header), else text 0.0.4
