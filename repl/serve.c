@@ -346,7 +346,18 @@ static int check_arg(const struct query *base, const struct serve_arg *sa, struc
 {
 	struct query q = { .sql = sa->sql, .lock = base->lock, .extend = base->extend };
 	char msg[sizeof(e->msg) + 80];
+	char *ended = sqlite3_mprintf("%s\n;", sa->sql);
 
+	if (!ended)
+		return err_set(e, -ENOMEM, "out of memory");
+	if (!sqlite3_complete(ended)) {   /* SQLite takes it alone: joined, it hides the rest (3) */
+		sqlite3_free(ended);
+		err_set(e, -EINVAL, "serve: %.64s: its SQL ends inside an unclosed /* comment",
+			sa->name);
+		return err_hint(e, "close it with */ (serve joins the arguments' SQL: it would "
+				"hide the statements after it)");
+	}
+	sqlite3_free(ended);
 	memcpy(q.params, sa->params, sizeof(q.params));
 	q.nr_params = sa->nr_params;
 	if (base->nr_probes || !query__check(&q, e))
@@ -434,14 +445,17 @@ static void publish(struct serve *sv, struct session *s)
 	mbuf__free(&om);
 }
 
+static bool is_mark(sqlite3_stmt *st)
+{
+	return sqlite3_column_count(st) == 1 && !strcmp(sqlite3_column_name(st, 0), SERVE_MARK);
+}
+
 /* the statements of the argument whose first is q->stmts[first] (up to a marker) */
 static int stmts_in(const struct query *q, int first)
 {
 	int n = 0;
 
-	while (first + n < q->nr_stmts && !(sqlite3_column_count(q->stmts[first + n]) == 1 &&
-					    !strcmp(sqlite3_column_name(q->stmts[first + n], 0),
-						    SERVE_MARK)))
+	while (first + n < q->nr_stmts && !is_mark(q->stmts[first + n]))
 		n++;
 	return n;
 }
@@ -452,7 +466,15 @@ static int on_planned(void *ctx, struct query *q, struct session *s)
 	struct serve *sv = ctx;
 	const char *texts[QUERY_MAX_STMTS];
 	int f = 0, j = 0, nr_texts = metrics__split(sv->arg[0].sql, texts, QUERY_MAX_STMTS);
+	int marks = 0;
 
+	for (int i = 0; i < q->nr_stmts; i++)
+		marks += is_mark(q->stmts[i]);
+	if (marks != sv->nr_arg - 1) {   /* else statements would go to the wrong family */
+		err_set(&sv->e, -EINVAL, "serve: the statements of %d arguments were not told "
+			"apart (%d separators of %d)", sv->nr_arg, marks, sv->nr_arg - 1);
+		return err_hint(&sv->e, "a column may not be named " SERVE_MARK);
+	}
 	sv->stmt_of = calloc((size_t)q->nr_stmts + 1, sizeof(int));
 	sv->family_of = calloc((size_t)q->nr_stmts + 1, sizeof(int));
 	if (!sv->stmt_of || !sv->family_of)
@@ -461,7 +483,7 @@ static int on_planned(void *ctx, struct query *q, struct session *s)
 		sqlite3_stmt *st = q->stmts[i];
 
 		sv->family_of[i] = f;
-		if (sqlite3_column_count(st) == 1 && !strcmp(sqlite3_column_name(st, 0), SERVE_MARK)) {
+		if (is_mark(st)) {
 			sv->stmt_of[i] = -1;
 			nr_texts = metrics__split(sv->arg[++f].sql, texts, QUERY_MAX_STMTS);
 			j = 0;

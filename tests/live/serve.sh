@@ -25,6 +25,13 @@ bad 2 "--max-series '0'" --max-series 0 syscalls
 bad 2 "no such profiler" no_such_profiler_here
 bad 1 "serve: q2: no such column: nope" --name q1 "select count(*) as n from sys_enter_write" \
 	--name q2 "select nope from sys_enter_write"
+# an unclosed /* is fine to SQLite alone; joined, it would hide the next arguments' statements
+bad 1 "serve: a: its SQL ends inside an unclosed /* comment" \
+	--name a "select count(*) as n from sys_enter_write /* x" \
+	--name b "select count(*) as n from sys_enter_read"
+bad 1 "not told apart (2 separators of 1)" \
+	"select count(*) as perf_sql_serve_next from sys_enter_write" \
+	"select count(*) as n from sys_enter_read"
 bad 2 "parameter :than differs" syscalls than=1ms --name s2 syscalls than=2ms
 bad 2 "than" syscalls than=banana
 bad 2 "reads no event table" "select count(*) as n from perf_sql_events"
