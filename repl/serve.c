@@ -72,10 +72,10 @@ struct serve {
 	uint64_t windows;
 	double window_seconds, window_end, start_time;
 	struct err e;                  /* a failure of ours in a callback */
-	struct {
+	struct said {
 		char table[128];           /* "raw_syscalls:sys_enter " */
 		double t;
-	} said[64];                    /* lost-event warnings: when each table's was printed */
+	} *said;                       /* lost-event warnings: when each table's was printed */
 	int nr_said;
 };
 
@@ -417,20 +417,20 @@ static void process_health(struct metrics_health *h)
 /* both renderings of the state now, made what scrapes get */
 static void publish(struct serve *sv, struct session *s)
 {
-	struct metrics_table tables[64];
+	struct metrics_table *tables = s ? calloc((size_t)s->nr_src + 1, sizeof(*tables)) : NULL;
 	struct metrics_health h = {
 		.windows = sv->windows, .window_seconds = sv->window_seconds,
 		.window_end = sv->window_end, .tables = tables, .start_time = sv->start_time,
 	};
 	struct mbuf text = { 0 }, om = { 0 };
 
+	if (s && !tables)
+		return;   /* out of memory: scrapes keep the last whole one */
 	for (int i = 0; s && i < s->nr_src; i++) {   /* one series per table name */
 		int t = 0;
 
 		while (t < h.nr_tables && strcmp(tables[t].name, s->src[i]->ev->full))
 			t++;
-		if (t == 64)
-			break;
 		if (t == h.nr_tables)
 			tables[h.nr_tables++] = (struct metrics_table){ s->src[i]->ev->full, 0, 0 };
 		tables[t].received += s->src[i]->total_received;
@@ -443,6 +443,7 @@ static void publish(struct serve *sv, struct session *s)
 		http__publish(sv->http, &text, &om);   /* else scrapes keep the last whole one */
 	mbuf__free(&text);
 	mbuf__free(&om);
+	free(tables);
 }
 
 static bool is_mark(sqlite3_stmt *st)
@@ -569,8 +570,14 @@ static void on_notice(void *ctx, const char *line)
 		i++;
 	if (i < sv->nr_said && now - sv->said[i].t < ERROR_EVERY_S)
 		return;
-	if (i == sv->nr_said && i < (int)(sizeof(sv->said) / sizeof(sv->said[0])))
-		snprintf(sv->said[sv->nr_said++].table, sizeof(sv->said[0].table), "%.*s ", n, line + 9);
+	if (i == sv->nr_said) {   /* a new table (out of memory: said, not remembered) */
+		struct said *p = realloc(sv->said, (size_t)(sv->nr_said + 1) * sizeof(*p));
+
+		if (p) {
+			sv->said = p;
+			snprintf(p[sv->nr_said++].table, sizeof(p->table), "%.*s ", n, line + 9);
+		}
+	}
 	if (i < sv->nr_said)
 		sv->said[i].t = now;
 	say("%s (serve: said at most once a minute per table; perf_sql_events_lost_total{table} "
@@ -597,6 +604,7 @@ static void serve_free(struct serve *sv)
 	mbuf__free(&sv->sql);
 	free(sv->stmt_of);
 	free(sv->family_of);
+	free(sv->said);
 }
 
 int serve__main(int argc, char **argv, struct cli *c)

@@ -99,3 +99,13 @@ fds=$(perf_fds "$SERVE_PID")
 echo "ok: $fds perf_event fds open while serving"
 serve_stop
 grep -q "serve: stopped after" "$SERVE_DIR/serve.err" || fail "no closing line: $(cat "$SERVE_DIR/serve.err")"
+
+# 70 tables (past the 64 an array once held): a perf_sql_events_received_total series each
+sql=$("$PERF_SQL" --csv "select group_concat('(select count(*) from ' || name || ') as n' ||
+	rowid, ', ') from (select name, row_number() over (order by name) as rowid
+	from perf_sql_events where name like 'sys_enter_%' order by name limit 70)" | tail -n 1 | tr -d '"')
+serve_start -i 100 "select $sql"
+eq "$(scrape | grep -c '^perf_sql_events_received_total{')" 70 \
+	"perf_sql_events_received_total series of a query of 70 tables"
+kill -TERM "$SERVE_PID"; wait "$SERVE_PID"; rc=$? SERVE_PID=   # closing 140 events takes time
+eq "$rc" 0 "exit status after SIGTERM (70 tables)"
