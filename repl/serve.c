@@ -624,6 +624,7 @@ int serve__main(int argc, char **argv, struct cli *c)
 		say("out of memory");
 		return EXIT_ERR;
 	}
+	session_stop = 0;   /* before the handlers: a signal from now on stops the run */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
