@@ -206,8 +206,10 @@ int target__read(struct session *s, struct err *e)
 			if (k && add_tid(s, (pid_t)id))
 				return err_set(e, -ENOMEM, "out of memory");
 			for (dir = k ? NULL : opendir(path); dir && (d = readdir(dir));)
-				if (atoi(d->d_name) > 0 && add_tid(s, atoi(d->d_name)))
+				if (atoi(d->d_name) > 0 && add_tid(s, atoi(d->d_name))) {
+					closedir(dir);
 					return err_set(e, -ENOMEM, "out of memory");
+				}
 			if (dir)
 				closedir(dir);
 			p = *end ? end + 1 : end;
