@@ -57,7 +57,8 @@ int ring__add_ids(struct session *s, struct perf_evsel *evsel, struct source *sr
 
 void ring__sort_ids(struct session *s)
 {
-	qsort(s->ids, (size_t)s->nr_ids, sizeof(*s->ids), cmp_id);
+	if (s->nr_ids)   /* none when every table is fed by BPF (qsort wants a base) */
+		qsort(s->ids, (size_t)s->nr_ids, sizeof(*s->ids), cmp_id);
 }
 
 static struct id_map *find_id(struct session *s, uint64_t id)

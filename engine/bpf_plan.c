@@ -378,12 +378,15 @@ static bool key_of(struct an *a, int k)
 
 	if (nd(a, n)->kind == SN_INT && nd(a, n)->i >= 1 && nd(a, n)->i <= a->sel->nr_items)
 		n = a->sel->items[nd(a, n)->i - 1].expr;
-	else if (nd(a, n)->kind == SN_COL && nd(a, n)->qual < 0 && resolve(a, n, &f) == CK_NONE)
+	else if (nd(a, n)->kind == SN_COL && nd(a, n)->qual < 0 && resolve(a, n, &f) == CK_NONE) {
+		name_of(a, nd(a, n)->name, name);
 		for (int i = 0; i < a->sel->nr_items; i++)
 			if (a->sel->items[i].alias >= 0 &&
-			    !strcasecmp(name_of(a, nd(a, n)->name, name),
-					name_of(a, a->sel->items[i].alias, alias)))
-				n = a->sel->items[i].expr;
+			    !strcasecmp(name, name_of(a, a->sel->items[i].alias, alias))) {
+				n = a->sel->items[i].expr;   /* the first alias of that name, as SQLite */
+				break;
+			}
+	}
 	a->key_node[k] = n;
 	return val_of(a, n, &a->b->plan.keys[k]);
 }
