@@ -180,6 +180,17 @@ build/clang/perf_sql.so: $(EXT_OBJS)
 check-layers:
 	$(Q)bash scripts/check-layers.sh
 
+# .clang-format over every C file git tracks: `make format` applies it, `make format-check`
+# (CI) lists the files that differ from it and fails
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+.PHONY: format format-check
+format:
+	$(Q)clang-format -i $(FORMAT_FILES)
+format-check:
+	$(Q)bad=0; for f in $(FORMAT_FILES); do clang-format "$$f" | cmp -s - "$$f" || \
+		{ echo "format: $$f differs from .clang-format (make format)"; bad=1; }; done; \
+		[ $$bad = 0 ] && echo "format: $(words $(FORMAT_FILES)) files follow .clang-format"
+
 bench: $(PERF_SQL) $(WL_BINS)
 	$(Q)PERF_SQL=$(abspath $(PERF_SQL)) BUILD=$(abspath $(BUILD)) bash bench/run.sh
 
