@@ -14,6 +14,7 @@
 #define OFF_PIDTGID (-16)   /* u64 from bpf_get_current_pid_tgid() */
 #define OFF_CPU (-24)       /* u64 from bpf_get_smp_processor_id() */
 #define OFF_ZERO32 (-32)    /* u32 0: the outer map's key */
+#define OFF_TID (-28)       /* u32: the thread, the workload tree's key */
 #define OFF_COMM (-48)      /* char[16] from bpf_get_current_comm() */
 #define OFF_STR (-120)      /* char[BPF_MAX_STR + 8]: a char[N] field, bytes after NUL zeroed */
 #define KEY_MAX 256
@@ -263,7 +264,7 @@ static void prologue(struct cc *c)
 	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_2, 0, c->out);
 	if (p->hook != BPF_HOOK_TP)
 		syscall_filter(c);
-	if (p->self_tid || p->self_pid || uses(p, BCOL_PID) || uses(p, BCOL_TID)) {
+	if (p->self_tid || p->self_pid || p->tree_fd >= 0 || uses(p, BCOL_PID) || uses(p, BCOL_TID)) {
 		emit(c, bi_call(BPF_FUNC_get_current_pid_tgid));
 		emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, OFF_PIDTGID));
 		if (p->self_tid)
@@ -272,6 +273,15 @@ static void prologue(struct cc *c)
 			emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_0, 32));
 			basm__jmp32_imm(c->a, BPF_JEQ, BPF_REG_0, (int32_t)p->self_pid, c->out);
 		}
+	}
+	if (p->tree_fd >= 0) {   /* a task of the workload's (bpf/tree.h) */
+		emit(c, bi_ldx(BPF_DW, BPF_REG_0, FP, OFF_PIDTGID));
+		emit(c, bi_stx(BPF_W, FP, BPF_REG_0, OFF_TID));
+		basm__ld_map(c->a, BPF_REG_1, p->tree_fd);
+		emit(c, bi_mov64_reg(BPF_REG_2, FP));
+		emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, OFF_TID));
+		emit(c, bi_call(BPF_FUNC_map_lookup_elem));
+		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, c->out);
 	}
 	if (p->cpu_filter || uses(p, BCOL_CPU)) {
 		emit(c, bi_call(BPF_FUNC_get_smp_processor_id));

@@ -115,6 +115,7 @@ struct bpf_plan {
 	int syscall_nr;            /* syscalls:*: the one system call (not ia32's); -1: every one */
 	uint32_t self_tid;         /* events of this thread are left out (0: none) */
 	uint32_t self_pid;         /* samples of this process are left out (0: none) */
+	int tree_fd;               /* -1, or only threads of this map (bpf/tree.h) count */
 	/* BPF_HOOK_PERF: the event, sampled as the perf ring samples it */
 	uint32_t pmu_type;
 	uint64_t pmu_config, sample_period, sample_freq;   /* one of period, freq */

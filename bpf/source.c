@@ -11,11 +11,14 @@
 #include <unistd.h>
 #include "bpf/source.h"
 #include "bpf/table.h"
+#include "bpf/tree.h"
 
 struct bpf_session {
 	struct bpf_table **tables;
 	int nr_tables;
 	int pidfd;               /* the workload's: readable at its exit, so the loop sees it */
+	struct bpf_tree tree;    /* the workload's tasks, once a table needs them */
+	bool has_tree;
 	struct bpf_note {
 		const struct source *src;
 		char text[320];
@@ -47,6 +50,23 @@ int bpf_session__add(struct session *s, struct bpf_table *t)
 	b->tables[b->nr_tables++] = t;
 	t->src->bpf = true;
 	return 0;
+}
+
+int bpf_session__tree(struct session *s, bool attach, struct err *e)
+{
+	struct bpf_session *b = bpf_session__get(s);
+	int ret;
+
+	if (!b)
+		return err_set(e, -ENOMEM, "out of memory");
+	if (b->has_tree)
+		return b->tree.map_fd;
+	if ((ret = bpf_tree__open(&b->tree, s, s->wl.pid, attach, e))) {
+		bpf_tree__close(&b->tree);
+		return ret;
+	}
+	b->has_tree = true;
+	return b->tree.map_fd;
 }
 
 struct bpf_table *bpf_session__table(const struct session *s, const struct source *src)
@@ -156,6 +176,8 @@ static void bpf_close(struct session *s)
 		bpf_table__free(b->tables[i]);
 	if (b->pidfd >= 0)
 		close(b->pidfd);
+	if (b->has_tree)
+		bpf_tree__close(&b->tree);
 	free(b->tables);
 	free(b->notes);
 	free(b);

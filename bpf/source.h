@@ -15,6 +15,9 @@ struct bpf_table;
 struct bpf_session *bpf_session__get(struct session *s);
 /* Table t now feeds its source (src->bpf): the rings leave that source alone. */
 int bpf_session__add(struct session *s, struct bpf_table *t);
+/* The map of the workload's tasks (bpf/tree.h), made on first use; its fd, or -errno with e
+ * set. attach false (--explain): the map only. */
+int bpf_session__tree(struct session *s, bool attach, struct err *e);
 /* The table feeding src, or NULL. */
 struct bpf_table *bpf_session__table(const struct session *s, const struct source *src);
 /* What --explain says about src's path ("aggregated in the kernel: ...", "ring: ..."). */

@@ -96,9 +96,12 @@ static const char *ring_reason(struct query *q, struct session *s, const struct 
 	}
 	if (st->count_only)
 		return "count(*) alone is counted by the perf event (counting mode: no program needed)";
-	if (s->nr_tids || (s->wl.pid && !s->opts.all))
-		return "a workload, -p, -t or --cgroup: the kernel program would see every task (with -a "
-		       "and WHERE _pid = workload_pid() it runs in the kernel)";
+	if (s->nr_tids)
+		return "-p, -t or --cgroup: the kernel program would see every task";
+	if (s->wl.pid && !s->opts.all && (st->src->task_fields[0] || st->src->tree_filter))
+		return "a table that names tasks follows the workload's tree in user space (core/tree.c)";
+	if (s->wl.pid && !s->opts.all && st->src->ev->kind != EV_TRACEPOINT)
+		return "a sampled event of a workload is sampled per task, on its own time";
 	return NULL;
 }
 
@@ -211,6 +214,14 @@ static int to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int
 	target__self_filter(s, src, self_f, sizeof(self_f));
 	b->plan.self_tid = self_f[0] ? (uint32_t)getpid() : 0;
 	b->plan.max_groups = q->max_groups > 0 ? q->max_groups : BPF_DEFAULT_MAX_GROUPS;
+	if (s->wl.pid && !s->opts.all &&   /* -- CMD: the workload's tasks, as inherit follows them */
+	    (b->plan.tree_fd = bpf_session__tree(s, !q->plan_only, &e)) < 0) {
+		bpf_session__note(s, src, "perf ring: %s", e.msg);
+		if (!q->plan_only)
+			say(ops, ctx, "%s: not aggregated in the kernel (%s); the perf ring is used "
+			    "instead", src->ev->full, e.msg);
+		return e.code;
+	}
 	pick_hook(src->ev, &b->plan);
 	if (src->ev->kind == EV_SOFTWARE) {   /* the ring drops its own process's samples */
 		pick_pmu(s, src, &b->plan);
@@ -302,7 +313,15 @@ int bpf_plan__apply(struct query *q, struct session *s, const struct query_ops *
 void bpf_plan__explain(const struct session *s, const struct source *src, FILE *f)
 {
 	const char *note = bpf_session__note_of(s, src);
+	const struct bpf_table *t = bpf_session__table(s, src);
 
 	if (note)
 		fprintf(f, "  path         %s\n", note);
+	if (t && t->plan.tree_fd >= 0)
+		fprintf(f, "  target       workload pid %d and its children from its exec (a map of its "
+			"tasks kept by programs on task_rename, task_newtask and sched_process_exit), "
+			"%d CPUs\n", (int)s->wl.pid, s->nr_cpus);
+	else if (t)
+		fprintf(f, "  target       every task on %d CPUs (perf-sql itself left out)\n",
+			s->nr_cpus);
 }

@@ -725,6 +725,7 @@ void bpf_stmt__analyze(struct bpf_stmt *b, struct query *q, struct session *s, i
 
 	memset(b, 0, sizeof(*b));
 	b->plan.where_root = -1;
+	b->plan.tree_fd = -1;
 	if (!(a.sel = malloc(sizeof(*a.sel)))) {
 		no(&a, "out of memory");
 		return;

@@ -40,6 +40,7 @@ void bpf_stmt__free(struct bpf_stmt *b);
 
 /* (2) above; 0, or -ENOMEM. */
 int bpf_plan__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx);
-/* --explain: the path of src, one line (nothing when the planner never looked at it). */
+/* --explain: the path of src (nothing when the planner never looked at it), and the target of
+ * a table fed by BPF. */
 void bpf_plan__explain(const struct session *s, const struct source *src, FILE *f);
 #endif

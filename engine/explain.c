@@ -65,11 +65,8 @@ void query__explain(struct session *s, FILE *f)
 		sample_type_names(source__sample_type(src), st, sizeof(st));
 		fprintf(f, "table %s\n", src->ev->full);
 		bpf_plan__explain(s, src, f);
-		if (src->bpf) {   /* aggregated in the kernel: no perf event, ring or ftrace filter */
-			fprintf(f, "  target       every task on %d CPUs (perf-sql itself left out)\n",
-				s->nr_cpus);
+		if (src->bpf)   /* aggregated in the kernel: no perf event, ring or ftrace filter */
 			continue;
-		}
 		if (src->ev->kind == EV_TRACEPOINT)
 			fprintf(f, "  event        type=tracepoint config=%d (%s) %s\n", src->ev->id,
 				src->ev->full, !source__counts(src) ? "sample_period=1" :

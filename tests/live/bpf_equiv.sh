@@ -11,15 +11,17 @@ if ! printf '%s\n' "$plan" | grep -q "aggregated in the kernel"; then
 	fail "not aggregated in the kernel: $plan"
 fi
 
-# both SQL CMD...: -a, on both paths; prints the rows (the workload's own lines dropped)
+# both SQL CMD...: -a (unless SCOPE=workload), on both paths; prints the rows (the workload's
+# own lines dropped)
 both() {
-	local sql=$1 k r p
+	local sql=$1 k r p a=-a
 	shift
-	p=$("$PERF_SQL" -a --explain "$sql" -- "$@" 2>&1) || fail "explain: $sql: $p"
+	[ "${SCOPE:-}" = workload ] && a=-q
+	p=$("$PERF_SQL" $a --explain "$sql" -- "$@" 2>&1) || fail "explain: $sql: $p"
 	printf '%s\n' "$p" | grep -q "path         aggregated in the kernel" ||
 		fail "not aggregated in the kernel: $sql: $p"
-	k=$(qx '^start=' -a "$sql" -- "$@") || fail "bpf run: $sql"
-	r=$(qx '^start=' -a --no-bpf "$sql" -- "$@") || fail "ring run: $sql"
+	k=$(qx '^start=' $a "$sql" -- "$@") || fail "bpf run: $sql"
+	r=$(qx '^start=' $a --no-bpf "$sql" -- "$@") || fail "ring run: $sql"
 	[ "$k" = "$r" ] || fail "$sql: BPF gave '$k', the ring '$r'"
 	printf '%s\n' "$k" | tr '\n' ' ' | sed 's/ $//'
 }
@@ -72,6 +74,20 @@ same "select comm, count(*), min(pid) > workload_pid() from sched_wakeup_new
 same "select count(*) >= 500, count(*) < 520 from page_fault_user where _pid = workload_pid()
       and error_code = 6" "1,1" "$WL/pagetouch" 500
 
+# -- CMD without -a: the workload's tasks from its exec, children and threads included (a map
+# kept by programs on task_rename, task_newtask, sched_process_exit), as inherit follows them
+p=$("$PERF_SQL" --explain "select comm, count(*) from sys_enter_write group by comm" -- true)
+printf '%s\n' "$p" | grep -q "target       workload pid [0-9]* and its children from its exec" ||
+	fail "workload scope: $p"
+SCOPE=workload same "select comm, count(*), sum(count) from sys_enter_write group by comm" \
+	"writes,1050,777500" "${wr[@]}"
+SCOPE=workload same "select comm, count(*) from sys_enter_exit_group group by comm" \
+	"forker,31" "$WL/forker" 30
+SCOPE=workload same "select comm, count(*) from sys_enter_exit_group group by comm" \
+	"forker,37 sh,1 writes,1" sh -c "$WL/forker 30; $WL/writes 100 8 10 9; $WL/forker 5"
+SCOPE=workload same "select comm, count(*), sum(count) from sys_enter_write group by comm" \
+	"writes,110,890" sh -c "$WL/forker 30; $WL/writes 100 8 10 9; $WL/forker 5"
+
 # software events: a perf_event program on each CPU's samples. pagetouch's N faults in its
 # mapping (the range it prints at its end), page by page, exactly, on both paths
 pages() {
@@ -103,7 +119,8 @@ why() {
 why "select comm from sys_enter_write" "reads rows, not groups" -a
 why "select p99(count) from sys_enter_write" "p99() is computed in SQLite only" -a
 why "select count(*) from sys_enter_write" "counting mode" -a
-why "select comm, count(*) from sys_enter_write group by comm" "a workload" -v -- true
+why "select prev_comm, count(*) from sched_switch group by prev_comm" "names tasks" -v -- true
+why "select count(*) from cpu_clock(99) group by comm" "sampled per task" -v -- true
 why "select comm, count(*) from sys_enter_write group by comm; select count(_cpu) from sys_enter_write" \
 	"read by 2 statements" -a
 why "select comm, count(*) from sys_enter_write group by comm" "no-bpf" --no-bpf
