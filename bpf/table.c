@@ -302,6 +302,7 @@ void bpf_table__free(struct bpf_table *t)
 	free(t->keys);
 	free(t->vals);
 	free(t->rows);
+	free(t->index);
 	free(t);
 }
 
@@ -315,8 +316,52 @@ int bpf_table__enable(struct bpf_table *t, bool on)
 	return ret;
 }
 
-static uint8_t *new_row(struct bpf_table *t)
+static size_t key_hash(const uint8_t *k, int len)
 {
+	uint64_t h = 1469598103934665603ull;
+
+	for (int i = 0; i < len; i++)
+		h = (h ^ k[i]) * 1099511628211ull;
+	return (size_t)h;
+}
+
+/* the index slot of key: its row's, or the empty one where it goes */
+static size_t slot_of(const struct bpf_table *t, const uint8_t *key)
+{
+	size_t i = key_hash(key, t->plan.key_size) & (t->index_cap - 1);
+
+	while (t->index[i] && memcmp(bpf_table__key(t, t->index[i] - 1), key,
+				     (size_t)t->plan.key_size))
+		i = (i + 1) & (t->index_cap - 1);
+	return i;
+}
+
+static int grow_index(struct bpf_table *t)
+{
+	size_t cap = t->index_cap ? t->index_cap * 2 : 128;
+	uint32_t *n = calloc(cap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	free(t->index);
+	t->index = n;
+	t->index_cap = cap;
+	for (size_t r = 0; r < t->nr_rows; r++)
+		t->index[slot_of(t, bpf_table__key(t, r))] = (uint32_t)r + 1;
+	return 0;
+}
+
+/* the window's row of key, a new one (value zero) the first time; NULL: out of memory */
+static uint8_t *row_of(struct bpf_table *t, const uint8_t *key)
+{
+	size_t i;
+	uint8_t *row;
+
+	if ((t->nr_rows + 1) * 2 > t->index_cap && grow_index(t))
+		return NULL;
+	i = slot_of(t, key);
+	if (t->index[i])
+		return t->rows + (t->index[i] - 1) * (size_t)t->row_size;
 	if (t->nr_rows == t->cap_rows) {
 		size_t cap = t->cap_rows ? t->cap_rows * 2 : 64;
 		uint8_t *n = realloc(t->rows, cap * (size_t)t->row_size);
@@ -326,7 +371,11 @@ static uint8_t *new_row(struct bpf_table *t)
 		t->rows = n;
 		t->cap_rows = cap;
 	}
-	return t->rows + t->nr_rows++ * (size_t)t->row_size;
+	row = t->rows + t->nr_rows * (size_t)t->row_size;
+	memcpy(row, key, (size_t)t->plan.key_size);
+	memset(row + t->plan.key_size, 0, (size_t)t->plan.value_size);
+	t->index[i] = (uint32_t)++t->nr_rows;
+	return row;
 }
 
 static uint64_t u64_at(const uint8_t *p, int off)
@@ -382,12 +431,10 @@ static int take(struct bpf_table *t, uint32_t n)
 	int ks = t->plan.key_size, vs = t->plan.value_size;
 
 	for (uint32_t k = 0; k < n; k++) {
-		uint8_t *row = new_row(t);
+		uint8_t *row = row_of(t, (uint8_t *)t->keys + (size_t)k * (size_t)ks);
 
 		if (!row)
 			return -ENOMEM;
-		memcpy(row, (uint8_t *)t->keys + (size_t)k * (size_t)ks, (size_t)ks);
-		memset(row + ks, 0, (size_t)vs);
 		for (int c = 0; c < t->nr_possible; c++) {
 			const uint8_t *v = (uint8_t *)t->vals + ((size_t)k * (size_t)t->nr_possible +
 								 (size_t)c) * (size_t)vs;
@@ -449,14 +496,18 @@ static void read_full(struct bpf_table *t)
 
 void bpf_table__read(struct bpf_table *t)
 {
-	struct source *src = t->src;
 	int old = t->cur, zero = 0, ret;
 
+	if (t->window != t->src->s->nr_windows) {   /* a new window: its own groups */
+		t->window = t->src->s->nr_windows;
+		t->nr_rows = 0;
+		if (t->index)
+			memset(t->index, 0, t->index_cap * sizeof(*t->index));
+	}
 	if (t->nr_maps == 2)
 		t->cur = 1 - t->cur;
 	/* returns once no program run can still be using the old map (see bpf/table.h) */
 	ret = bpf_map_update_elem(t->outer_fd, &zero, &t->map_fd[t->cur], BPF_ANY);
-	t->nr_rows = 0;
 	if (!ret)
 		ret = drain_map(t, t->map_fd[old]);
 	if (ret) {
@@ -464,8 +515,4 @@ void bpf_table__read(struct bpf_table *t)
 		t->read_errno = -ret;
 	}
 	read_full(t);
-	for (int c = 0; c < src->s->nr_cpus; c++) {
-		src->total_received += src->received[c];
-		src->total_lost += src->lost[c];
-	}
 }

@@ -16,6 +16,10 @@
  *     the end (switched off first) waits the same way, by an update of the array of maps.
  * (2) A group the map has no room for is not aggregated: the event is counted per CPU in
  *     the stats map and reported as lost.
+ * (2b) The front end's tick (the status line) reads too, within a window: each read's groups
+ *     are merged into the window's rows, which start afresh with the session's next window;
+ *     with ticks there are two maps even without -i, as deleting from a map the program is
+ *     still writing would lose events.
  * (3) Attachment is to a perf event of the tracepoint (PERF_EVENT_IOC_SET_BPF on an fd of
  *     ours, disabled: it only carries the program), so it ends with the process, however it
  *     ends. The program is attached at planning and switched on by the control map.
@@ -47,10 +51,14 @@ struct bpf_table {
 	/* readout buffers (one batch) */
 	void *keys, *vals;
 	uint32_t batch;
-	/* this window's groups, merged over CPUs: key_size + value_size bytes each */
+	/* this window's groups, merged over CPUs and over the reads of the window (a status
+	 * line's tick reads too): key_size + value_size bytes each, found by key through index */
 	uint8_t *rows;
 	size_t nr_rows, cap_rows;
 	int row_size;
+	uint32_t *index;         /* open addressing: row + 1, 0 empty */
+	size_t index_cap;
+	int window;              /* the session's window the rows are of */
 	char log[1024];          /* the verifier's last lines after a rejection */
 };
 

@@ -258,8 +258,13 @@ void session__account_lost(struct session *s)
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];
 
-		if (src->bpf)   /* counted by its BPF source (bpf/table.c) */
+		if (src->bpf) {   /* received and lost read by its BPF source (bpf/table.c) */
+			for (int c = 0; c < s->nr_cpus; c++) {
+				src->total_received += src->received[c];
+				src->total_lost += src->lost[c];
+			}
 			continue;
+		}
 		for (int c = 0; c < s->nr_cpus; c++) {
 			/* the ring's own losses (PERF_FORMAT_LOST: children's included) and refusals */
 			src->lost_ring[c] = src->lost_samples[c] - src->lost_ring_all[c] + src->dropped[c];

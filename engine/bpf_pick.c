@@ -228,7 +228,7 @@ static int to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int
 		b->plan.self_tid = 0;
 		b->plan.self_pid = (uint32_t)getpid();
 	}
-	t = bpf_table__new(&b->plan, src, !q->plan_only, q->so.interval_ms > 0 ? 2 : 1, log,
+	t = bpf_table__new(&b->plan, src, !q->plan_only, q->so.interval_ms > 0 || s->opts.tick ? 2 : 1, log,
 			   sizeof(log), &e);
 	if (!t && b->plan.hook != BPF_HOOK_TP) {   /* no BTF, an old kernel: the tracepoint */
 		if (q->so.verbose && !q->plan_only)
@@ -236,7 +236,7 @@ static int to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int
 			    e.msg);
 		b->plan.hook = BPF_HOOK_TP;
 		e = (struct err){ 0 };
-		t = bpf_table__new(&b->plan, src, !q->plan_only, q->so.interval_ms > 0 ? 2 : 1, log,
+		t = bpf_table__new(&b->plan, src, !q->plan_only, q->so.interval_ms > 0 || s->opts.tick ? 2 : 1, log,
 				   sizeof(log), &e);
 	}
 	if (!t) {

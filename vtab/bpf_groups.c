@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "bpf/table.h"
+#include "core/session.h"
 #include "vtab/blob_format.h"
 #include "vtab/bpf_groups.h"
 #include "vtab/idx_cursor.h"
@@ -68,6 +69,21 @@ static int bg_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	info->estimatedCost = 1000;
 	info->estimatedRows = 1000;
 	return SQLITE_OK;
+}
+
+/* a window whose groups could not all be read has no answer: the statement fails */
+static int bg_filter(sqlite3_vtab_cursor *c, int idx_num, const char *idx_str, int argc,
+		     sqlite3_value **argv)
+{
+	const struct bpf_table *t = ((struct bg_vtab *)c->pVtab)->t;
+
+	if (t->read_failed) {
+		sqlite3_free(c->pVtab->zErrMsg);
+		c->pVtab->zErrMsg = sqlite3_mprintf("%s: reading the BPF map failed: %s",
+						    t->src->ev->full, strerror(t->read_errno));
+		return SQLITE_ERROR;
+	}
+	return idx_cursor__filter(c, idx_num, idx_str, argc, argv);
 }
 
 static int bg_eof(sqlite3_vtab_cursor *c)
@@ -151,7 +167,7 @@ static const sqlite3_module bg_module = {
 	.xDestroy = vtab__free,
 	.xOpen = idx_cursor__open,
 	.xClose = idx_cursor__close,
-	.xFilter = idx_cursor__filter,
+	.xFilter = bg_filter,
 	.xNext = idx_cursor__next,
 	.xEof = bg_eof,
 	.xColumn = bg_column,

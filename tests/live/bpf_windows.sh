@@ -30,6 +30,16 @@ eq "$got" "$n $((n * 4321))" "count(*) and sum(count) over $((wins / 2)) windows
 got=$(awk -F, '/^20/ && NF == 3 && seen[$1]++ { r += $2; l += $3 } END { printf "%d %d", r, l }' "$d/w")
 eq "$got" "$n 0" "perf_sql_stats over the windows: received (events aggregated), lost"
 
+# (1b) the storm that makes a 1-page ring lose events (live/lost_exact): in the kernel every
+# call is counted, nothing lost
+out=$("$PERF_SQL" --csv -m 1 "select count(*) from sys_enter_getppid where _pid = workload_pid();
+	select sum(received), sum(lost) from perf_sql_stats" -- "$WL/storm" 1 2> "$d/err" |
+	tr -d '\r') || fail "storm run"
+calls=$(grep -o 'calls=[0-9]*' "$d/err" /dev/null | head -1 | cut -d= -f2)
+[ -n "$calls" ] || calls=$(printf '%s\n' "$out" | grep -o 'calls=[0-9]*' | cut -d= -f2)
+out=$(printf '%s\n' "$out" | grep -v '^calls=' | tr '\n' ' ')
+eq "$out" "count(*) $calls sum(received),sum(lost) $calls,0 " "a storm of $calls getppid calls"
+
 # (2) --max-groups: 10 groups fit, the other 30 forks are lost (counted), with a warning
 out=$(q -a --max-groups 10 "select child_pid, count(*) from sched_process_fork
 	where parent_pid = workload_pid() group by child_pid;

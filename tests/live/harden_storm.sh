@@ -10,7 +10,7 @@ out=$dir/out err=$dir/err rss=$dir/rss
 timer=()
 [ -x /usr/bin/time ] && timer=(/usr/bin/time -f %M -o "$rss")
 rm -f "$rss"
-"${timer[@]}" "$PERF_SQL" --csv -m 2 -i 1000 "select count(*) from sys_enter_getppid where _pid = workload_pid();
+"${timer[@]}" "$PERF_SQL" --no-bpf --csv -m 2 -i 1000 "select count(*) from sys_enter_getppid where _pid = workload_pid();
 	select sum(received), sum(lost) from perf_sql_stats" -- "$WL/storm" "$secs" 2 >"$out" 2>"$err" ||
 	fail "perf-sql exited $? under the storm: $(tail -n 3 "$err")"
 tr -d '\r' <"$out" >"$out.lf"
