@@ -11,39 +11,33 @@
 #include "bpf/compile.h"
 
 #define FP BPF_REG_10
-#define OFF_PIDTGID (-16)   /* u64 from bpf_get_current_pid_tgid() */
-#define OFF_CPU (-24)       /* u64 from bpf_get_smp_processor_id() */
-#define OFF_ZERO32 (-32)    /* u32 0: the outer map's key */
-#define OFF_TID (-28)       /* u32: the thread, the workload tree's key */
-#define OFF_COMM (-48)      /* char[16] from bpf_get_current_comm() */
-#define OFF_STR (-120)      /* char[BPF_MAX_STR + 8]: a char[N] field, bytes after NUL zeroed */
+#define OFF_PIDTGID (-16) /* u64 from bpf_get_current_pid_tgid() */
+#define OFF_CPU (-24)     /* u64 from bpf_get_smp_processor_id() */
+#define OFF_ZERO32 (-32)  /* u32 0: the outer map's key */
+#define OFF_TID (-28)     /* u32: the thread, the workload tree's key */
+#define OFF_COMM (-48)    /* char[16] from bpf_get_current_comm() */
+#define OFF_STR (-120)    /* char[BPF_MAX_STR + 8]: a char[N] field, bytes after NUL zeroed */
 #define KEY_MAX 256
 
-#define TS_COMPAT 0x0002    /* thread_info.status: an ia32 system call (arch/x86) */
+#define TS_COMPAT 0x0002 /* thread_info.status: an ia32 system call (arch/x86) */
 
 struct cc {
 	const struct bpf_plan *p;
 	const struct bpf_prog_maps *m;
 	const struct bpf_kernel_offs *k;
 	struct basm *a;
-	int out;            /* label: return 1 */
-	int key;            /* fp offset of the key */
+	int out; /* label: return 1 */
+	int key; /* fp offset of the key */
 };
 
-static bool fits32(int64_t k)
-{
-	return k >= INT32_MIN && k <= INT32_MAX;
-}
+static bool fits32(int64_t k) { return k >= INT32_MIN && k <= INT32_MAX; }
 
 int bpf_ctl_size(const struct bpf_plan *p)
 {
 	return BPF_CTL_CPUMASK + ((p->nr_cpu_ids + 63) / 64) * 8;
 }
 
-static void emit(struct cc *c, struct bpf_insn i)
-{
-	basm__emit(c->a, i);
-}
+static void emit(struct cc *c, struct bpf_insn i) { basm__emit(c->a, i); }
 
 /* r = k */
 static void load_const(struct cc *c, int r, int64_t k)
@@ -69,8 +63,9 @@ static void load_syscall_field(struct cc *c, const struct bpf_val *v, int r)
 		emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, 8));
 	} else {
 		emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, 0));
-		emit(c, bi_ldx(BPF_DW, r, r, (int16_t)(v->off == 8 ? c->k->regs_orig_ax :
-							       c->k->regs_arg[(v->off - 16) / 8])));
+		emit(c, bi_ldx(BPF_DW, r, r,
+			       (int16_t)(v->off == 8 ? c->k->regs_orig_ax
+						     : c->k->regs_arg[(v->off - 16) / 8])));
 	}
 }
 
@@ -101,18 +96,18 @@ static void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 		emit(c, bi_alu64_imm(BPF_LSH, r, 32));
 		emit(c, bi_alu64_imm(BPF_RSH, r, 32));
 		break;
-	case BCOL_CPU:
-		emit(c, bi_ldx(BPF_DW, r, FP, OFF_CPU));
-		break;
-	case BCOL_IP: case BCOL_ADDR: case BCOL_PERIOD:   /* struct bpf_perf_event_data */
-		emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, v->col == BCOL_IP ?
-			       offsetof(struct bpf_perf_event_data, regs.rip) : v->col == BCOL_ADDR ?
-			       offsetof(struct bpf_perf_event_data, addr) :
-			       offsetof(struct bpf_perf_event_data, sample_period)));
+	case BCOL_CPU: emit(c, bi_ldx(BPF_DW, r, FP, OFF_CPU)); break;
+	case BCOL_IP:
+	case BCOL_ADDR:
+	case BCOL_PERIOD: /* struct bpf_perf_event_data */
+		emit(c, bi_ldx(BPF_DW, r, BPF_REG_6,
+			       v->col == BCOL_IP ? offsetof(struct bpf_perf_event_data, regs.rip)
+			       : v->col == BCOL_ADDR
+				       ? offsetof(struct bpf_perf_event_data, addr)
+				       : offsetof(struct bpf_perf_event_data, sample_period)));
 		may_neg = true;
 		break;
-	default:
-		break;
+	default: break;
 	}
 	for (int i = 0; i < v->nr_ops; i++) {
 		int64_t k = v->ops[i].k;
@@ -121,7 +116,7 @@ static void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 		if (v->ops[i].op == BOP_AND) {
 			emit(c, bi_alu64_reg(BPF_AND, r, t));
 			may_neg = may_neg && k < 0;
-		} else {   /* k > 0: signed and unsigned agree on values >= 0 */
+		} else { /* k > 0: signed and unsigned agree on values >= 0 */
 			emit(c, bi_divmod64_reg(v->ops[i].op == BOP_DIV ? BPF_DIV : BPF_MOD, r, t,
 						may_neg));
 		}
@@ -152,7 +147,7 @@ static void pred(struct cc *c, int n, int yes, int no);
 
 static void pred_cmp(struct cc *c, const struct bpf_pred *n, int yes, int no)
 {
-	static const int ops[] = { [BC_EQ] = BPF_JEQ, [BC_NE] = BPF_JNE, [BC_LT] = BPF_JSLT,
+	static const int ops[] = { [BC_EQ] = BPF_JEQ,  [BC_NE] = BPF_JNE,  [BC_LT] = BPF_JSLT,
 				   [BC_LE] = BPF_JSLE, [BC_GT] = BPF_JSGT, [BC_GE] = BPF_JSGE };
 
 	load_val(c, &n->v, BPF_REG_1, BPF_REG_2);
@@ -179,7 +174,7 @@ static void pred_streq(struct cc *c, const struct bpf_pred *n, int yes, int no)
 
 		memcpy(&w, n->s + i, 8);
 		emit(c, bi_ldx(BPF_DW, BPF_REG_1, FP, (int16_t)(buf + i)));
-		if (i + 8 > size)   /* the last partial word: the buffer is zero past size */
+		if (i + 8 > size) /* the last partial word: the buffer is zero past size */
 			w &= size - i == 8 ? ~0ull : (1ull << ((size - i) * 8)) - 1;
 		basm__ld_imm64(c->a, BPF_REG_2, w);
 		basm__jmp_reg(c->a, BPF_JNE, BPF_REG_1, BPF_REG_2, no);
@@ -209,7 +204,7 @@ static void pred(struct cc *c, int i, int yes, int no)
 	case BP_CMP: pred_cmp(c, n, yes, no); break;
 	case BP_STREQ: pred_streq(c, n, yes, no); break;
 	case BP_TRUE: basm__ja(c->a, yes); break;
-	case BP_FALSE:   /* only a root (bpf_plan__fold): a test the verifier cannot decide, so
+	case BP_FALSE: /* only a root (bpf_plan__fold): a test the verifier cannot decide, so
 			  * no code after it is unreachable (the control map's reserved word is 0) */
 		basm__ld_map_value(c->a, BPF_REG_1, c->m->ctl, 0);
 		emit(c, bi_ldx(BPF_W, BPF_REG_1, BPF_REG_1, BPF_CTL_RESERVED));
@@ -264,7 +259,8 @@ static void prologue(struct cc *c)
 	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_2, 0, c->out);
 	if (p->hook != BPF_HOOK_TP)
 		syscall_filter(c);
-	if (p->self_tid || p->self_pid || p->tree_fd >= 0 || uses(p, BCOL_PID) || uses(p, BCOL_TID)) {
+	if (p->self_tid || p->self_pid || p->tree_fd >= 0 || uses(p, BCOL_PID) ||
+	    uses(p, BCOL_TID)) {
 		emit(c, bi_call(BPF_FUNC_get_current_pid_tgid));
 		emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, OFF_PIDTGID));
 		if (p->self_tid)
@@ -274,7 +270,7 @@ static void prologue(struct cc *c)
 			basm__jmp32_imm(c->a, BPF_JEQ, BPF_REG_0, (int32_t)p->self_pid, c->out);
 		}
 	}
-	if (p->tree_fd >= 0) {   /* a task of the workload's (bpf/tree.h) */
+	if (p->tree_fd >= 0) { /* a task of the workload's (bpf/tree.h) */
 		emit(c, bi_ldx(BPF_DW, BPF_REG_0, FP, OFF_PIDTGID));
 		emit(c, bi_stx(BPF_W, FP, BPF_REG_0, OFF_TID));
 		basm__ld_map(c->a, BPF_REG_1, p->tree_fd);
@@ -365,7 +361,7 @@ static void find_group(struct cc *c, int have)
 	basm__ld_map_value(c->a, BPF_REG_3, c->m->zero, 0);
 	emit(c, bi_mov64_imm(BPF_REG_4, BPF_NOEXIST));
 	emit(c, bi_call(BPF_FUNC_map_update_elem));
-	key_arg(c);   /* created here, or by another CPU meanwhile (-EEXIST) */
+	key_arg(c); /* created here, or by another CPU meanwhile (-EEXIST) */
 	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
 	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_0, 0, have);
 	emit(c, bi_call(BPF_FUNC_get_smp_processor_id));
@@ -489,7 +485,8 @@ static void update_group(struct cc *c)
 		load_val(c, &g->v, BPF_REG_1, BPF_REG_2);
 		switch (g->kind) {
 		case BA_SUM: agg_sum(c, g, i); break;
-		case BA_MIN: case BA_MAX: agg_minmax(c, g); break;
+		case BA_MIN:
+		case BA_MAX: agg_minmax(c, g); break;
 		case BA_LOG2: agg_log2(c, g, i); break;
 		case BA_LIN: agg_lin(c, g); break;
 		}

@@ -19,23 +19,23 @@
 #include "bpf/plan.h"
 
 /* the control map's one value */
-#define BPF_CTL_ENABLED 0   /* u32: 1 while collecting */
-#define BPF_CTL_RESERVED 4  /* u32: always 0 */
-#define BPF_CTL_CPUMASK 8   /* bit c of byte c / 8: CPU c is collected (plan.cpu_filter) */
+#define BPF_CTL_ENABLED 0  /* u32: 1 while collecting */
+#define BPF_CTL_RESERVED 4 /* u32: always 0 */
+#define BPF_CTL_CPUMASK 8  /* bit c of byte c / 8: CPU c is collected (plan.cpu_filter) */
 
 /* byte offsets in the kernel's structures, from its BTF (tp_btf hooks) */
 struct bpf_kernel_offs {
-	int regs_arg[6];         /* struct pt_regs: di si dx r10 r8 r9, the syscall arguments */
-	int regs_orig_ax;        /* the syscall number */
-	int task_status;         /* struct task_struct: thread_info.status (TS_COMPAT: ia32) */
+	int regs_arg[6];  /* struct pt_regs: di si dx r10 r8 r9, the syscall arguments */
+	int regs_orig_ax; /* the syscall number */
+	int task_status;  /* struct task_struct: thread_info.status (TS_COMPAT: ia32) */
 };
 
 struct bpf_prog_maps {
-	int ctl;     /* array, 1 entry of bpf_ctl_size() bytes */
-	int stats;   /* array, 1 entry: u64 full[nr_cpu_ids], events that found the map full */
-	int outer;   /* array of maps, 1 entry: the per-CPU hash of this window (windows) */
-	int direct;  /* or, without windows, that hash itself (-1: through outer) */
-	int zero;    /* array, 1 entry of value_size zero bytes: a new group's first value */
+	int ctl;    /* array, 1 entry of bpf_ctl_size() bytes */
+	int stats;  /* array, 1 entry: u64 full[nr_cpu_ids], events that found the map full */
+	int outer;  /* array of maps, 1 entry: the per-CPU hash of this window (windows) */
+	int direct; /* or, without windows, that hash itself (-1: through outer) */
+	int zero;   /* array, 1 entry of value_size zero bytes: a new group's first value */
 };
 
 int bpf_ctl_size(const struct bpf_plan *p);

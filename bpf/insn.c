@@ -73,10 +73,7 @@ void basm__jmp_reg(struct basm *a, int op, int dst, int src, int label)
 	jump(a, bi_make((uint8_t)(BPF_JMP | op | BPF_X), dst, src, 0, 0), label);
 }
 
-void basm__ja(struct basm *a, int label)
-{
-	jump(a, bi_make(BPF_JMP | BPF_JA, 0, 0, 0, 0), label);
-}
+void basm__ja(struct basm *a, int label) { jump(a, bi_make(BPF_JMP | BPF_JA, 0, 0, 0, 0), label); }
 
 static void ld64(struct basm *a, int dst, int src, int32_t lo, int32_t hi)
 {

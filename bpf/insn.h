@@ -29,8 +29,11 @@
 
 static inline struct bpf_insn bi_make(uint8_t code, int dst, int src, int16_t off, int32_t imm)
 {
-	struct bpf_insn i = { .code = code, .dst_reg = (uint8_t)dst, .src_reg = (uint8_t)src,
-			      .off = off, .imm = imm };
+	struct bpf_insn i = { .code = code,
+			      .dst_reg = (uint8_t)dst,
+			      .src_reg = (uint8_t)src,
+			      .off = off,
+			      .imm = imm };
 
 	return i;
 }
@@ -92,22 +95,19 @@ static inline struct bpf_insn bi_call(int32_t helper)
 	return bi_make(BPF_JMP | BPF_CALL, 0, 0, 0, helper);
 }
 
-static inline struct bpf_insn bi_exit(void)
-{
-	return bi_make(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
-}
+static inline struct bpf_insn bi_exit(void) { return bi_make(BPF_JMP | BPF_EXIT, 0, 0, 0, 0); }
 
 /* A program under construction: instructions and forward labels. */
 struct basm {
 	struct bpf_insn *insn;
 	int nr, cap;
-	int *label_at;            /* label -> instruction index, -1 until placed */
+	int *label_at; /* label -> instruction index, -1 until placed */
 	int nr_labels, cap_labels;
 	struct basm_fix {
 		int at, label;
-	} *fix;                   /* jumps waiting for their label */
+	} * fix; /* jumps waiting for their label */
 	int nr_fix, cap_fix;
-	bool failed;              /* out of memory: basm__finish says so */
+	bool failed; /* out of memory: basm__finish says so */
 };
 
 void basm__emit(struct basm *a, struct bpf_insn i);

@@ -13,7 +13,7 @@ void bpf_plan__layout(struct bpf_plan *p)
 		p->key_off[i] = off;
 		off += v->col == BCOL_COMM ? 16 : v->col == BCOL_STR ? (v->size + 7) & ~7 : 8;
 	}
-	p->key_size = off ? off : 8;   /* no GROUP BY: one group, key 0 */
+	p->key_size = off ? off : 8; /* no GROUP BY: one group, key 0 */
 	off = BPF_VAL_FLAGS + 8;
 	for (int i = 0; i < p->nr_aggs; i++) {
 		struct bpf_agg *g = &p->aggs[i];
@@ -47,14 +47,14 @@ static int fold(struct bpf_plan *p, int n)
 		}
 		x->a = a;
 	} else if (x->kind == BP_AND || x->kind == BP_OR) {
-		int absorb = x->kind == BP_AND ? BP_FALSE : BP_TRUE;   /* x AND FALSE, x OR TRUE */
+		int absorb = x->kind == BP_AND ? BP_FALSE : BP_TRUE; /* x AND FALSE, x OR TRUE */
 
 		a = fold(p, x->a);
 		b = fold(p, x->b);
 		if ((int)p->where[a].kind == absorb || (int)p->where[b].kind == absorb)
 			return (int)p->where[a].kind == absorb ? a : b;
 		if (p->where[a].kind == BP_TRUE || p->where[a].kind == BP_FALSE)
-			return b;   /* the neutral one: TRUE AND b, FALSE OR b */
+			return b; /* the neutral one: TRUE AND b, FALSE OR b */
 		if (p->where[b].kind == BP_TRUE || p->where[b].kind == BP_FALSE)
 			return a;
 		x->a = a;

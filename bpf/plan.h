@@ -28,32 +28,32 @@
 #define BPF_MAX_KEYS 8
 #define BPF_MAX_AGGS 16
 #define BPF_MAX_PRED 64
-#define BPF_MAX_STR 64        /* longest char[N] field grouped or compared */
-#define BPF_LOG2_SLOTS 64     /* log2 buckets 0..62 (blob_format.h) and one unused */
-#define BPF_LIN_MAX 512       /* most lin_hist buckets (with under- and overflow) */
+#define BPF_MAX_STR 64    /* longest char[N] field grouped or compared */
+#define BPF_LOG2_SLOTS 64 /* log2 buckets 0..62 (blob_format.h) and one unused */
+#define BPF_LIN_MAX 512   /* most lin_hist buckets (with under- and overflow) */
 
 enum bpf_col {
-	BCOL_FIELD,       /* integer field at off, size bytes */
-	BCOL_PID,         /* _pid: the process (tgid) */
-	BCOL_TID,         /* _tid: the thread */
+	BCOL_FIELD, /* integer field at off, size bytes */
+	BCOL_PID,   /* _pid: the process (tgid) */
+	BCOL_TID,   /* _tid: the thread */
 	BCOL_CPU,
-	BCOL_COMM,        /* the current task's name (16 bytes) */
-	BCOL_STR,         /* char[size] field at off */
-	BCOL_IP,          /* PMU samples: the sampled instruction pointer */
-	BCOL_ADDR,        /* PMU samples: the data address (page faults) */
-	BCOL_PERIOD,      /* PMU samples: events this sample stands for */
+	BCOL_COMM,   /* the current task's name (16 bytes) */
+	BCOL_STR,    /* char[size] field at off */
+	BCOL_IP,     /* PMU samples: the sampled instruction pointer */
+	BCOL_ADDR,   /* PMU samples: the data address (page faults) */
+	BCOL_PERIOD, /* PMU samples: events this sample stands for */
 };
 
 enum bpf_op { BOP_DIV, BOP_MOD, BOP_AND };
 
 struct bpf_val {
 	enum bpf_col col;
-	int off, size;     /* BCOL_FIELD, BCOL_STR */
-	bool is_signed;    /* BCOL_FIELD */
+	int off, size;  /* BCOL_FIELD, BCOL_STR */
+	bool is_signed; /* BCOL_FIELD */
 	int nr_ops;
 	struct {
 		enum bpf_op op;
-		int64_t k;     /* DIV, MOD: k > 0 */
+		int64_t k; /* DIV, MOD: k > 0 */
 	} ops[BPF_MAX_OPS];
 };
 
@@ -66,11 +66,11 @@ enum bpf_cmp { BC_EQ, BC_NE, BC_LT, BC_LE, BC_GT, BC_GE };
 
 struct bpf_pred {
 	enum { BP_AND, BP_OR, BP_NOT, BP_CMP, BP_STREQ, BP_TRUE, BP_FALSE } kind;
-	int a, b;                  /* children: AND, OR (a, b), NOT (a) */
-	struct bpf_val v;          /* CMP, STREQ */
-	enum bpf_cmp cmp;          /* CMP */
-	int64_t k;                 /* CMP: v CMP k, signed 64-bit */
-	char s[BPF_MAX_STR + 8];   /* STREQ: the text, zero-padded */
+	int a, b;                /* children: AND, OR (a, b), NOT (a) */
+	struct bpf_val v;        /* CMP, STREQ */
+	enum bpf_cmp cmp;        /* CMP */
+	int64_t k;               /* CMP: v CMP k, signed 64-bit */
+	char s[BPF_MAX_STR + 8]; /* STREQ: the text, zero-padded */
 };
 
 enum bpf_agg_kind { BA_SUM, BA_MIN, BA_MAX, BA_LOG2, BA_LIN };
@@ -78,9 +78,9 @@ enum bpf_agg_kind { BA_SUM, BA_MIN, BA_MAX, BA_LOG2, BA_LIN };
 struct bpf_agg {
 	enum bpf_agg_kind kind;
 	struct bpf_val v;
-	int64_t lo, hi, step;      /* BA_LIN */
-	int nr_buckets;            /* BA_LIN: with under- and overflow; BA_LOG2: BPF_LOG2_SLOTS */
-	int off;                   /* in the value (bpf_plan__layout) */
+	int64_t lo, hi, step; /* BA_LIN */
+	int nr_buckets;       /* BA_LIN: with under- and overflow; BA_LOG2: BPF_LOG2_SLOTS */
+	int off;              /* in the value (bpf_plan__layout) */
 	int size;
 };
 
@@ -95,10 +95,10 @@ struct bpf_agg {
  * the x86-64 calling convention, ret from the tracepoint's argument.
  */
 enum bpf_hook {
-	BPF_HOOK_TP,         /* tracepoint program on tp_id */
-	BPF_HOOK_SYS_ENTER,  /* tp_btf/sys_enter: syscalls:sys_enter_NAME or raw_syscalls:sys_enter */
-	BPF_HOOK_SYS_EXIT,   /* tp_btf/sys_exit */
-	BPF_HOOK_PERF,       /* a perf_event program on a software event's samples, every CPU */
+	BPF_HOOK_TP,        /* tracepoint program on tp_id */
+	BPF_HOOK_SYS_ENTER, /* tp_btf/sys_enter: syscalls:sys_enter_NAME or raw_syscalls:sys_enter */
+	BPF_HOOK_SYS_EXIT,  /* tp_btf/sys_exit */
+	BPF_HOOK_PERF,      /* a perf_event program on a software event's samples, every CPU */
 };
 
 struct bpf_plan {
@@ -108,27 +108,27 @@ struct bpf_plan {
 	struct bpf_agg aggs[BPF_MAX_AGGS];
 	int nr_aggs;
 	struct bpf_pred where[BPF_MAX_PRED];
-	int nr_where, where_root;  /* root -1: no WHERE */
+	int nr_where, where_root; /* root -1: no WHERE */
 	/* where the events come from and whose they are */
-	int tp_id;                 /* tracepoint id (perf_event_open config) */
+	int tp_id; /* tracepoint id (perf_event_open config) */
 	enum bpf_hook hook;
-	int syscall_nr;            /* syscalls:*: the one system call (not ia32's); -1: every one */
-	uint32_t self_tid;         /* events of this thread are left out (0: none) */
-	uint32_t self_pid;         /* samples of this process are left out (0: none) */
-	int tree_fd;               /* -1, or only threads of this map (bpf/tree.h) count */
+	int syscall_nr;    /* syscalls:*: the one system call (not ia32's); -1: every one */
+	uint32_t self_tid; /* events of this thread are left out (0: none) */
+	uint32_t self_pid; /* samples of this process are left out (0: none) */
+	int tree_fd;       /* -1, or only threads of this map (bpf/tree.h) count */
 	/* BPF_HOOK_PERF: the event, sampled as the perf ring samples it */
 	uint32_t pmu_type;
-	uint64_t pmu_config, sample_period, sample_freq;   /* one of period, freq */
-	int nr_cpu_ids;            /* the kernel's: sizes the per-CPU slots of the maps */
-	bool cpu_filter;           /* -C: only the CPUs whose bit is set in the control map */
+	uint64_t pmu_config, sample_period, sample_freq; /* one of period, freq */
+	int nr_cpu_ids;  /* the kernel's: sizes the per-CPU slots of the maps */
+	bool cpu_filter; /* -C: only the CPUs whose bit is set in the control map */
 	int max_groups;
 	/* layout (bpf_plan__layout) */
 	int key_off[BPF_MAX_KEYS];
 	int key_size, value_size;
 };
 
-#define BPF_VAL_COUNT 0    /* u64: events of the group */
-#define BPF_VAL_FLAGS 8    /* u64: bit i set when aggregate i cannot be given (see above) */
+#define BPF_VAL_COUNT 0 /* u64: events of the group */
+#define BPF_VAL_FLAGS 8 /* u64: bit i set when aggregate i cannot be given (see above) */
 
 /* Fills key_off/key_size, the aggregates' off/size and value_size. */
 void bpf_plan__layout(struct bpf_plan *p);

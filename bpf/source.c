@@ -16,13 +16,13 @@
 struct bpf_session {
 	struct bpf_table **tables;
 	int nr_tables;
-	int pidfd;               /* the workload's: readable at its exit, so the loop sees it */
-	struct bpf_tree tree;    /* the workload's tasks, once a table needs them */
+	int pidfd;            /* the workload's: readable at its exit, so the loop sees it */
+	struct bpf_tree tree; /* the workload's tasks, once a table needs them */
 	bool has_tree;
 	struct bpf_note {
 		const struct source *src;
 		char text[320];
-	} *notes;
+	} * notes;
 	int nr_notes;
 };
 
@@ -127,7 +127,7 @@ static int bpf_open(struct session *s, struct err *e)
 		return 0;
 	b->pidfd = (int)syscall(SYS_pidfd_open, s->wl.pid, 0);
 	if (b->pidfd < 0)
-		return 0;   /* an old kernel: the timeout it is */
+		return 0; /* an old kernel: the timeout it is */
 	n = realloc(s->pollfds, (size_t)(s->nr_pollfds + 1) * sizeof(*n));
 	if (!n)
 		return err_set(e, -ENOMEM, "out of memory");
@@ -144,19 +144,11 @@ static void switch_all(struct session *s, bool on)
 		bpf_table__enable(b->tables[i], on);
 }
 
-static void bpf_enable(struct session *s)
-{
-	switch_all(s, true);
-}
+static void bpf_enable(struct session *s) { switch_all(s, true); }
 
-static void bpf_disable(struct session *s)
-{
-	switch_all(s, false);
-}
+static void bpf_disable(struct session *s) { switch_all(s, false); }
 
-static void bpf_drain(struct session *s)
-{
-}
+static void bpf_drain(struct session *s) {}
 
 static void bpf_read(struct session *s)
 {

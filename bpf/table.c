@@ -17,11 +17,11 @@
 #include "bpf/table.h"
 #include "core/session.h"
 
-#define BATCH 256           /* keys per lookup-and-delete call */
+#define BATCH 256 /* keys per lookup-and-delete call */
 #define LOG_SIZE (256 * 1024)
 
-static int new_map(enum bpf_map_type type, const char *name, uint32_t key_size,
-		   uint32_t value_size, uint32_t n, uint32_t flags, int inner)
+static int new_map(enum bpf_map_type type, const char *name, uint32_t key_size, uint32_t value_size,
+		   uint32_t n, uint32_t flags, int inner)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = flags);
 
@@ -42,7 +42,8 @@ static int set_ctl(struct bpf_table *t, bool on)
 	*(uint32_t *)(v + BPF_CTL_ENABLED) = on;
 	for (int i = 0; i < s->nr_cpus; i++)
 		if (s->cpu_num[i] < t->plan.nr_cpu_ids)
-			v[BPF_CTL_CPUMASK + s->cpu_num[i] / 8] |= (uint8_t)(1u << (s->cpu_num[i] % 8));
+			v[BPF_CTL_CPUMASK + s->cpu_num[i] / 8] |=
+				(uint8_t)(1u << (s->cpu_num[i] % 8));
 	ret = bpf_map_update_elem(t->ctl_fd, &zero, v, BPF_ANY);
 	free(v);
 	return ret;
@@ -55,13 +56,13 @@ static int create_maps(struct bpf_table *t, int nr_maps, struct err *e)
 
 	t->nr_maps = nr_maps;
 	t->ctl_fd = new_map(BPF_MAP_TYPE_ARRAY, "psql_ctl", 4, (uint32_t)bpf_ctl_size(p), 1, 0, -1);
-	t->stats_fd = new_map(BPF_MAP_TYPE_ARRAY, "psql_stats", 4, (uint32_t)p->nr_cpu_ids * 8, 1,
-			      0, -1);
+	t->stats_fd =
+		new_map(BPF_MAP_TYPE_ARRAY, "psql_stats", 4, (uint32_t)p->nr_cpu_ids * 8, 1, 0, -1);
 	t->zero_fd = new_map(BPF_MAP_TYPE_ARRAY, "psql_zero", 4, (uint32_t)p->value_size, 1, 0, -1);
 	for (int i = 0; i < nr_maps; i++)
-		t->map_fd[i] = new_map(BPF_MAP_TYPE_PERCPU_HASH, "psql_groups", (uint32_t)p->key_size,
-				       (uint32_t)p->value_size, (uint32_t)p->max_groups,
-				       BPF_F_NO_PREALLOC, -1);
+		t->map_fd[i] = new_map(BPF_MAP_TYPE_PERCPU_HASH, "psql_groups",
+				       (uint32_t)p->key_size, (uint32_t)p->value_size,
+				       (uint32_t)p->max_groups, BPF_F_NO_PREALLOC, -1);
 	if ((t->ctl_fd < 0 || t->stats_fd < 0) && errno == EPERM)
 		return err_set(e, -errno, "not permitted to create BPF maps (CAP_BPF, or root)");
 	if (t->ctl_fd < 0 || t->stats_fd < 0 || t->zero_fd < 0 || t->map_fd[0] < 0 ||
@@ -128,8 +129,10 @@ static int kernel_btf(struct bpf_table *t, struct bpf_kernel_offs *k, struct err
 	ti = member_off(btf, "task_struct", "thread_info");
 	st = member_off(btf, "thread_info", "status");
 	k->task_status = ti < 0 || st < 0 ? -1 : ti + st;
-	t->btf_id = btf__find_by_name_kind(btf, t->plan.hook == BPF_HOOK_SYS_ENTER ?
-					   "btf_trace_sys_enter" : "btf_trace_sys_exit", BTF_KIND_TYPEDEF);
+	t->btf_id = btf__find_by_name_kind(
+		btf,
+		t->plan.hook == BPF_HOOK_SYS_ENTER ? "btf_trace_sys_enter" : "btf_trace_sys_exit",
+		BTF_KIND_TYPEDEF);
 	btf__free(btf);
 	ok = t->btf_id > 0 && k->regs_orig_ax >= 0 && k->task_status >= 0;
 	for (int i = 0; i < 6; i++)
@@ -143,18 +146,22 @@ static int prog_load(struct bpf_table *t, const struct basm *a, char *log, int l
 		    .log_level = (uint32_t)level);
 
 	if (t->plan.hook == BPF_HOOK_TP || t->plan.hook == BPF_HOOK_PERF)
-		return bpf_prog_load(t->plan.hook == BPF_HOOK_TP ? BPF_PROG_TYPE_TRACEPOINT :
-				     BPF_PROG_TYPE_PERF_EVENT, "perf_sql_agg", "GPL", a->insn,
-				     (size_t)a->nr, &o);
+		return bpf_prog_load(t->plan.hook == BPF_HOOK_TP ? BPF_PROG_TYPE_TRACEPOINT
+								 : BPF_PROG_TYPE_PERF_EVENT,
+				     "perf_sql_agg", "GPL", a->insn, (size_t)a->nr, &o);
 	o.expected_attach_type = BPF_TRACE_RAW_TP;
 	o.attach_btf_id = (uint32_t)t->btf_id;
-	return bpf_prog_load(BPF_PROG_TYPE_TRACING, "perf_sql_agg", "GPL", a->insn, (size_t)a->nr, &o);
+	return bpf_prog_load(BPF_PROG_TYPE_TRACING, "perf_sql_agg", "GPL", a->insn, (size_t)a->nr,
+			     &o);
 }
 
 static int load(struct bpf_table *t, char *log_out, size_t log_len, struct err *e)
 {
-	struct bpf_prog_maps m = { .ctl = t->ctl_fd, .stats = t->stats_fd, .outer = t->outer_fd,
-				   .zero = t->zero_fd, .direct = t->nr_maps == 1 ? t->map_fd[0] : -1 };
+	struct bpf_prog_maps m = { .ctl = t->ctl_fd,
+				   .stats = t->stats_fd,
+				   .outer = t->outer_fd,
+				   .zero = t->zero_fd,
+				   .direct = t->nr_maps == 1 ? t->map_fd[0] : -1 };
 	struct bpf_prog_info info = { 0 };
 	struct bpf_kernel_offs k = { 0 };
 	uint32_t info_len = sizeof(info);
@@ -168,11 +175,11 @@ static int load(struct bpf_table *t, char *log_out, size_t log_len, struct err *
 		basm__free(&a);
 		return err_set(e, ret, "cannot compile the BPF program: %s", strerror(-ret));
 	}
-	if (getenv("PERF_SQL_TEST_BAD_BPF"))   /* tests: a program the verifier refuses */
-		a.insn[0] = bi_ldx(BPF_DW, BPF_REG_2, BPF_REG_1, 0);   /* ctx bytes 0-7: refused */
+	if (getenv("PERF_SQL_TEST_BAD_BPF")) /* tests: a program the verifier refuses */
+		a.insn[0] = bi_ldx(BPF_DW, BPF_REG_2, BPF_REG_1, 0); /* ctx bytes 0-7: refused */
 	t->nr_insns = a.nr;
 	t->prog_fd = prog_load(t, &a, NULL, 0);
-	if (t->prog_fd < 0 && (log = calloc(1, LOG_SIZE))) {   /* again, for the verifier's words */
+	if (t->prog_fd < 0 && (log = calloc(1, LOG_SIZE))) { /* again, for the verifier's words */
 		ret = errno;
 		t->prog_fd = prog_load(t, &a, log, 1);
 		if (t->prog_fd < 0 && log_out)
@@ -182,7 +189,8 @@ static int load(struct bpf_table *t, char *log_out, size_t log_len, struct err *
 	}
 	basm__free(&a);
 	if (t->prog_fd < 0 && errno == EPERM)
-		return err_set(e, -errno, "not permitted to load a BPF program (CAP_BPF and "
+		return err_set(e, -errno,
+			       "not permitted to load a BPF program (CAP_BPF and "
 			       "CAP_PERFMON, or root)");
 	if (t->prog_fd < 0 && log_out && log_out[0])
 		return err_set(e, -errno, "the verifier refused the BPF program (%d insns)",
@@ -200,8 +208,10 @@ static int load(struct bpf_table *t, char *log_out, size_t log_len, struct err *
 static int attach_pmu(struct bpf_table *t, struct err *e)
 {
 	const struct session *s = t->src->s;
-	struct perf_event_attr a = { .type = t->plan.pmu_type, .size = sizeof(a),
-				     .config = t->plan.pmu_config, .disabled = 1 };
+	struct perf_event_attr a = { .type = t->plan.pmu_type,
+				     .size = sizeof(a),
+				     .config = t->plan.pmu_config,
+				     .disabled = 1 };
 
 	if (t->plan.sample_freq) {
 		a.freq = 1;
@@ -216,31 +226,37 @@ static int attach_pmu(struct bpf_table *t, struct err *e)
 				      PERF_FLAG_FD_CLOEXEC);
 
 		if (fd < 0)
-			return err_set(e, -errno, "cannot open the event on CPU %d: %s", s->cpu_num[i],
-				       strerror(errno));
+			return err_set(e, -errno, "cannot open the event on CPU %d: %s",
+				       s->cpu_num[i], strerror(errno));
 		t->pmu_fds[t->nr_pmu_fds++] = fd;
 		if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, t->prog_fd))
-			return err_set(e, -errno, "cannot attach the BPF program: %s", strerror(errno));
+			return err_set(e, -errno, "cannot attach the BPF program: %s",
+				       strerror(errno));
 	}
 	return 0;
 }
 
 static int attach(struct bpf_table *t, struct err *e)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a),
-				     .config = (uint64_t)t->plan.tp_id, .disabled = 1 };
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT,
+				     .size = sizeof(a),
+				     .config = (uint64_t)t->plan.tp_id,
+				     .disabled = 1 };
 
 	if (t->plan.hook == BPF_HOOK_PERF)
 		return attach_pmu(t, e);
-	if (t->plan.hook != BPF_HOOK_TP) {   /* a raw tracepoint's link: an fd of ours too */
+	if (t->plan.hook != BPF_HOOK_TP) { /* a raw tracepoint's link: an fd of ours too */
 		t->perf_fd = bpf_raw_tracepoint_open(NULL, t->prog_fd);
-		return t->perf_fd < 0 ? err_set(e, -errno, "cannot attach to the raw tracepoint: %s",
-						strerror(errno)) : 0;
+		return t->perf_fd < 0
+			       ? err_set(e, -errno, "cannot attach to the raw tracepoint: %s",
+					 strerror(errno))
+			       : 0;
 	}
 	t->perf_fd = (int)syscall(__NR_perf_event_open, &a, -1, t->src->s->cpu_num[0], -1,
 				  PERF_FLAG_FD_CLOEXEC);
 	if (t->perf_fd < 0)
-		return err_set(e, -errno, "cannot open the tracepoint for BPF: %s", strerror(errno));
+		return err_set(e, -errno, "cannot open the tracepoint for BPF: %s",
+			       strerror(errno));
 	if (ioctl(t->perf_fd, PERF_EVENT_IOC_SET_BPF, t->prog_fd))
 		return err_set(e, -errno, "cannot attach the BPF program: %s", strerror(errno));
 	return 0;
@@ -287,8 +303,8 @@ fail:
 
 void bpf_table__free(struct bpf_table *t)
 {
-	int *fds[] = { &t->perf_fd, &t->prog_fd, &t->outer_fd, &t->map_fd[0], &t->map_fd[1],
-		       &t->zero_fd, &t->stats_fd, &t->ctl_fd };
+	int *fds[] = { &t->perf_fd,   &t->prog_fd, &t->outer_fd, &t->map_fd[0],
+		       &t->map_fd[1], &t->zero_fd, &t->stats_fd, &t->ctl_fd };
 
 	if (!t)
 		return;
@@ -330,8 +346,8 @@ static size_t slot_of(const struct bpf_table *t, const uint8_t *key)
 {
 	size_t i = key_hash(key, t->plan.key_size) & (t->index_cap - 1);
 
-	while (t->index[i] && memcmp(bpf_table__key(t, t->index[i] - 1), key,
-				     (size_t)t->plan.key_size))
+	while (t->index[i] &&
+	       memcmp(bpf_table__key(t, t->index[i] - 1), key, (size_t)t->plan.key_size))
 		i = (i + 1) & (t->index_cap - 1);
 	return i;
 }
@@ -386,10 +402,7 @@ static uint64_t u64_at(const uint8_t *p, int off)
 	return v;
 }
 
-static void put_u64(uint8_t *p, int off, uint64_t v)
-{
-	memcpy(p + off, &v, 8);
-}
+static void put_u64(uint8_t *p, int off, uint64_t v) { memcpy(p + off, &v, 8); }
 
 /* one CPU's value v into the row's value r (r's count 0: v's states are taken as they are) */
 static void merge(const struct bpf_plan *p, uint8_t *r, const uint8_t *v)
@@ -408,16 +421,19 @@ static void merge(const struct bpf_plan *p, uint8_t *r, const uint8_t *v)
 				flags |= 1ull << i;
 			put_u64(r, g->off, (uint64_t)sum);
 			break;
-		case BA_MIN: case BA_MAX:
+		case BA_MIN:
+		case BA_MAX:
 			if (first || (g->kind == BA_MIN ? b < a : b > a))
 				put_u64(r, g->off, (uint64_t)b);
 			break;
-		case BA_LOG2: case BA_LIN:
+		case BA_LOG2:
+		case BA_LIN:
 			for (int k = 0; k < g->nr_buckets; k++)
-				put_u64(r, g->off + 8 * k, u64_at(r, g->off + 8 * k) +
-								   u64_at(v, g->off + 8 * k));
+				put_u64(r, g->off + 8 * k,
+					u64_at(r, g->off + 8 * k) + u64_at(v, g->off + 8 * k));
 			if (g->kind == BA_LOG2 && (u64_at(v, BPF_VAL_FLAGS) >> i) & 1)
-				memcpy(r + g->off + BPF_LOG2_NEG_OFF, v + g->off + BPF_LOG2_NEG_OFF, 8);
+				memcpy(r + g->off + BPF_LOG2_NEG_OFF, v + g->off + BPF_LOG2_NEG_OFF,
+				       8);
 			break;
 		}
 	}
@@ -436,8 +452,9 @@ static int take(struct bpf_table *t, uint32_t n)
 		if (!row)
 			return -ENOMEM;
 		for (int c = 0; c < t->nr_possible; c++) {
-			const uint8_t *v = (uint8_t *)t->vals + ((size_t)k * (size_t)t->nr_possible +
-								 (size_t)c) * (size_t)vs;
+			const uint8_t *v =
+				(uint8_t *)t->vals +
+				((size_t)k * (size_t)t->nr_possible + (size_t)c) * (size_t)vs;
 			uint64_t count = u64_at(v, BPF_VAL_COUNT);
 			int idx = c < s->nr_cpu_ids ? s->cpu_idx[c] : -1;
 
@@ -498,7 +515,7 @@ void bpf_table__read(struct bpf_table *t)
 {
 	int old = t->cur, zero = 0, ret;
 
-	if (t->window != t->src->s->nr_windows) {   /* a new window: its own groups */
+	if (t->window != t->src->s->nr_windows) { /* a new window: its own groups */
 		t->window = t->src->s->nr_windows;
 		t->nr_rows = 0;
 		if (t->index)

@@ -39,15 +39,15 @@ struct bpf_table {
 	struct source *src;
 	int nr_insns;
 	uint32_t prog_id;
-	int btf_id;              /* tp_btf: the raw tracepoint's typedef in the kernel's BTF */
+	int btf_id; /* tp_btf: the raw tracepoint's typedef in the kernel's BTF */
 	int ctl_fd, stats_fd, zero_fd, outer_fd, map_fd[2], prog_fd, perf_fd;
-	int *pmu_fds, nr_pmu_fds;  /* BPF_HOOK_PERF: the sampled event on each CPU */
-	int nr_maps, cur;        /* maps (1, or 2 with windows); the one the program uses */
-	int nr_possible;         /* per-CPU values per key */
+	int *pmu_fds, nr_pmu_fds; /* BPF_HOOK_PERF: the sampled event on each CPU */
+	int nr_maps, cur;         /* maps (1, or 2 with windows); the one the program uses */
+	int nr_possible;          /* per-CPU values per key */
 	bool enabled;
-	bool read_failed;        /* a readout failed: errno in read_errno */
+	bool read_failed; /* a readout failed: errno in read_errno */
 	int read_errno;
-	uint64_t *full_seen;     /* per possible CPU: map-full events counted so far */
+	uint64_t *full_seen; /* per possible CPU: map-full events counted so far */
 	/* readout buffers (one batch) */
 	void *keys, *vals;
 	uint32_t batch;
@@ -56,10 +56,10 @@ struct bpf_table {
 	uint8_t *rows;
 	size_t nr_rows, cap_rows;
 	int row_size;
-	uint32_t *index;         /* open addressing: row + 1, 0 empty */
+	uint32_t *index; /* open addressing: row + 1, 0 empty */
 	size_t index_cap;
-	int window;              /* the session's window the rows are of */
-	char log[1024];          /* the verifier's last lines after a rejection */
+	int window;     /* the session's window the rows are of */
+	char log[1024]; /* the verifier's last lines after a rejection */
 };
 
 /*
@@ -68,8 +68,7 @@ struct bpf_table {
  * set; e->msg is one line, t's verifier log lines are in log_out (may be NULL).
  */
 struct bpf_table *bpf_table__new(const struct bpf_plan *p, struct source *src, bool attach,
-				 int nr_windows_maps, char *log_out, size_t log_len,
-				 struct err *e);
+				 int nr_windows_maps, char *log_out, size_t log_len, struct err *e);
 void bpf_table__free(struct bpf_table *t);
 int bpf_table__enable(struct bpf_table *t, bool on);
 /*

@@ -18,8 +18,10 @@
 
 int bpf_attach_tracepoint(int tp_id, int cpu, int prog_fd)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a),
-				     .config = (uint64_t)tp_id, .disabled = 1 };
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT,
+				     .size = sizeof(a),
+				     .config = (uint64_t)tp_id,
+				     .disabled = 1 };
 	int fd = (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
 	if (fd < 0)
@@ -67,7 +69,8 @@ static void program(struct basm *a, int which, int map, pid_t workload, int pid_
 		basm__ld_map(a, BPF_REG_1, map);
 		basm__emit(a, bi_mov64_reg(BPF_REG_2, FP));
 		basm__emit(a, bi_alu64_imm(BPF_ADD, BPF_REG_2, -4));
-		basm__emit(a, bi_call(which == 1 ? BPF_FUNC_map_lookup_elem : BPF_FUNC_map_delete_elem));
+		basm__emit(a, bi_call(which == 1 ? BPF_FUNC_map_lookup_elem
+						 : BPF_FUNC_map_delete_elem));
 	}
 	if (which == 1) {
 		basm__jmp_imm(a, BPF_JEQ, BPF_REG_0, 0, out);
@@ -76,7 +79,7 @@ static void program(struct basm *a, int which, int map, pid_t workload, int pid_
 		add(a, map);
 	}
 	basm__place(a, out);
-	basm__emit(a, bi_mov64_imm(BPF_REG_0, 1));   /* every other perf user sees the event */
+	basm__emit(a, bi_mov64_imm(BPF_REG_0, 1)); /* every other perf user sees the event */
 	basm__emit(a, bi_exit());
 }
 
@@ -110,15 +113,16 @@ int bpf_tree__open(struct bpf_tree *t, struct session *s, pid_t workload, bool a
 			       strerror(errno));
 	for (int i = 0; i < 3; i++)
 		if (!(ev[i] = catalog__find(s->cat, events[i])) || catalog__parse(s->cat, ev[i], e))
-			return e->code ? e->code : err_set(e, -ENOENT, "no tracepoint %s", events[i]);
+			return e->code ? e->code
+				       : err_set(e, -ENOENT, "no tracepoint %s", events[i]);
 	if (!(pid = field__find(ev[1], "pid")) || pid->size != 4)
 		return err_set(e, -ENOENT, "task:task_newtask has no 4-byte field pid");
 	for (int i = 0; attach && i < 3; i++) {
 		if ((t->prog_fd[i] = load(t, i, workload, pid->offset)) < 0)
 			return err_set(e, -errno, "the kernel refused the program of %s: %s",
 				       events[i], strerror(errno));
-		if ((t->perf_fd[i] = bpf_attach_tracepoint(ev[i]->id, s->cpu_num[0],
-							   t->prog_fd[i])) < 0)
+		if ((t->perf_fd[i] =
+			     bpf_attach_tracepoint(ev[i]->id, s->cpu_num[0], t->prog_fd[i])) < 0)
 			return err_set(e, t->perf_fd[i], "cannot attach to %s: %s", events[i],
 				       strerror(-t->perf_fd[i]));
 	}

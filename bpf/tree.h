@@ -19,10 +19,10 @@
 
 struct session;
 
-#define BPF_TREE_MAX (1 << 20)   /* tasks alive at once (the map grows as they appear) */
+#define BPF_TREE_MAX (1 << 20) /* tasks alive at once (the map grows as they appear) */
 
 struct bpf_tree {
-	int map_fd;              /* hash u32 tid -> u32 1 */
+	int map_fd; /* hash u32 tid -> u32 1 */
 	int prog_fd[3], perf_fd[3];
 };
 

@@ -66,8 +66,9 @@ static int *who_reads(struct query *q, struct session *s)
 		rc = sqlite3_prepare_v2(q->db, sqlite3_sql(q->stmts[i]), -1, &st, NULL);
 		sqlite3_finalize(st);
 		for (int j = 0; j < s->nr_src; j++)
-			reads[i * s->nr_src + j] = rc != SQLITE_OK ? -1 :
-						   s->src[j]->nr_plans - reads[i * s->nr_src + j];
+			reads[i * s->nr_src + j] =
+				rc != SQLITE_OK ? -1
+						: s->src[j]->nr_plans - reads[i * s->nr_src + j];
 	}
 	return reads;
 }
@@ -84,22 +85,26 @@ static const char *ring_reason(struct query *q, struct session *s, const struct 
 			n++;
 		}
 	if (n > 1) {
-		snprintf(buf, len, "read by %d statements (one statement per table runs in the kernel)", n);
+		snprintf(buf, len,
+			 "read by %d statements (one statement per table runs in the kernel)", n);
 		return buf;
 	}
 	if (n == 0 || reads[*which * s->nr_src + j] != reads[q->nr_stmts * s->nr_src + j])
 		return "read by more than one statement or table (pairs(), a profiler's view, ...)";
 	st = &st[*which];
 	if (!st->ok || st->src != s->src[j]) {
-		snprintf(buf, len, "%s", !st->ok ? st->why : "its statement reads another table too");
+		snprintf(buf, len, "%s",
+			 !st->ok ? st->why : "its statement reads another table too");
 		return buf;
 	}
 	if (st->count_only)
-		return "count(*) alone is counted by the perf event (counting mode: no program needed)";
+		return "count(*) alone is counted by the perf event (counting mode: no program "
+		       "needed)";
 	if (s->nr_tids)
 		return "-p, -t or --cgroup: the kernel program would see every task";
 	if (s->wl.pid && !s->opts.all && (st->src->task_fields[0] || st->src->tree_filter))
-		return "a table that names tasks follows the workload's tree in user space (core/tree.c)";
+		return "a table that names tasks follows the workload's tree in user space "
+		       "(core/tree.c)";
 	if (s->wl.pid && !s->opts.all && st->src->ev->kind != EV_TRACEPOINT)
 		return "a sampled event of a workload is sampled per task, on its own time";
 	return NULL;
@@ -119,9 +124,10 @@ static bool syscall_fields(const struct bpf_plan *p, bool enter)
 		if (p->where[i].kind == BP_CMP || p->where[i].kind == BP_STREQ)
 			v[n++] = &p->where[i].v;
 	for (int i = 0; i < n; i++)
-		if (v[i]->col == BCOL_STR || (v[i]->col == BCOL_FIELD && v[i]->off != 8 &&
-					     (enter ? v[i]->off < 16 || v[i]->off > 56 || v[i]->off % 8 ||
-						      v[i]->size != 8 : v[i]->off != 16 || v[i]->size != 8)))
+		if (v[i]->col == BCOL_STR ||
+		    (v[i]->col == BCOL_FIELD && v[i]->off != 8 &&
+		     (enter ? v[i]->off < 16 || v[i]->off > 56 || v[i]->off % 8 || v[i]->size != 8
+			    : v[i]->off != 16 || v[i]->size != 8)))
 			return false;
 	return true;
 }
@@ -155,17 +161,17 @@ static void pick_hook(const struct tp_event *ev, struct bpf_plan *p)
 
 	p->hook = BPF_HOOK_TP;
 	p->syscall_nr = -1;
-	if (!strcmp(ev->system, "raw_syscalls") && (!strcmp(ev->name, "sys_enter") ||
-						    !strcmp(ev->name, "sys_exit"))) {
+	if (!strcmp(ev->system, "raw_syscalls") &&
+	    (!strcmp(ev->name, "sys_enter") || !strcmp(ev->name, "sys_exit"))) {
 		enter = !strcmp(ev->name, "sys_enter");
-	} else if (!strcmp(ev->system, "syscalls") && (!strncmp(ev->name, "sys_enter_", 10) ||
-						       !strncmp(ev->name, "sys_exit_", 9))) {
+	} else if (!strcmp(ev->system, "syscalls") &&
+		   (!strncmp(ev->name, "sys_enter_", 10) || !strncmp(ev->name, "sys_exit_", 9))) {
 		enter = ev->name[5] == 'n';
 		name = ev->name + (enter ? 10 : 9);
 		for (int nr = 0; nr < 4096 && p->syscall_nr < 0; nr++)
 			if (syscall_name_of(nr) && !strcmp(syscall_name_of(nr), name))
 				p->syscall_nr = nr;
-		if (p->syscall_nr < 0)   /* "newfstat" is fstat's: not a name of the UAPI table */
+		if (p->syscall_nr < 0) /* "newfstat" is fstat's: not a name of the UAPI table */
 			return;
 	} else {
 		return;
@@ -188,17 +194,22 @@ static void swap_in(struct query *q, struct session *s, int i, struct bpf_table 
 	else if (t->plan.hook == BPF_HOOK_TP)
 		snprintf(where, sizeof(where), "the tracepoint");
 	else if (t->plan.syscall_nr >= 0)
-		snprintf(where, sizeof(where), "tp_btf/%s (system call %d)", t->plan.hook ==
-			 BPF_HOOK_SYS_ENTER ? "sys_enter" : "sys_exit", t->plan.syscall_nr);
+		snprintf(where, sizeof(where), "tp_btf/%s (system call %d)",
+			 t->plan.hook == BPF_HOOK_SYS_ENTER ? "sys_enter" : "sys_exit",
+			 t->plan.syscall_nr);
 	else
-		snprintf(where, sizeof(where), "tp_btf/%s", t->plan.hook == BPF_HOOK_SYS_ENTER ?
-			 "sys_enter" : "sys_exit");
+		snprintf(where, sizeof(where), "tp_btf/%s",
+			 t->plan.hook == BPF_HOOK_SYS_ENTER ? "sys_enter" : "sys_exit");
 	sqlite3_finalize(q->stmts[i]);
 	q->stmts[i] = st;
-	bpf_session__note(s, t->src, "aggregated in the kernel: BPF program %u of %d insns on %s%s, "
-			  "per-CPU hash %s, up to %d groups%s", t->prog_id, t->nr_insns, where,
-			  t->perf_fd >= 0 || t->nr_pmu_fds ? "" : " (loaded, not attached: --explain)", b->desc,
-			  t->plan.max_groups, t->nr_maps == 2 ? ", two maps swapped per window" : "");
+	bpf_session__note(s, t->src,
+			  "aggregated in the kernel: BPF program %u of %d insns on %s%s, "
+			  "per-CPU hash %s, up to %d groups%s",
+			  t->prog_id, t->nr_insns, where,
+			  t->perf_fd >= 0 || t->nr_pmu_fds ? ""
+							   : " (loaded, not attached: --explain)",
+			  b->desc, t->plan.max_groups,
+			  t->nr_maps == 2 ? ", two maps swapped per window" : "");
 }
 
 /* (3): 0, or -errno when the table stays on the ring (the note says why) */
@@ -214,37 +225,44 @@ static int to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int
 	target__self_filter(s, src, self_f, sizeof(self_f));
 	b->plan.self_tid = self_f[0] ? (uint32_t)getpid() : 0;
 	b->plan.max_groups = q->max_groups > 0 ? q->max_groups : BPF_DEFAULT_MAX_GROUPS;
-	if (s->wl.pid && !s->opts.all &&   /* -- CMD: the workload's tasks, as inherit follows them */
+	if (s->wl.pid && !s->opts.all && /* -- CMD: the workload's tasks, as inherit follows them */
 	    (b->plan.tree_fd = bpf_session__tree(s, !q->plan_only, &e)) < 0) {
 		bpf_session__note(s, src, "perf ring: %s", e.msg);
 		if (!q->plan_only)
-			say(ops, ctx, "%s: not aggregated in the kernel (%s); the perf ring is used "
-			    "instead", src->ev->full, e.msg);
+			say(ops, ctx,
+			    "%s: not aggregated in the kernel (%s); the perf ring is used "
+			    "instead",
+			    src->ev->full, e.msg);
 		return e.code;
 	}
 	pick_hook(src->ev, &b->plan);
-	if (src->ev->kind == EV_SOFTWARE) {   /* the ring drops its own process's samples */
+	if (src->ev->kind == EV_SOFTWARE) { /* the ring drops its own process's samples */
 		pick_pmu(s, src, &b->plan);
 		b->plan.self_tid = 0;
 		b->plan.self_pid = (uint32_t)getpid();
 	}
-	t = bpf_table__new(&b->plan, src, !q->plan_only, q->so.interval_ms > 0 || s->opts.tick ? 2 : 1, log,
-			   sizeof(log), &e);
-	if (!t && b->plan.hook != BPF_HOOK_TP) {   /* no BTF, an old kernel: the tracepoint */
+	t = bpf_table__new(&b->plan, src, !q->plan_only,
+			   q->so.interval_ms > 0 || s->opts.tick ? 2 : 1, log, sizeof(log), &e);
+	if (!t && b->plan.hook != BPF_HOOK_TP) { /* no BTF, an old kernel: the tracepoint */
 		if (q->so.verbose && !q->plan_only)
-			say(ops, ctx, "%s: tp_btf: %s; the tracepoint's program instead", src->ev->full,
-			    e.msg);
+			say(ops, ctx, "%s: tp_btf: %s; the tracepoint's program instead",
+			    src->ev->full, e.msg);
 		b->plan.hook = BPF_HOOK_TP;
 		e = (struct err){ 0 };
-		t = bpf_table__new(&b->plan, src, !q->plan_only, q->so.interval_ms > 0 || s->opts.tick ? 2 : 1, log,
-				   sizeof(log), &e);
+		t = bpf_table__new(&b->plan, src, !q->plan_only,
+				   q->so.interval_ms > 0 || s->opts.tick ? 2 : 1, log, sizeof(log),
+				   &e);
 	}
 	if (!t) {
-		bpf_session__note(s, src, "perf ring: %s%s%s", e.msg, log[0] ? "; verifier: " : "", log);
+		bpf_session__note(s, src, "perf ring: %s%s%s", e.msg, log[0] ? "; verifier: " : "",
+				  log);
 		if (!q->plan_only)
-			say(ops, ctx, "%s: not aggregated in the kernel (%s); the perf ring is used "
-			    "instead%s", src->ev->full, e.msg, log[0] && !q->so.verbose ?
-			    " (-v shows the verifier's last lines)" : "");
+			say(ops, ctx,
+			    "%s: not aggregated in the kernel (%s); the perf ring is used "
+			    "instead%s",
+			    src->ev->full, e.msg,
+			    log[0] && !q->so.verbose ? " (-v shows the verifier's last lines)"
+						     : "");
 		if (!q->plan_only && log[0] && q->so.verbose)
 			say(ops, ctx, "%s: the verifier said: %s", src->ev->full, log);
 		return e.code ? e.code : -EINVAL;
@@ -318,9 +336,13 @@ void bpf_plan__explain(const struct session *s, const struct source *src, FILE *
 	if (note)
 		fprintf(f, "  path         %s\n", note);
 	if (t && t->plan.tree_fd >= 0)
-		fprintf(f, "  target       workload pid %d and its children from its exec (a map of its "
-			"tasks kept by programs on task_rename, task_newtask and sched_process_exit), "
-			"%d CPUs\n", (int)s->wl.pid, s->nr_cpus);
+		fprintf(f,
+			"  target       workload pid %d and its children from its exec (a map of "
+			"its "
+			"tasks kept by programs on task_rename, task_newtask and "
+			"sched_process_exit), "
+			"%d CPUs\n",
+			(int)s->wl.pid, s->nr_cpus);
 	else if (t)
 		fprintf(f, "  target       every task on %d CPUs (perf-sql itself left out)\n",
 			s->nr_cpus);

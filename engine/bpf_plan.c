@@ -37,8 +37,19 @@
 
 #define MAX_REPL 128
 
-enum colk { CK_NONE, CK_TIME, CK_CPU, CK_PID, CK_TID, CK_COMM, CK_PERIOD, CK_FIELD, CK_IP,
-	    CK_ADDR, CK_OTHER };
+enum colk {
+	CK_NONE,
+	CK_TIME,
+	CK_CPU,
+	CK_PID,
+	CK_TID,
+	CK_COMM,
+	CK_PERIOD,
+	CK_FIELD,
+	CK_IP,
+	CK_ADDR,
+	CK_OTHER
+};
 enum where_in { IN_ITEM, IN_HAVING, IN_ORDER_TERM, IN_ORDER };
 
 struct an {
@@ -49,7 +60,7 @@ struct an {
 	struct sql_select *sel;
 	const struct tp_event *ev;
 	int key_node[BPF_MAX_KEYS];
-	int agg_arg[BPF_MAX_AGGS];   /* node of each aggregate's value */
+	int agg_arg[BPF_MAX_AGGS]; /* node of each aggregate's value */
 	struct {
 		int start, end;
 		char *text;
@@ -71,10 +82,7 @@ static bool no(struct an *a, const char *fmt, ...)
 	return false;
 }
 
-static const struct sql_node *nd(const struct an *a, int n)
-{
-	return &a->sel->node[n];
-}
+static const struct sql_node *nd(const struct an *a, int n) { return &a->sel->node[n]; }
 
 /* kid k of node n */
 static int kid(const struct an *a, int n, int k)
@@ -159,8 +167,9 @@ static bool field_val(struct an *a, const struct tp_field *f, struct bpf_val *v)
 	v->off = f->offset;
 	v->size = f->size;
 	v->is_signed = f->is_signed;
-	if (f->kind == FIELD_INT && (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) &&
-	    f->offset >= 8 && f->offset % f->size == 0 && f->offset + f->size <= 2048) {
+	if (f->kind == FIELD_INT &&
+	    (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) && f->offset >= 8 &&
+	    f->offset % f->size == 0 && f->offset + f->size <= 2048) {
 		v->col = BCOL_FIELD;
 		return true;
 	}
@@ -184,11 +193,15 @@ static bool val_of(struct an *a, int n, struct bpf_val *v)
 	    (x->op == TK_SLASH || x->op == TK_REM || x->op == TK_BITAND)) {
 		if (!val_of(a, x->first, v))
 			return false;
-		if (bpf_val__is_str(v) || v->nr_ops == BPF_MAX_OPS || !int_const(a, kid(a, n, 1), &k) ||
-		    (x->op != TK_BITAND && k <= 0))
-			return no(a, "'%s' is not read by the kernel program (VALUE / N, VALUE %% N "
-				  "with N > 0 and VALUE & N are)", text_of(a, n, buf, 64));
-		v->ops[v->nr_ops].op = x->op == TK_SLASH ? BOP_DIV : x->op == TK_REM ? BOP_MOD : BOP_AND;
+		if (bpf_val__is_str(v) || v->nr_ops == BPF_MAX_OPS ||
+		    !int_const(a, kid(a, n, 1), &k) || (x->op != TK_BITAND && k <= 0))
+			return no(a,
+				  "'%s' is not read by the kernel program (VALUE / N, VALUE %% N "
+				  "with N > 0 and VALUE & N are)",
+				  text_of(a, n, buf, 64));
+		v->ops[v->nr_ops].op = x->op == TK_SLASH ? BOP_DIV
+				       : x->op == TK_REM ? BOP_MOD
+							 : BOP_AND;
 		v->ops[v->nr_ops++].k = k;
 		return true;
 	}
@@ -207,9 +220,9 @@ static bool val_of(struct an *a, int n, struct bpf_val *v)
 		v->col = BCOL_PERIOD;
 		return true;
 	case CK_NONE:
-		return no(a, "'%s' is not a value the kernel program reads", text_of(a, n, buf, 64));
-	default:
-		return no(a, "%s is not read by the kernel program", text_of(a, n, buf, 64));
+		return no(a, "'%s' is not a value the kernel program reads",
+			  text_of(a, n, buf, 64));
+	default: return no(a, "%s is not read by the kernel program", text_of(a, n, buf, 64));
 	}
 }
 
@@ -222,12 +235,22 @@ static bool is_const(const struct an *a, int n)
 	char name[128];
 
 	switch (x->kind) {
-	case SN_INT: case SN_FLOAT: case SN_STR: case SN_NULL: case SN_PARAM: return true;
+	case SN_INT:
+	case SN_FLOAT:
+	case SN_STR:
+	case SN_NULL:
+	case SN_PARAM: return true;
 	case SN_FUNC:
 		return x->nr_kids == 0 && !x->star &&
 		       !strcasecmp(name_of(a, x->name, name), "workload_pid");
-	case SN_UNARY: if (x->op == TK_ID) return false; break;
-	case SN_BINARY: if (x->kw != KW_NONE || x->op == TK_ARROW) return false; break;
+	case SN_UNARY:
+		if (x->op == TK_ID)
+			return false;
+		break;
+	case SN_BINARY:
+		if (x->kw != KW_NONE || x->op == TK_ARROW)
+			return false;
+		break;
 	default: return false;
 	}
 	for (int k = x->first; k >= 0; k = nd(a, k)->next)
@@ -239,8 +262,9 @@ static bool is_const(const struct an *a, int n)
 /* SQLite evaluates constant node n once (the values every row would see); NULL: failed */
 static sqlite3_value *eval(struct an *a, int n)
 {
-	char *sql = sqlite3_mprintf("SELECT %.*s", sql_select__end(a->sel, n) -
-				    sql_select__start(a->sel, n), a->sel->text + sql_select__start(a->sel, n));
+	char *sql = sqlite3_mprintf("SELECT %.*s",
+				    sql_select__end(a->sel, n) - sql_select__start(a->sel, n),
+				    a->sel->text + sql_select__start(a->sel, n));
 	sqlite3_stmt *st = NULL;
 	sqlite3_value *v = NULL;
 
@@ -278,7 +302,7 @@ static int str_cmp(struct an *a, const struct bpf_val *v, enum bpf_cmp cmp, sqli
 	if (sqlite3_value_type(c) != SQLITE_TEXT || !s || (int)strlen(s) != len ||
 	    (cmp != BC_EQ && cmp != BC_NE))
 		return no(a, "a text column compares only = or != with a text"), -1;
-	if (len > max) {   /* longer than the column holds: never equal */
+	if (len > max) { /* longer than the column holds: never equal */
 		p.kind = BP_FALSE;
 	} else {
 		memcpy(p.s, s, (size_t)len);
@@ -291,7 +315,7 @@ static int str_cmp(struct an *a, const struct bpf_val *v, enum bpf_cmp cmp, sqli
 static int compare(struct an *a, int l, enum bpf_cmp cmp, int r)
 {
 	static const enum bpf_cmp flip[] = { [BC_EQ] = BC_EQ, [BC_NE] = BC_NE, [BC_LT] = BC_GT,
-					      [BC_LE] = BC_GE, [BC_GT] = BC_LT, [BC_GE] = BC_LE };
+					     [BC_LE] = BC_GE, [BC_GT] = BC_LT, [BC_GE] = BC_LE };
 	struct bpf_val v;
 	sqlite3_value *c;
 	int ret;
@@ -321,16 +345,20 @@ static int compare(struct an *a, int l, enum bpf_cmp cmp, int r)
 
 static int pred_of(struct an *a, int n)
 {
-	static const struct { enum sql_tok op; enum bpf_cmp cmp; } ops[] = {
-		{ TK_EQ, BC_EQ }, { TK_NE, BC_NE }, { TK_LT, BC_LT }, { TK_LE, BC_LE },
-		{ TK_GT, BC_GT }, { TK_GE, BC_GE },
+	static const struct {
+		enum sql_tok op;
+		enum bpf_cmp cmp;
+	} ops[] = {
+		{ TK_EQ, BC_EQ }, { TK_NE, BC_NE }, { TK_LT, BC_LT },
+		{ TK_LE, BC_LE }, { TK_GT, BC_GT }, { TK_GE, BC_GE },
 	};
 	const struct sql_node *x = nd(a, n);
 	int r, v = kid(a, n, 0);
 	char buf[64];
 
 	if (x->kind == SN_BINARY && (x->kw == KW_AND || x->kw == KW_OR))
-		return join(a, x->kw == KW_AND ? BP_AND : BP_OR, pred_of(a, v), pred_of(a, kid(a, n, 1)));
+		return join(a, x->kw == KW_AND ? BP_AND : BP_OR, pred_of(a, v),
+			    pred_of(a, kid(a, n, 1)));
 	if (x->kind == SN_UNARY && x->op == TK_ID)
 		return join(a, BP_NOT, pred_of(a, v), -1);
 	if (x->kind == SN_BINARY && x->kw == KW_IS)
@@ -339,13 +367,14 @@ static int pred_of(struct an *a, int n)
 		if (x->op == (int)ops[i].op)
 			return compare(a, v, ops[i].cmp, kid(a, n, 1));
 	if (x->kind == SN_IN) {
-		r = leaf(a, BP_FALSE, NULL, BC_EQ, 0);   /* x IN () */
+		r = leaf(a, BP_FALSE, NULL, BC_EQ, 0); /* x IN () */
 		for (int k = nd(a, v)->next; k >= 0 && r >= 0; k = nd(a, k)->next)
 			r = join(a, BP_OR, r, compare(a, v, BC_EQ, k));
 		return x->not ? join(a, BP_NOT, r, -1) : r;
 	}
 	if (x->kind == SN_BETWEEN) {
-		r = join(a, BP_AND, compare(a, v, BC_GE, kid(a, n, 1)), compare(a, v, BC_LE, kid(a, n, 2)));
+		r = join(a, BP_AND, compare(a, v, BC_GE, kid(a, n, 1)),
+			 compare(a, v, BC_LE, kid(a, n, 2)));
 		return x->not ? join(a, BP_NOT, r, -1) : r;
 	}
 	return no(a, "WHERE term '%s' is not compiled to BPF", text_of(a, n, buf, sizeof(buf))), -1;
@@ -353,7 +382,8 @@ static int pred_of(struct an *a, int n)
 
 /* --------------------------------------------------------------- keys, aggregates, rewrite */
 
-static bool replace(struct an *a, int n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool replace(struct an *a, int n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static bool replace(struct an *a, int n, const char *fmt, ...)
 {
@@ -383,7 +413,8 @@ static bool key_of(struct an *a, int k)
 		for (int i = 0; i < a->sel->nr_items; i++)
 			if (a->sel->items[i].alias >= 0 &&
 			    !strcasecmp(name, name_of(a, a->sel->items[i].alias, alias))) {
-				n = a->sel->items[i].expr;   /* the first alias of that name, as SQLite */
+				n = a->sel->items[i]
+					    .expr; /* the first alias of that name, as SQLite */
 				break;
 			}
 	}
@@ -411,8 +442,8 @@ static int slot(struct an *a, enum bpf_agg_kind kind, int arg, const struct bpf_
 		p->aggs[p->nr_aggs].lo = lin[0];
 		p->aggs[p->nr_aggs].hi = lin[1];
 		p->aggs[p->nr_aggs].step = lin[2];
-		p->aggs[p->nr_aggs].nr_buckets = (int)(range / (uint64_t)lin[2] +
-						       (range % (uint64_t)lin[2] != 0)) + 2;
+		p->aggs[p->nr_aggs].nr_buckets =
+			(int)(range / (uint64_t)lin[2] + (range % (uint64_t)lin[2] != 0)) + 2;
 	}
 	a->agg_arg[p->nr_aggs] = arg;
 	return p->nr_aggs++;
@@ -448,10 +479,12 @@ static bool lin_args(struct an *a, int n, int64_t *lin)
 static bool is_aggregate(struct an *a, const char *name, int nargs)
 {
 	sqlite3_stmt *st = NULL;
-	bool agg = true;   /* unknown: not read */
+	bool agg = true; /* unknown: not read */
 
-	if (sqlite3_prepare_v2(a->q->db, "SELECT max(type IN ('a', 'w')) FROM pragma_function_list "
-			       "WHERE name = lower(?1) AND narg IN (?2, -1)", -1, &st, NULL) == SQLITE_OK &&
+	if (sqlite3_prepare_v2(a->q->db,
+			       "SELECT max(type IN ('a', 'w')) FROM pragma_function_list "
+			       "WHERE name = lower(?1) AND narg IN (?2, -1)",
+			       -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) == SQLITE_OK &&
 	    sqlite3_bind_int(st, 2, nargs) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
 	    sqlite3_column_type(st, 0) != SQLITE_NULL)
@@ -476,9 +509,14 @@ static bool any_aggregate(struct an *a)
 /* an aggregate call: its slot and the merge that replaces it */
 static bool post_func(struct an *a, int n, enum where_in in)
 {
-	static const struct { const char *name; enum bpf_agg_kind kind; int min, max; } aggs[] = {
-		{ "sum", BA_SUM, 1, 1 }, { "avg", BA_SUM, 1, 1 }, { "min", BA_MIN, 1, 1 },
-		{ "max", BA_MAX, 1, 1 }, { "log2_hist", BA_LOG2, 1, 2 }, { "lin_hist", BA_LIN, 4, 5 },
+	static const struct {
+		const char *name;
+		enum bpf_agg_kind kind;
+		int min, max;
+	} aggs[] = {
+		{ "sum", BA_SUM, 1, 1 },        { "avg", BA_SUM, 1, 1 },
+		{ "min", BA_MIN, 1, 1 },        { "max", BA_MAX, 1, 1 },
+		{ "log2_hist", BA_LOG2, 1, 2 }, { "lin_hist", BA_LIN, 4, 5 },
 	};
 	const struct sql_node *x = nd(a, n);
 	char name[128], t[4][64] = { "", "", "", "" }, unit[80] = "";
@@ -488,7 +526,8 @@ static bool post_func(struct an *a, int n, enum where_in in)
 
 	name_of(a, x->name, name);
 	if (!strcasecmp(name, "count") && !x->distinct && (x->star || x->nr_kids == 1)) {
-		return (x->star || val_of(a, x->first, &v)) && replace(a, n, "ifnull(sum(\"_c\"), 0)");
+		return (x->star || val_of(a, x->first, &v)) &&
+		       replace(a, n, "ifnull(sum(\"_c\"), 0)");
 	}
 	for (size_t k = 0; k < sizeof(aggs) / sizeof(aggs[0]) && i < 0; k++)
 		if (!strcasecmp(name, aggs[k].name) && x->nr_kids >= aggs[k].min &&
@@ -497,7 +536,7 @@ static bool post_func(struct an *a, int n, enum where_in in)
 	if (i < 0 || x->distinct || x->star) {
 		if (x->distinct || x->star || is_aggregate(a, name, x->nr_kids))
 			return no(a, "%s() is computed in SQLite only", name);
-		for (int k = x->first; k >= 0; k = nd(a, k)->next)   /* a scalar function */
+		for (int k = x->first; k >= 0; k = nd(a, k)->next) /* a scalar function */
 			if (!post(a, k, in == IN_ORDER_TERM ? IN_ORDER : in))
 				return false;
 		return true;
@@ -505,8 +544,8 @@ static bool post_func(struct an *a, int n, enum where_in in)
 	if (!val_of(a, x->first, &v) || bpf_val__is_str(&v))
 		return no(a, "%s() of '%s'", name, text_of(a, x->first, t[0], 64));
 	if ((aggs[i].kind == BA_LOG2 && x->nr_kids == 2 && !const_arg(a, kid(a, n, 1), unit, 70)) ||
-	    (aggs[i].kind == BA_LIN && (!lin_args(a, n, lin) ||
-					(x->nr_kids == 5 && !const_arg(a, kid(a, n, 4), unit, 70)))))
+	    (aggs[i].kind == BA_LIN &&
+	     (!lin_args(a, n, lin) || (x->nr_kids == 5 && !const_arg(a, kid(a, n, 4), unit, 70)))))
 		return false;
 	if ((s = slot(a, aggs[i].kind, x->first, &v, lin)) < 0)
 		return false;
@@ -515,15 +554,16 @@ static bool post_func(struct an *a, int n, enum where_in in)
 		if (!strcasecmp(name, "avg"))
 			return replace(a, n, "(sum(\"_a%d\") * 1.0 / sum(\"_c\"))", s);
 		return replace(a, n, "sum(\"_a%d\")", s);
-	case BA_MIN: case BA_MAX:
+	case BA_MIN:
+	case BA_MAX:
 		return replace(a, n, "%s(\"_a%d\")", aggs[i].kind == BA_MIN ? "min" : "max", s);
 	case BA_LOG2:
 		return replace(a, n, "log2_hist_merge(\"_a%d\"%s%s)", s, unit[0] ? ", " : "", unit);
 	case BA_LIN:
 		for (int k = 1; k <= 3; k++)
 			text_of(a, kid(a, n, k), t[k], 64);
-		return replace(a, n, "lin_hist_merge(\"_a%d\", %s, %s, %s%s%s)", s, t[1], t[2], t[3],
-			       unit[0] ? ", " : "", unit);
+		return replace(a, n, "lin_hist_merge(\"_a%d\", %s, %s, %s%s%s)", s, t[1], t[2],
+			       t[3], unit[0] ? ", " : "", unit);
 	}
 	return false;
 }
@@ -552,15 +592,14 @@ static bool post(struct an *a, int n, enum where_in in)
 		if (sql_select__same(a->sel, n, a->key_node[k]))
 			return replace(a, n, "\"_k%d\"", k);
 	switch (nd(a, n)->kind) {
-	case SN_COL:   /* an ORDER BY term names a result column first, others a table column */
+	case SN_COL: /* an ORDER BY term names a result column first, others a table column */
 		if (in == IN_ORDER_TERM && is_alias(a, n))
 			return true;
 		if (resolve(a, n, &f) == CK_NONE && in != IN_ITEM && is_alias(a, n))
 			return true;
 		return no(a, "%s is neither a GROUP BY key nor inside an aggregate",
 			  text_of(a, n, buf, sizeof(buf)));
-	case SN_FUNC:
-		return post_func(a, n, in);
+	case SN_FUNC: return post_func(a, n, in);
 	default:
 		for (int k = nd(a, n)->first; k >= 0; k = nd(a, k)->next)
 			if (!post(a, k, in == IN_ORDER_TERM ? IN_ORDER : in))
@@ -586,7 +625,7 @@ static void emit(struct an *a, sqlite3_str *o, int start, int end)
 
 static int cmp_repl(const void *x, const void *y)
 {
-	return *(const int *)x - *(const int *)y;   /* start is the first member */
+	return *(const int *)x - *(const int *)y; /* start is the first member */
 }
 
 static bool rewrite(struct an *a, const char *module)
@@ -623,7 +662,8 @@ static bool rewrite(struct an *a, const char *module)
 		const struct sql_token *t0 = &sel->tok[sel->limit_tok0];
 		const struct sql_token *t1 = &sel->tok[sel->limit_tok1 - 1];
 
-		sqlite3_str_appendf(o, " %.*s", t1->start + t1->len - t0->start, sel->text + t0->start);
+		sqlite3_str_appendf(o, " %.*s", t1->start + t1->len - t0->start,
+				    sel->text + t0->start);
 	}
 	a->b->sql = sqlite3_str_finish(o);
 	return a->b->sql ? true : no(a, "out of memory");
@@ -646,7 +686,7 @@ static bool table(struct an *a)
 		return no(a, "FROM %s: not an event table", name);
 	if (a->ev->kind != EV_TRACEPOINT && a->ev->kind != EV_SOFTWARE)
 		return no(a, "only tracepoint and software event tables are aggregated in the "
-			  "kernel so far");
+			     "kernel so far");
 	return true;
 }
 
@@ -659,8 +699,9 @@ static bool own_names_free(struct an *a)
 		const char *s = name_of(a, i, name);
 
 		if (a->sel->tok[i].type == TK_ID && s[0] == '_' &&
-		    (!strcasecmp(s, "_c") || ((s[1] == 'k' || s[1] == 'K' || s[1] == 'a' || s[1] == 'A') &&
-					      s[2] && strspn(s + 2, "0123456789") == strlen(s + 2))))
+		    (!strcasecmp(s, "_c") ||
+		     ((s[1] == 'k' || s[1] == 'K' || s[1] == 'a' || s[1] == 'A') && s[2] &&
+		      strspn(s + 2, "0123456789") == strlen(s + 2))))
 			return no(a, "it uses the name %s, which the rewrite needs", s);
 	}
 	return true;
@@ -680,7 +721,8 @@ static void describe(struct an *a)
 	if (off < len)
 		off += (size_t)snprintf(a->b->desc + off, len - off, ") -> count");
 	for (int i = 0; i < p->nr_aggs && off < len; i++)
-		off += (size_t)snprintf(a->b->desc + off, len - off, ", %s(%s)", names[p->aggs[i].kind],
+		off += (size_t)snprintf(a->b->desc + off, len - off, ", %s(%s)",
+					names[p->aggs[i].kind],
 					text_of(a, a->agg_arg[i], buf, sizeof(buf)));
 	if (a->sel->where >= 0 && off < len)
 		snprintf(a->b->desc + off, len - off, ", WHERE %s",

@@ -24,13 +24,13 @@
 
 /* One statement, read. */
 struct bpf_stmt {
-	struct source *src;      /* the table it reads, when it was read that far */
-	bool ok;                 /* it can run in the kernel */
-	bool count_only;         /* count(*) with no key and no WHERE: counting mode is cheaper */
-	char why[256];           /* when not ok */
+	struct source *src; /* the table it reads, when it was read that far */
+	bool ok;            /* it can run in the kernel */
+	bool count_only;    /* count(*) with no key and no WHERE: counting mode is cheaper */
+	char why[256];      /* when not ok */
 	struct bpf_plan plan;
-	char *sql;               /* the rewritten statement (sqlite3_free) */
-	char desc[256];          /* "(comm) -> count, sum(count)" */
+	char *sql;      /* the rewritten statement (sqlite3_free) */
+	char desc[256]; /* "(comm) -> count, sum(count)" */
 };
 
 /* Reads statement i of q into b; the rewritten statement reads table `module`. */

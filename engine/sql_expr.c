@@ -16,13 +16,38 @@
 
 /* words that end an expression or a clause: never column or function names here */
 static const char *const keywords[] = {
-	"select", "from", "where", "group", "by", "having", "order", "limit", "offset", "as",
-	"and", "or", "not", "in", "is", "between", "like", "glob", "match", "regexp", "escape",
-	"case", "when", "then", "else", "end", "cast", "collate", "null", "distinct", "all",
-	"asc", "desc", "nulls", "first", "last", "join", "on", "using", "natural", "left",
-	"right", "full", "inner", "cross", "outer", "union", "intersect", "except", "window",
-	"over", "filter", "exists", "isnull", "notnull", "values", "with", "indexed", "raise",
-	"current_time", "current_date", "current_timestamp", "true", "false",
+	"select",       "from",
+	"where",        "group",
+	"by",           "having",
+	"order",        "limit",
+	"offset",       "as",
+	"and",          "or",
+	"not",          "in",
+	"is",           "between",
+	"like",         "glob",
+	"match",        "regexp",
+	"escape",       "case",
+	"when",         "then",
+	"else",         "end",
+	"cast",         "collate",
+	"null",         "distinct",
+	"all",          "asc",
+	"desc",         "nulls",
+	"first",        "last",
+	"join",         "on",
+	"using",        "natural",
+	"left",         "right",
+	"full",         "inner",
+	"cross",        "outer",
+	"union",        "intersect",
+	"except",       "window",
+	"over",         "filter",
+	"exists",       "isnull",
+	"notnull",      "values",
+	"with",         "indexed",
+	"raise",        "current_time",
+	"current_date", "current_timestamp",
+	"true",         "false",
 };
 
 struct ps {
@@ -63,7 +88,8 @@ static int scan_quoted(const char *s, int i, char close)
 static int scan_number(const char *s, int i, enum sql_tok *type)
 {
 	*type = TK_INT;
-	if (s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') && isxdigit((unsigned char)s[i + 2])) {
+	if (s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
+	    isxdigit((unsigned char)s[i + 2])) {
 		for (i += 2; isxdigit((unsigned char)s[i]); i++)
 			;
 		return i;
@@ -75,9 +101,9 @@ static int scan_number(const char *s, int i, enum sql_tok *type)
 		for (i++; isdigit((unsigned char)s[i]); i++)
 			;
 	}
-	if ((s[i] == 'e' || s[i] == 'E') && (isdigit((unsigned char)s[i + 1]) ||
-					     ((s[i + 1] == '+' || s[i + 1] == '-') &&
-					      isdigit((unsigned char)s[i + 2])))) {
+	if ((s[i] == 'e' || s[i] == 'E') &&
+	    (isdigit((unsigned char)s[i + 1]) ||
+	     ((s[i + 1] == '+' || s[i + 1] == '-') && isdigit((unsigned char)s[i + 2])))) {
 		*type = TK_FLOAT;
 		for (i += 2; isdigit((unsigned char)s[i]); i++)
 			;
@@ -87,13 +113,17 @@ static int scan_number(const char *s, int i, enum sql_tok *type)
 
 static int scan_op(const char *s, int i, enum sql_tok *type)
 {
-	static const struct { const char *op; enum sql_tok t; } ops[] = {
+	static const struct {
+		const char *op;
+		enum sql_tok t;
+	} ops[] = {
 		{ "->>", TK_ARROW }, { "||", TK_CONCAT }, { "->", TK_ARROW }, { "<<", TK_LSHIFT },
-		{ ">>", TK_RSHIFT }, { "<=", TK_LE }, { ">=", TK_GE }, { "==", TK_EQ },
-		{ "!=", TK_NE }, { "<>", TK_NE }, { "(", TK_LP }, { ")", TK_RP }, { ",", TK_COMMA },
-		{ ".", TK_DOT }, { ";", TK_SEMI }, { "*", TK_STAR }, { "/", TK_SLASH },
-		{ "%", TK_REM }, { "+", TK_PLUS }, { "-", TK_MINUS }, { "&", TK_BITAND },
-		{ "|", TK_BITOR }, { "~", TK_BITNOT }, { "<", TK_LT }, { ">", TK_GT }, { "=", TK_EQ },
+		{ ">>", TK_RSHIFT }, { "<=", TK_LE },     { ">=", TK_GE },    { "==", TK_EQ },
+		{ "!=", TK_NE },     { "<>", TK_NE },     { "(", TK_LP },     { ")", TK_RP },
+		{ ",", TK_COMMA },   { ".", TK_DOT },     { ";", TK_SEMI },   { "*", TK_STAR },
+		{ "/", TK_SLASH },   { "%", TK_REM },     { "+", TK_PLUS },   { "-", TK_MINUS },
+		{ "&", TK_BITAND },  { "|", TK_BITOR },   { "~", TK_BITNOT }, { "<", TK_LT },
+		{ ">", TK_GT },      { "=", TK_EQ },
 	};
 
 	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
@@ -138,10 +168,12 @@ static bool tokenize(struct ps *p, const char *s)
 		if ((s[i] == 'x' || s[i] == 'X') && s[i + 1] == '\'') {
 			t->type = TK_BLOB;
 			j = scan_quoted(s, i + 1, '\'');
-		} else if (isalpha((unsigned char)s[i]) || s[i] == '_' || (unsigned char)s[i] >= 0x80) {
+		} else if (isalpha((unsigned char)s[i]) || s[i] == '_' ||
+			   (unsigned char)s[i] >= 0x80) {
 			t->type = TK_ID;
 			for (j = i; isalnum((unsigned char)s[j]) || s[j] == '_' || s[j] == '$' ||
-				    (unsigned char)s[j] >= 0x80; j++)
+				    (unsigned char)s[j] >= 0x80;
+			     j++)
 				;
 		} else if (s[i] == '"' || s[i] == '`' || s[i] == '[') {
 			t->type = TK_ID;
@@ -150,7 +182,8 @@ static bool tokenize(struct ps *p, const char *s)
 		} else if (s[i] == '\'') {
 			t->type = TK_STR;
 			j = scan_quoted(s, i, '\'');
-		} else if (isdigit((unsigned char)s[i]) || (s[i] == '.' && isdigit((unsigned char)s[i + 1]))) {
+		} else if (isdigit((unsigned char)s[i]) ||
+			   (s[i] == '.' && isdigit((unsigned char)s[i + 1]))) {
 			j = scan_number(s, i, &t->type);
 		} else if (s[i] == '?') {
 			t->type = TK_ANON_PARAM;
@@ -176,10 +209,7 @@ static bool tokenize(struct ps *p, const char *s)
 
 /* ------------------------------------------------------------------------------ helpers */
 
-static const struct sql_token *cur(struct ps *p)
-{
-	return &p->sel->tok[p->pos];
-}
+static const struct sql_token *cur(struct ps *p) { return &p->sel->tok[p->pos]; }
 
 /* the current token is the unquoted word w */
 static bool is_kw(struct ps *p, int at, const char *w)
@@ -230,8 +260,13 @@ static int new_node(struct ps *p, enum sql_node_kind kind, int tok0)
 		return -1;
 	}
 	n = &sel->node[sel->nr_node];
-	*n = (struct sql_node){ .kind = kind, .tok0 = tok0, .tok1 = tok0 + 1, .name = -1,
-				.qual = -1, .first = -1, .next = -1 };
+	*n = (struct sql_node){ .kind = kind,
+				.tok0 = tok0,
+				.tok1 = tok0 + 1,
+				.name = -1,
+				.qual = -1,
+				.first = -1,
+				.next = -1 };
 	return sel->nr_node++;
 }
 
@@ -274,7 +309,7 @@ static bool parse_int(const char *s, int len, int64_t *out)
 	if (*end || errno)
 		return false;
 	if (!(len > 2 && (buf[1] == 'x' || buf[1] == 'X')) && v > INT64_MAX)
-		return false;   /* decimal past INT64_MAX: SQLite reads a REAL */
+		return false; /* decimal past INT64_MAX: SQLite reads a REAL */
 	*out = (int64_t)v;
 	return true;
 }
@@ -291,7 +326,7 @@ static int func_call(struct ps *p, int name)
 	if (n < 0)
 		return -1;
 	p->sel->node[n].name = name;
-	p->pos += 2;   /* name ( */
+	p->pos += 2; /* name ( */
 	if (accept(p, TK_STAR)) {
 		p->sel->node[n].star = true;
 	} else if (!accept(p, TK_RP) || (p->pos--, false)) {
@@ -328,8 +363,8 @@ static int literal(struct ps *p)
 {
 	const struct sql_token *t = cur(p);
 	static const enum sql_node_kind kinds[] = {
-		[TK_STR] = SN_STR, [TK_INT] = SN_INT, [TK_FLOAT] = SN_FLOAT, [TK_BLOB] = SN_BLOB,
-		[TK_PARAM] = SN_PARAM,
+		[TK_STR] = SN_STR,   [TK_INT] = SN_INT,     [TK_FLOAT] = SN_FLOAT,
+		[TK_BLOB] = SN_BLOB, [TK_PARAM] = SN_PARAM,
 	};
 	int n = new_node(p, kinds[t->type], p->pos);
 
@@ -353,7 +388,8 @@ static int case_or_cast(struct ps *p)
 		if (!accept_kw(p, "as"))
 			return fail(p, "CAST: AS expected"), -1;
 		while (cur(p)->type == TK_ID || cur(p)->type == TK_LP || cur(p)->type == TK_INT ||
-		       cur(p)->type == TK_COMMA || cur(p)->type == TK_PLUS || cur(p)->type == TK_MINUS)
+		       cur(p)->type == TK_COMMA || cur(p)->type == TK_PLUS ||
+		       cur(p)->type == TK_MINUS)
 			if (cur(p)->type == TK_ID && is_keyword(p, p->pos))
 				break;
 			else
@@ -386,8 +422,11 @@ static int prefix(struct ps *p)
 	int n, tok0 = p->pos;
 
 	switch (t->type) {
-	case TK_STR: case TK_INT: case TK_FLOAT: case TK_BLOB: case TK_PARAM:
-		return literal(p);
+	case TK_STR:
+	case TK_INT:
+	case TK_FLOAT:
+	case TK_BLOB:
+	case TK_PARAM: return literal(p);
 	case TK_LP:
 		p->pos++;
 		if (is_kw(p, p->pos, "select") || is_kw(p, p->pos, "with"))
@@ -403,7 +442,9 @@ static int prefix(struct ps *p)
 			p->sel->node[n].tok1 = p->pos;
 		}
 		return n;
-	case TK_MINUS: case TK_PLUS: case TK_BITNOT:
+	case TK_MINUS:
+	case TK_PLUS:
+	case TK_BITNOT:
 		if ((n = new_node(p, SN_UNARY, tok0)) < 0)
 			return -1;
 		p->sel->node[n].op = t->type;
@@ -426,35 +467,50 @@ static int prefix(struct ps *p)
 		if (is_kw(p, p->pos, "case") || is_kw(p, p->pos, "cast"))
 			return case_or_cast(p);
 		if (!is_name(p, p->pos))
-			return fail(p, "'%.*s' is not read here", t->len, p->sel->text + t->start), -1;
+			return fail(p, "'%.*s' is not read here", t->len, p->sel->text + t->start),
+			       -1;
 		if (p->sel->tok[p->pos + 1].type == TK_LP)
 			return func_call(p, p->pos);
 		return column(p);
-	default:
-		return fail(p, "unexpected '%.*s'", t->len, p->sel->text + t->start), -1;
+	default: return fail(p, "unexpected '%.*s'", t->len, p->sel->text + t->start), -1;
 	}
 }
 
 /* binding power of the operator at the current position (0: none) and its kind */
-static int infix_bp(struct ps *p, enum sql_kw *kw, bool *not)
+static int infix_bp(struct ps *p, enum sql_kw *kw, bool * not )
 {
-	static const struct { const char *w; enum sql_kw kw; int bp; } words[] = {
-		{ "or", KW_OR, 1 }, { "and", KW_AND, 2 }, { "is", KW_IS, 4 }, { "in", KW_NONE, 4 },
-		{ "like", KW_LIKE, 4 }, { "glob", KW_GLOB, 4 }, { "match", KW_MATCH, 4 },
-		{ "regexp", KW_REGEXP, 4 }, { "between", KW_NONE, 4 }, { "isnull", KW_NONE, 4 },
-		{ "notnull", KW_NONE, 4 }, { "collate", KW_NONE, 10 },
+	static const struct {
+		const char *w;
+		enum sql_kw kw;
+		int bp;
+	} words[] = {
+		{ "or", KW_OR, 1 },       { "and", KW_AND, 2 },       { "is", KW_IS, 4 },
+		{ "in", KW_NONE, 4 },     { "like", KW_LIKE, 4 },     { "glob", KW_GLOB, 4 },
+		{ "match", KW_MATCH, 4 }, { "regexp", KW_REGEXP, 4 }, { "between", KW_NONE, 4 },
+		{ "isnull", KW_NONE, 4 }, { "notnull", KW_NONE, 4 },  { "collate", KW_NONE, 10 },
 	};
 	int at = p->pos;
 
 	*kw = KW_NONE;
 	*not = false;
 	switch (cur(p)->type) {
-	case TK_EQ: case TK_NE: return 4;
-	case TK_LT: case TK_LE: case TK_GT: case TK_GE: return 5;
-	case TK_BITAND: case TK_BITOR: case TK_LSHIFT: case TK_RSHIFT: return 6;
-	case TK_PLUS: case TK_MINUS: return 7;
-	case TK_STAR: case TK_SLASH: case TK_REM: return 8;
-	case TK_CONCAT: case TK_ARROW: return 9;
+	case TK_EQ:
+	case TK_NE: return 4;
+	case TK_LT:
+	case TK_LE:
+	case TK_GT:
+	case TK_GE: return 5;
+	case TK_BITAND:
+	case TK_BITOR:
+	case TK_LSHIFT:
+	case TK_RSHIFT: return 6;
+	case TK_PLUS:
+	case TK_MINUS: return 7;
+	case TK_STAR:
+	case TK_SLASH:
+	case TK_REM: return 8;
+	case TK_CONCAT:
+	case TK_ARROW: return 9;
 	case TK_ID: break;
 	default: return 0;
 	}
@@ -473,11 +529,11 @@ static int infix_bp(struct ps *p, enum sql_kw *kw, bool *not)
 }
 
 /* the operator after left: IN (...), BETWEEN, IS [NOT], [NOT] NULL, COLLATE, or binary */
-static int infix(struct ps *p, int left, int bp, enum sql_kw kw, bool not)
+static int infix(struct ps *p, int left, int bp, enum sql_kw kw, bool not )
 {
 	int tok0 = p->sel->node[left].tok0, n, op = cur(p)->type;
 
-	if (not)
+	if (not )
 		p->pos++;
 	if (accept_kw(p, "in")) {
 		if ((n = new_node(p, SN_IN, tok0)) < 0 || !accept(p, TK_LP))
@@ -526,7 +582,7 @@ static int infix(struct ps *p, int left, int bp, enum sql_kw kw, bool not)
 		if (kw == KW_LIKE && is_kw(p, p->pos, "escape"))
 			return fail(p, "LIKE ... ESCAPE is not read"), -1;
 	}
-	p->sel->node[n].not = not;
+	p->sel->node[n].not = not ;
 	return finish(p, n);
 }
 
@@ -536,12 +592,12 @@ static int expr(struct ps *p, int min_bp)
 
 	while (left >= 0 && !p->failed) {
 		enum sql_kw kw;
-		bool not;
-		int bp = infix_bp(p, &kw, &not);
+		bool not ;
+		int bp = infix_bp(p, &kw, &not );
 
 		if (!bp || bp < min_bp)
 			break;
-		left = infix(p, left, bp, kw, not);
+		left = infix(p, left, bp, kw, not );
 	}
 	return p->failed ? -1 : left;
 }
@@ -556,8 +612,9 @@ static bool select_item(struct ps *p)
 
 	if (i == SQL_MAX_ITEMS)
 		return fail(p, "too many result columns");
-	if (cur(p)->type == TK_STAR || (cur(p)->type == TK_ID && p->sel->tok[p->pos + 1].type ==
-					 TK_DOT && p->sel->tok[p->pos + 2].type == TK_STAR))
+	if (cur(p)->type == TK_STAR ||
+	    (cur(p)->type == TK_ID && p->sel->tok[p->pos + 1].type == TK_DOT &&
+	     p->sel->tok[p->pos + 2].type == TK_STAR))
 		return fail(p, "'*' is not read");
 	sel->items[i].expr = expr(p, 0);
 	sel->items[i].alias = -1;
@@ -587,7 +644,7 @@ static bool from(struct ps *p)
 		sel->table_schema = sel->table;
 		sel->table = p->pos++;
 	}
-	if (accept(p, TK_LP)) {   /* cpu_clock(99): integer literals only (the rate) */
+	if (accept(p, TK_LP)) { /* cpu_clock(99): integer literals only (the rate) */
 		do
 			if (!accept(p, TK_INT))
 				return fail(p, "table arguments other than integers are not read");
@@ -641,7 +698,8 @@ static bool clauses(struct ps *p)
 
 	if (accept_kw(p, "where"))
 		sel->where = expr(p, 0);
-	if (accept_kw(p, "group") && (!accept_kw(p, "by") || !expr_list(p, sel->group, &sel->nr_group)))
+	if (accept_kw(p, "group") &&
+	    (!accept_kw(p, "by") || !expr_list(p, sel->group, &sel->nr_group)))
 		return fail(p, "GROUP BY not read");
 	if (accept_kw(p, "having"))
 		sel->having = expr(p, 0);
@@ -686,12 +744,13 @@ int sql_select__parse(struct sql_select *sel, const char *text)
 		return fail(&p, "FROM expected"), -1;
 	if (!from(&p) || !clauses(&p))
 		return -1;
-	for (int i = 0; i < sel->nr_tok; i++)   /* compound selects, windows */
+	for (int i = 0; i < sel->nr_tok; i++) /* compound selects, windows */
 		if (is_kw(&p, i, "union") || is_kw(&p, i, "intersect") || is_kw(&p, i, "except") ||
 		    is_kw(&p, i, "window") || is_kw(&p, i, "select"))
 			if (i > 0)
 				return fail(&p, "'%.*s' is not read", sel->tok[i].len,
-					    text + sel->tok[i].start), -1;
+					    text + sel->tok[i].start),
+				       -1;
 	return 0;
 }
 
@@ -735,8 +794,8 @@ static bool same_tok(const struct sql_select *sel, int a, int b)
 
 	if (a < 0 || b < 0)
 		return a == b;
-	if (sel->tok[a].type != sel->tok[b].type && !(sel->tok[a].type == TK_ID &&
-						      sel->tok[b].type == TK_ID))
+	if (sel->tok[a].type != sel->tok[b].type &&
+	    !(sel->tok[a].type == TK_ID && sel->tok[b].type == TK_ID))
 		return false;
 	return !strcasecmp(sql_select__ident(sel, a, x, sizeof(x)),
 			   sql_select__ident(sel, b, y, sizeof(y)));
@@ -753,15 +812,24 @@ bool sql_select__same(const struct sql_select *sel, int a, int b)
 	    x->star != y->star || x->distinct != y->distinct || x->nr_kids != y->nr_kids)
 		return false;
 	switch (x->kind) {
-	case SN_INT: if (x->i != y->i) return false; break;
-	case SN_FLOAT: case SN_STR: case SN_BLOB: case SN_PARAM:
-		if (!same_tok(sel, x->tok0, y->tok0)) return false;
+	case SN_INT:
+		if (x->i != y->i)
+			return false;
 		break;
-	case SN_COL: case SN_FUNC:
+	case SN_FLOAT:
+	case SN_STR:
+	case SN_BLOB:
+	case SN_PARAM:
+		if (!same_tok(sel, x->tok0, y->tok0))
+			return false;
+		break;
+	case SN_COL:
+	case SN_FUNC:
 		if (!same_tok(sel, x->name, y->name) || !same_tok(sel, x->qual, y->qual))
 			return false;
 		break;
-	case SN_CAST: case SN_COLLATE:   /* the type or collation name: the same tokens */
+	case SN_CAST:
+	case SN_COLLATE: /* the type or collation name: the same tokens */
 		if (x->tok1 - x->tok0 != y->tok1 - y->tok0)
 			return false;
 		for (int i = 0; i < x->tok1 - x->tok0; i++)

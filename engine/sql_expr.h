@@ -20,28 +20,63 @@
 #include <stdint.h>
 
 enum sql_tok {
-	TK_EOF, TK_ID, TK_STR, TK_INT, TK_FLOAT, TK_BLOB, TK_PARAM, TK_ANON_PARAM,
-	TK_LP, TK_RP, TK_COMMA, TK_DOT, TK_SEMI, TK_STAR, TK_SLASH, TK_REM, TK_PLUS, TK_MINUS,
-	TK_CONCAT, TK_ARROW, TK_LSHIFT, TK_RSHIFT, TK_BITAND, TK_BITOR, TK_BITNOT, TK_LT, TK_LE,
-	TK_GT, TK_GE, TK_EQ, TK_NE, TK_BAD,
+	TK_EOF,
+	TK_ID,
+	TK_STR,
+	TK_INT,
+	TK_FLOAT,
+	TK_BLOB,
+	TK_PARAM,
+	TK_ANON_PARAM,
+	TK_LP,
+	TK_RP,
+	TK_COMMA,
+	TK_DOT,
+	TK_SEMI,
+	TK_STAR,
+	TK_SLASH,
+	TK_REM,
+	TK_PLUS,
+	TK_MINUS,
+	TK_CONCAT,
+	TK_ARROW,
+	TK_LSHIFT,
+	TK_RSHIFT,
+	TK_BITAND,
+	TK_BITOR,
+	TK_BITNOT,
+	TK_LT,
+	TK_LE,
+	TK_GT,
+	TK_GE,
+	TK_EQ,
+	TK_NE,
+	TK_BAD,
 };
 
 struct sql_token {
 	enum sql_tok type;
-	int start, len;    /* in the text */
-	bool quoted;       /* TK_ID: "x", `x` or [x] */
+	int start, len; /* in the text */
+	bool quoted;    /* TK_ID: "x", `x` or [x] */
 };
 
 enum sql_node_kind {
-	SN_INT, SN_FLOAT, SN_STR, SN_BLOB, SN_NULL, SN_PARAM,
-	SN_COL,       /* name (and qualifier, if any) */
-	SN_FUNC,      /* name(args) or name(*) */
-	SN_UNARY,     /* op: TK_MINUS, TK_PLUS, TK_BITNOT, or TK_ID for NOT */
-	SN_BINARY,    /* op: the operator token; AND/OR/IS/LIKE... as SQL_KW_* in kw */
-	SN_IN,        /* first kid: the value; the rest: the list; not: NOT IN */
-	SN_BETWEEN,   /* value, low, high; not: NOT BETWEEN */
-	SN_ISNULL,    /* value IS NULL / ISNULL; not: NOT NULL / NOTNULL */
-	SN_CASE, SN_CAST, SN_COLLATE,
+	SN_INT,
+	SN_FLOAT,
+	SN_STR,
+	SN_BLOB,
+	SN_NULL,
+	SN_PARAM,
+	SN_COL,     /* name (and qualifier, if any) */
+	SN_FUNC,    /* name(args) or name(*) */
+	SN_UNARY,   /* op: TK_MINUS, TK_PLUS, TK_BITNOT, or TK_ID for NOT */
+	SN_BINARY,  /* op: the operator token; AND/OR/IS/LIKE... as SQL_KW_* in kw */
+	SN_IN,      /* first kid: the value; the rest: the list; not: NOT IN */
+	SN_BETWEEN, /* value, low, high; not: NOT BETWEEN */
+	SN_ISNULL,  /* value IS NULL / ISNULL; not: NOT NULL / NOTNULL */
+	SN_CASE,
+	SN_CAST,
+	SN_COLLATE,
 };
 
 enum sql_kw { KW_NONE, KW_AND, KW_OR, KW_IS, KW_LIKE, KW_GLOB, KW_MATCH, KW_REGEXP };
@@ -50,13 +85,13 @@ struct sql_node {
 	enum sql_node_kind kind;
 	int op;              /* enum sql_tok, for UNARY/BINARY operators */
 	enum sql_kw kw;      /* BINARY: AND, OR, IS (not: IS NOT), LIKE, ... */
-	bool not;            /* NOT IN, NOT BETWEEN, IS NOT, NOT LIKE, NOT NULL */
+	bool not ;           /* NOT IN, NOT BETWEEN, IS NOT, NOT LIKE, NOT NULL */
 	bool star, distinct; /* FUNC: name(*), name(DISTINCT ...) */
 	int tok0, tok1;      /* span: tokens [tok0, tok1) */
 	int name;            /* COL, FUNC: the name's token; COL: qual the qualifier's (-1) */
 	int qual;
-	int64_t i;           /* INT */
-	int first, next;     /* children: first kid, next sibling (-1: none) */
+	int64_t i;       /* INT */
+	int first, next; /* children: first kid, next sibling (-1: none) */
 	int nr_kids;
 };
 
@@ -71,22 +106,22 @@ struct sql_select {
 	struct sql_node node[SQL_MAX_NODES];
 	int nr_node;
 	struct {
-		int expr;        /* node */
-		int alias;       /* token, or -1 */
+		int expr;  /* node */
+		int alias; /* token, or -1 */
 	} items[SQL_MAX_ITEMS];
 	int nr_items;
-	int table, table_schema, table_alias;   /* tokens (schema, alias: -1 if none) */
-	int from_tok0, from_tok1;               /* FROM ... up to the next clause */
-	int where;                              /* node, -1 */
-	int group[SQL_MAX_ITEMS], nr_group;     /* nodes */
-	int having;                             /* node, -1 */
+	int table, table_schema, table_alias; /* tokens (schema, alias: -1 if none) */
+	int from_tok0, from_tok1;             /* FROM ... up to the next clause */
+	int where;                            /* node, -1 */
+	int group[SQL_MAX_ITEMS], nr_group;   /* nodes */
+	int having;                           /* node, -1 */
 	struct {
-		int expr;        /* node */
-		int tok1;        /* end of the term (after COLLATE/ASC/DESC/NULLS ...) */
+		int expr; /* node */
+		int tok1; /* end of the term (after COLLATE/ASC/DESC/NULLS ...) */
 	} order[SQL_MAX_ITEMS];
 	int nr_order;
-	int limit_tok0, limit_tok1;             /* -1: no LIMIT */
-	char err[128];                          /* why it is not read */
+	int limit_tok0, limit_tok1; /* -1: no LIMIT */
+	char err[128];              /* why it is not read */
 };
 
 /* 0, or -1 with sel->err saying what was not understood. */

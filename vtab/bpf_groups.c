@@ -35,18 +35,20 @@ static char *schema(const struct bpf_plan *p)
 
 	sqlite3_str_appendall(s, "CREATE TABLE x(");
 	for (int i = 0; i < p->nr_keys; i++)
-		sqlite3_str_appendf(s, "\"_k%d\" %s, ", i, bpf_val__is_str(&p->keys[i]) ? "TEXT" :
-									     "INTEGER");
+		sqlite3_str_appendf(s, "\"_k%d\" %s, ", i,
+				    bpf_val__is_str(&p->keys[i]) ? "TEXT" : "INTEGER");
 	sqlite3_str_appendall(s, "\"_c\" INTEGER");
 	for (int i = 0; i < p->nr_aggs; i++)
-		sqlite3_str_appendf(s, ", \"_a%d\" %s", i, p->aggs[i].kind == BA_LOG2 ||
-							    p->aggs[i].kind == BA_LIN ? "BLOB" : "INTEGER");
+		sqlite3_str_appendf(s, ", \"_a%d\" %s", i,
+				    p->aggs[i].kind == BA_LOG2 || p->aggs[i].kind == BA_LIN
+					    ? "BLOB"
+					    : "INTEGER");
 	sqlite3_str_appendall(s, ")");
 	return sqlite3_str_finish(s);
 }
 
-static int bg_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-		      sqlite3_vtab **out, char **pzErr)
+static int bg_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+		      char **pzErr)
 {
 	struct bpf_table *t = aux;
 	char *sql = schema(&t->plan);
@@ -107,7 +109,8 @@ static void key_column(sqlite3_context *ctx, const struct bpf_plan *p, const uin
 	const char *s = (const char *)key + p->key_off[k];
 
 	if (bpf_val__is_str(v))
-		sqlite3_result_text(ctx, s, (int)strnlen(s, v->col == BCOL_COMM ? 16 : (size_t)v->size),
+		sqlite3_result_text(ctx, s,
+				    (int)strnlen(s, v->col == BCOL_COMM ? 16 : (size_t)v->size),
 				    SQLITE_TRANSIENT);
 	else
 		sqlite3_result_int64(ctx, i64_at(key, p->key_off[k]));
@@ -126,9 +129,8 @@ static void agg_column(sqlite3_context *ctx, const struct bpf_plan *p, const uin
 		else
 			sqlite3_result_int64(ctx, i64_at(val, g->off));
 		break;
-	case BA_MIN: case BA_MAX:
-		sqlite3_result_int64(ctx, i64_at(val, g->off));
-		break;
+	case BA_MIN:
+	case BA_MAX: sqlite3_result_int64(ctx, i64_at(val, g->off)); break;
 	case BA_LOG2:
 		if (flagged) {
 			snprintf(msg, sizeof(msg), "log2_hist: value %lld is negative",
@@ -160,7 +162,7 @@ static int bg_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 }
 
 static const sqlite3_module bg_module = {
-	.xCreate = NULL,   /* eponymous-only */
+	.xCreate = NULL, /* eponymous-only */
 	.xConnect = bg_connect,
 	.xBestIndex = bg_best_index,
 	.xDisconnect = vtab__free,
