@@ -47,6 +47,9 @@
 #         arguments), is timed apart as in sym (fastest of AGG_TIMES x BENCH_REPS), and the
 #         count(count) statement is subtracted; SQLite's own sum() is the reference.
 #
+# perf-sql runs with --no-bpf in every section but bpf: they measure the perf ring path (its
+# sampling, windows and SQLite's aggregates); section bpf measures GROUP BY in the kernel.
+#
 # A traced run: the tracer is started system-wide with a window marker as its command (a copy
 # of cat named pqbw<pid>, reading a FIFO this script holds open). Once the marker's comm appears
 # the tracer is collecting; the workload then runs on its own, so /usr/bin/time on the tracer
@@ -231,12 +234,12 @@ start_tracer() {
 		# (counting mode, like perf stat); this row is about sampling every event.
 		# --max-memory: the default 256M budget refuses rows past ~4.8M getppid events and
 		# counts them as lost; this row is about ring losses, the RSS row shows the memory
-		timed "$PERF_SQL" -a -m "$PAGES" --max-memory "$MAXMEM" --csv "select count(_cpu) as n
+		timed "$PERF_SQL" -a --no-bpf -m "$PAGES" --max-memory "$MAXMEM" --csv "select count(_cpu) as n
 			from $tp; $STATS_SQL" -- "${win[@]}" ;;
 	perf-sql-count)   # counting mode: no column read
 		timed "$PERF_SQL" -a --csv "select count(*) as n from $tp; $STATS_SQL" -- "${win[@]}" ;;
 	perf-sql-pd | perf-sql-nopd)   # section pushdown: $PD_SQL with the kernel filter on / off
-		timed "$PERF_SQL" -a -m "$PD_PAGES" --max-memory "$MAXMEM" \
+		timed "$PERF_SQL" -a --no-bpf -m "$PD_PAGES" --max-memory "$MAXMEM" \
 			$([ "$tool" = perf-sql-nopd ] && echo --no-pushdown) --csv "$PD_SQL; $STATS_SQL" \
 			-- "${win[@]}" ;;
 	perf-record)
@@ -503,7 +506,7 @@ section_win() {
 			count) sql="select count(_cpu) as n from sys_enter_getppid" ;;
 			group) sql="select comm, count(*) as n from sys_enter_getppid group by comm" ;;
 			esac
-			run_timed "$PERF_SQL" --csv "$sql; select sum(received) as received,
+			run_timed "$PERF_SQL" --no-bpf --csv "$sql; select sum(received) as received,
 				sum(lost) as lost from perf_sql_stats" -- "$W/getppid_loop" 1000000
 			check_perf_sql "win.$q"
 			[ "$TRACER_RC" = 0 ] && [ "$RECV" != - ] || continue
@@ -572,7 +575,7 @@ section_pushdown() {
 stamped() {
 	local out=$1
 	shift
-	"$PERF_SQL" --csv "$@" 2> "$TMP/t.err" | calc stamp > "$TMP/$out"
+	"$PERF_SQL" --no-bpf --csv "$@" 2> "$TMP/t.err" | calc stamp > "$TMP/$out"
 	TRACER_RC=${PIPESTATUS[0]}
 	calc parse stamps "$TMP/$out" > "$TMP/$out.q"
 }
