@@ -64,7 +64,8 @@ struct capture_writer *capture__create(const char *path, struct err *e)
 
 int capture__write(struct capture_writer *w, enum capture_block type, const void *data, size_t len)
 {
-	LZ4F_preferences_t prefs = { .frameInfo = { .contentChecksumFlag = LZ4F_contentChecksumEnabled,
+	LZ4F_preferences_t prefs = { .frameInfo = { .contentChecksumFlag =
+							    LZ4F_contentChecksumEnabled,
 						    .contentSize = len } };
 	size_t cap = LZ4F_compressFrameBound(len, &prefs), n;
 	uint32_t hdr[4];
@@ -105,7 +106,7 @@ int capture__close(struct capture_writer *w, struct err *e)
 
 	if (!w)
 		return 0;
-	if (fflush(w->f) || (fsync(fileno(w->f)) && errno != EINVAL))   /* EINVAL: a FIFO */
+	if (fflush(w->f) || (fsync(fileno(w->f)) && errno != EINVAL)) /* EINVAL: a FIFO */
 		ret = err_set(e, -errno, "capture: %s", strerror(errno));
 	if (fclose(w->f) && !ret)
 		ret = err_set(e, -errno, "capture: %s", strerror(errno));
@@ -189,7 +190,7 @@ int capture__next(struct capture_reader *r, uint32_t *type_out, const void **dat
 	if (n == 0 && feof(r->f))
 		return 0;
 	if (n != sizeof(hdr) || hdr[0] != BLOCK_MAGIC || hdr[2] > MAX_BLOCK + 65536) {
-		*truncated_out = 1;   /* a cut (or damaged) tail: keep what came before */
+		*truncated_out = 1; /* a cut (or damaged) tail: keep what came before */
 		return 0;
 	}
 	if (hdr[2] > r->frame_cap) {

@@ -13,14 +13,14 @@
 #define CAPTURE_VERSION 1
 
 enum capture_block {
-	CAP_META = 1,       /* text: key=value lines (host, kernel, cpus, start, command) */
-	CAP_TABLE = 2,      /* u32 index, u32 kind, then "system\0name\0format text" */
-	CAP_RECORDS = 3,    /* u32 table index, u32 stream (CPU index), then struct wrow rows */
-	CAP_WINDOW = 4,     /* u64 window start (realtime ns), u32 nr, nr x {u32 table, u32 cpu,
+	CAP_META = 1,     /* text: key=value lines (host, kernel, cpus, start, command) */
+	CAP_TABLE = 2,    /* u32 index, u32 kind, then "system\0name\0format text" */
+	CAP_RECORDS = 3,  /* u32 table index, u32 stream (CPU index), then struct wrow rows */
+	CAP_WINDOW = 4,   /* u64 window start (realtime ns), u32 nr, nr x {u32 table, u32 cpu,
 			     * u64 received, u64 lost} */
-	CAP_COMMS = 5,      /* {u32 tid, u32 pad, u64 since_ns, char comm[16]} entries */
-	CAP_KALLSYMS = 6,   /* the text of /proc/kallsyms (when stacks were recorded) */
-	CAP_MAPS = 7,       /* {u32 pid, u32 len of path, u64 start, end, pgoff, path} entries */
+	CAP_COMMS = 5,    /* {u32 tid, u32 pad, u64 since_ns, char comm[16]} entries */
+	CAP_KALLSYMS = 6, /* the text of /proc/kallsyms (when stacks were recorded) */
+	CAP_MAPS = 7,     /* {u32 pid, u32 len of path, u64 start, end, pgoff, path} entries */
 };
 
 struct capture_writer;

@@ -20,7 +20,7 @@
 
 struct catalog {
 	char tracefs[256];
-	struct tp_event *events;   /* sorted by full name */
+	struct tp_event *events; /* sorted by full name */
 	int nr_events, cap;
 	struct tep_handle *tep;
 	bool header_parsed;
@@ -77,7 +77,7 @@ static int list_system(struct catalog *c, const char *sys)
 	snprintf(path, sizeof(path), "%s/events/%s", c->tracefs, sys);
 	dir = opendir(path);
 	if (!dir)
-		return 0;   /* a system that vanished (module unloaded) is not an error */
+		return 0; /* a system that vanished (module unloaded) is not an error */
 	while (!ret && (d = readdir(dir)))
 		if (!skip_entry(d))
 			ret = add_event(c, sys, d->d_name);
@@ -95,8 +95,9 @@ static void mark_unique(struct catalog *c)
 		by_name[i] = &c->events[i];
 	qsort(by_name, (size_t)c->nr_events, sizeof(*by_name), cmp_name_ptr);
 	for (int i = 0; i < c->nr_events; i++) {
-		bool dup = (i > 0 && !strcmp(by_name[i]->name, by_name[i - 1]->name)) ||
-			   (i + 1 < c->nr_events && !strcmp(by_name[i]->name, by_name[i + 1]->name));
+		bool dup =
+			(i > 0 && !strcmp(by_name[i]->name, by_name[i - 1]->name)) ||
+			(i + 1 < c->nr_events && !strcmp(by_name[i]->name, by_name[i + 1]->name));
 		by_name[i]->short_unique = !dup;
 	}
 	free(by_name);
@@ -105,7 +106,7 @@ static void mark_unique(struct catalog *c)
 static void catalog__sort(struct catalog *c)
 {
 	if (!c->nr_events)
-		return;   /* events is NULL: qsort() must not see it */
+		return; /* events is NULL: qsort() must not see it */
 	qsort(c->events, (size_t)c->nr_events, sizeof(*c->events), cmp_full);
 	mark_unique(c);
 }
@@ -125,20 +126,17 @@ struct tp_event *catalog__add(struct catalog *c, const char *system, const char 
 	}
 	ev = &c->events[c->nr_events - 1];
 	ev->kind = kind;
-	ev->parsed = true;   /* no format: the columns are the sample's own */
+	ev->parsed = true; /* no format: the columns are the sample's own */
 	return ev;
 }
 
 /* After catalog__add()s: pointers to events move, so callers look events up again. */
-void catalog__resort(struct catalog *c)
-{
-	catalog__sort(c);
-}
+void catalog__resort(struct catalog *c) { catalog__sort(c); }
 
 const char *event_kind_name(enum event_kind kind)
 {
-	static const char *const names[] = { "tracepoint", "software", "hardware", "cache",
-					     "uprobe", "breakpoint", "pmu" };
+	static const char *const names[] = { "tracepoint", "software",   "hardware", "cache",
+					     "uprobe",     "breakpoint", "pmu" };
 
 	return names[kind];
 }
@@ -150,7 +148,7 @@ struct catalog *catalog__new_offline(struct err *e)
 	if (!c)
 		err_set(e, -ENOMEM, "catalog: out of memory");
 	else
-		c->header_parsed = true;   /* formats come from a capture: no header page needed */
+		c->header_parsed = true; /* formats come from a capture: no header page needed */
 	return c;
 }
 
@@ -217,7 +215,7 @@ struct tp_event *catalog__find(struct catalog *c, const char *name)
 	char full[256], *sep;
 
 	snprintf(full, sizeof(full), "%s", name);
-	if (full[0] && full[strlen(full) - 1] == '/')   /* perf's "cpu/mem-loads/" */
+	if (full[0] && full[strlen(full) - 1] == '/') /* perf's "cpu/mem-loads/" */
 		full[strlen(full) - 1] = '\0';
 	sep = strpbrk(full, ":/");
 	if (sep) {
@@ -319,7 +317,8 @@ int catalog__parse_text(struct catalog *c, struct tp_event *ev, const char *text
 
 	if (!c->tep && !(c->tep = tep_alloc()))
 		return err_set(e, -ENOMEM, "libtraceevent: out of memory");
-	if (tep_parse_format(c->tep, &tev, text, (unsigned long)len, ev->system) != TEP_ERRNO__SUCCESS ||
+	if (tep_parse_format(c->tep, &tev, text, (unsigned long)len, ev->system) !=
+		    TEP_ERRNO__SUCCESS ||
 	    !tev)
 		return err_set(e, -EINVAL, "%s: cannot parse its format", ev->full);
 	ev->format_text = strndup(text, len);
@@ -389,7 +388,8 @@ void catalog__suggest(struct catalog *c, const char *name, char *buf, size_t len
 
 		if (best[k] > (limit > 3 ? limit : 3))
 			break;
-		off += (size_t)snprintf(buf + off, len > off ? len - off : 0, "%s%s", off ? ", " : "",
+		off += (size_t)snprintf(buf + off, len > off ? len - off : 0, "%s%s",
+					off ? ", " : "",
 					ev->short_unique && !full ? ev->name : ev->full);
 	}
 }
@@ -401,7 +401,8 @@ static bool reads_field(const struct tep_print_arg *arg, const char *name)
 		return false;
 	switch (arg->type) {
 	case TEP_PRINT_FIELD: return arg->field.name && !strcmp(arg->field.name, name);
-	case TEP_PRINT_OP: return reads_field(arg->op.left, name) || reads_field(arg->op.right, name);
+	case TEP_PRINT_OP:
+		return reads_field(arg->op.left, name) || reads_field(arg->op.right, name);
 	case TEP_PRINT_TYPE: return reads_field(arg->typecast.item, name);
 	default: return false;
 	}
@@ -415,11 +416,12 @@ static const struct tep_print_arg *find_print_arg(const struct tep_print_arg *ar
 
 		if (arg->type == TEP_PRINT_FLAGS && flags && reads_field(arg->flags.field, field))
 			return arg;
-		if (arg->type == TEP_PRINT_SYMBOL && !flags && reads_field(arg->symbol.field, field))
+		if (arg->type == TEP_PRINT_SYMBOL && !flags &&
+		    reads_field(arg->symbol.field, field))
 			return arg;
 		if (arg->type == TEP_PRINT_OP)
-			hit = find_print_arg(arg->op.left, field, flags) ?:
-			      find_print_arg(arg->op.right, field, flags);
+			hit = find_print_arg(arg->op.left, field, flags)
+				      ?: find_print_arg(arg->op.right, field, flags);
 		else if (arg->type == TEP_PRINT_FUNC)
 			hit = find_print_arg(arg->func.args, field, flags);
 		if (hit)

@@ -8,49 +8,49 @@
 #include "core/err.h"
 
 enum field_kind {
-	FIELD_INT,       /* signed or unsigned integer of 1, 2, 4 or 8 bytes */
-	FIELD_STR,       /* char name[N]: TEXT up to the first NUL */
-	FIELD_BLOB,      /* other fixed arrays */
-	FIELD_DYN_STR,   /* __data_loc / __rel_loc char[] */
-	FIELD_DYN_BLOB,  /* __data_loc / __rel_loc other arrays */
+	FIELD_INT,      /* signed or unsigned integer of 1, 2, 4 or 8 bytes */
+	FIELD_STR,      /* char name[N]: TEXT up to the first NUL */
+	FIELD_BLOB,     /* other fixed arrays */
+	FIELD_DYN_STR,  /* __data_loc / __rel_loc char[] */
+	FIELD_DYN_BLOB, /* __data_loc / __rel_loc other arrays */
 };
 
 struct tp_field {
-	const char *name;   /* borrowed from libtraceevent */
-	const char *type;   /* "pid_t", "char[16]", "__data_loc char[]" */
+	const char *name; /* borrowed from libtraceevent */
+	const char *type; /* "pid_t", "char[16]", "__data_loc char[]" */
 	int offset, size;
 	enum field_kind kind;
 	bool is_signed;
-	bool is_relative;   /* __rel_loc: offset counts from the end of the field */
+	bool is_relative; /* __rel_loc: offset counts from the end of the field */
 };
 
 enum event_kind {
 	EV_TRACEPOINT,
-	EV_SOFTWARE,     /* cpu_clock, page_faults, ... */
-	EV_HARDWARE,     /* cycles, instructions, ... (not in a VM without a PMU) */
-	EV_CACHE,        /* l1d_read_miss, ... */
-	EV_UPROBE,       /* --uprobe FUNC@BINARY */
-	EV_BREAKPOINT,   /* --breakpoint ADDR|SYMBOL */
-	EV_RAW,          /* a sysfs PMU event: "cpu/mem-loads/", "msr/tsc/" */
+	EV_SOFTWARE,   /* cpu_clock, page_faults, ... */
+	EV_HARDWARE,   /* cycles, instructions, ... (not in a VM without a PMU) */
+	EV_CACHE,      /* l1d_read_miss, ... */
+	EV_UPROBE,     /* --uprobe FUNC@BINARY */
+	EV_BREAKPOINT, /* --breakpoint ADDR|SYMBOL */
+	EV_RAW,        /* a sysfs PMU event: "cpu/mem-loads/", "msr/tsc/" */
 };
 
 struct tp_event {
-	char *system, *name, *full;   /* "sched", "sched_switch", "sched:sched_switch" */
+	char *system, *name, *full; /* "sched", "sched_switch", "sched:sched_switch" */
 	enum event_kind kind;
-	uint32_t pmu_type;            /* perf_event_attr type/config of a non-tracepoint */
+	uint32_t pmu_type; /* perf_event_attr type/config of a non-tracepoint */
 	uint64_t pmu_config, pmu_config1, pmu_config2;
-	uint32_t bp_type, bp_len;     /* breakpoints */
-	char *probe_path;             /* uprobes: the binary (config1 points at it) */
-	int8_t arg_reg[6];            /* uprobes/USDT: perf register of arg0..arg5 (-1: none) */
-	uint8_t arg_size[6];          /* USDT: bytes of each argument (0: all 8) */
+	uint32_t bp_type, bp_len; /* breakpoints */
+	char *probe_path;         /* uprobes: the binary (config1 points at it) */
+	int8_t arg_reg[6];        /* uprobes/USDT: perf register of arg0..arg5 (-1: none) */
+	uint8_t arg_size[6];      /* USDT: bytes of each argument (0: all 8) */
 	bool arg_signed[6];
-	char *format_text;            /* tracepoints, once parsed: kept for captures */
-	void *tep_event;              /* struct tep_event *, once parsed (print fmt symbols) */
-	bool short_unique;            /* no other system has an event of this name */
+	char *format_text; /* tracepoints, once parsed: kept for captures */
+	void *tep_event;   /* struct tep_event *, once parsed (print fmt symbols) */
+	bool short_unique; /* no other system has an event of this name */
 	bool parsed;
-	int id;                       /* tracepoint id (PERF_TYPE_TRACEPOINT config), after parse */
+	int id; /* tracepoint id (PERF_TYPE_TRACEPOINT config), after parse */
 	int nr_fields;
-	struct tp_field *fields;      /* the event's own fields (common_* left out) */
+	struct tp_field *fields; /* the event's own fields (common_* left out) */
 	const char *print_fmt;
 };
 

@@ -21,7 +21,7 @@ struct comm_at {
 };
 
 struct comm_ent {
-	uint32_t tid;      /* 0: empty slot (tid 0 is stored in slot of key 0 specially) */
+	uint32_t tid; /* 0: empty slot (tid 0 is stored in slot of key 0 specially) */
 	uint32_t nr, cap;
 	struct comm_at *hist;
 };
@@ -29,7 +29,7 @@ struct comm_ent {
 struct comm_map {
 	struct comm_ent *ents;
 	uint32_t cap, used;
-	struct comm_at idle;   /* tid 0, the idle task: "swapper" */
+	struct comm_at idle; /* tid 0, the idle task: "swapper" */
 	bool offline;
 };
 
@@ -201,15 +201,13 @@ int comm_map__snapshot(struct comm_map *m)
 	return 0;
 }
 
-void comm_map__for_each(struct comm_map *m, void (*fn)(void *ctx, uint32_t tid, uint64_t since,
-							const char *comm), void *ctx)
+void comm_map__for_each(struct comm_map *m,
+			void (*fn)(void *ctx, uint32_t tid, uint64_t since, const char *comm),
+			void *ctx)
 {
 	for (uint32_t i = 0; i < m->cap; i++)
 		for (uint32_t k = 0; m->ents[i].tid && k < m->ents[i].nr; k++)
 			fn(ctx, m->ents[i].tid, m->ents[i].hist[k].time, m->ents[i].hist[k].comm);
 }
 
-void comm_map__set_offline(struct comm_map *m)
-{
-	m->offline = true;
-}
+void comm_map__set_offline(struct comm_map *m) { m->offline = true; }

@@ -18,8 +18,9 @@ int comm_map__fork(struct comm_map *m, uint32_t parent_tid, uint32_t child_tid, 
 /* The name tid had at time: the last entry at or before it (else the first); NULL if unknown. */
 const char *comm_map__get(struct comm_map *m, uint32_t tid, uint64_t time);
 /* Calls fn for every (tid, since, comm) entry: captures save the map with it. */
-void comm_map__for_each(struct comm_map *m, void (*fn)(void *ctx, uint32_t tid, uint64_t since,
-							const char *comm), void *ctx);
+void comm_map__for_each(struct comm_map *m,
+			void (*fn)(void *ctx, uint32_t tid, uint64_t since, const char *comm),
+			void *ctx);
 /* Replaying a capture: unknown tids stay unknown (no /proc lookup on this machine). */
 void comm_map__set_offline(struct comm_map *m);
 /* Reads /proc/PID/task/TID/comm of every task alive now (time 0). */

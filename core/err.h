@@ -7,10 +7,10 @@
 #include <stdbool.h>
 
 struct err {
-	int code;          /* 0 or -errno */
-	char msg[512];     /* "sched:sched_switch: open on cpu 3: Permission denied" */
-	char hint[256];    /* "run as root, or set kernel.perf_event_paranoid=-1" ("" if none) */
-	bool usage;        /* the caller's input is at fault (options, no statement, too many): exit 2 */
+	int code;       /* 0 or -errno */
+	char msg[512];  /* "sched:sched_switch: open on cpu 3: Permission denied" */
+	char hint[256]; /* "run as root, or set kernel.perf_event_paranoid=-1" ("" if none) */
+	bool usage; /* the caller's input is at fault (options, no statement, too many): exit 2 */
 };
 
 /* Formats msg, clears hint; returns code so callers can `return err_set(e, -EINVAL, ...)`. */

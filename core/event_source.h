@@ -20,11 +20,11 @@ struct session;
 
 struct event_source_ops {
 	const char *name;
-	int (*open)(struct session *s, struct err *e);   /* opens, maps, sets kernel filters */
+	int (*open)(struct session *s, struct err *e); /* opens, maps, sets kernel filters */
 	void (*enable)(struct session *s);
 	void (*disable)(struct session *s);
-	void (*drain)(struct session *s);         /* what arrived so far into the window stores */
-	void (*read_counts)(struct session *s);   /* the kernel's event counts, per table and CPU */
-	void (*close)(struct session *s);         /* safe after a failed open, or none */
+	void (*drain)(struct session *s);       /* what arrived so far into the window stores */
+	void (*read_counts)(struct session *s); /* the kernel's event counts, per table and CPU */
+	void (*close)(struct session *s);       /* safe after a failed open, or none */
 };
 #endif

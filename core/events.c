@@ -78,7 +78,7 @@ static void attr_common(struct session *s, struct perf_event_attr *a)
 		a->enable_on_exec = 1;
 	}
 	if (s->nr_tids)
-		a->inherit = 1;   /* follow threads the targets create from now on */
+		a->inherit = 1; /* follow threads the targets create from now on */
 }
 
 /* clocks and hardware events: sampled at a rate (-F), not at every event */
@@ -110,11 +110,12 @@ uint64_t source__sample_type(const struct source *src)
 		st |= PERF_SAMPLE_IP | (src->need_addr ? PERF_SAMPLE_ADDR : 0);
 	/* software events with PERF_SAMPLE_PERIOD and a fixed period sample every event (the
 	 * kernel's perf_swevent_event): leave it out, _period is then the period asked */
-	if (src->period_used > 1 && (src->ev->kind == EV_SOFTWARE || src->ev->kind == EV_BREAKPOINT))
+	if (src->period_used > 1 &&
+	    (src->ev->kind == EV_SOFTWARE || src->ev->kind == EV_BREAKPOINT))
 		st &= ~(uint64_t)PERF_SAMPLE_PERIOD;
 	if (src->ev->kind == EV_UPROBE && src->need_regs)
 		st |= PERF_SAMPLE_REGS_USER;
-	if (copies_stack(src))   /* unwound while draining */
+	if (copies_stack(src)) /* unwound while draining */
 		st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	return src->need_stack ? st | PERF_SAMPLE_CALLCHAIN : st;
 }
@@ -146,10 +147,10 @@ static struct perf_evsel *new_source_evsel(struct session *s, struct source *src
 	attr_common(s, &a);
 	a.type = src->ev->kind == EV_TRACEPOINT ? PERF_TYPE_TRACEPOINT : src->ev->pmu_type;
 	a.config = src->ev->kind == EV_TRACEPOINT ? (uint64_t)src->ev->id : src->ev->pmu_config;
-	a.config1 = src->ev->probe_path ? (uint64_t)(uintptr_t)src->ev->probe_path :
-					  src->ev->pmu_config1;
+	a.config1 = src->ev->probe_path ? (uint64_t)(uintptr_t)src->ev->probe_path
+					: src->ev->pmu_config1;
 	a.config2 = src->ev->pmu_config2;
-	if (src->ev->kind == EV_BREAKPOINT) {   /* bp_addr and bp_len share config1/config2 */
+	if (src->ev->kind == EV_BREAKPOINT) { /* bp_addr and bp_len share config1/config2 */
 		a.config = 0;
 		a.bp_type = src->ev->bp_type;
 		a.bp_addr = src->ev->pmu_config1;
@@ -165,9 +166,9 @@ static struct perf_evsel *new_source_evsel(struct session *s, struct source *src
 		a.exclude_callchain_user = s->opts.call_graph == CALL_GRAPH_DWARF;
 	}
 	if (src->task_fields[0])
-		a.inherit = a.enable_on_exec = 0;   /* opened on every CPU: enabled with the rest */
+		a.inherit = a.enable_on_exec = 0; /* opened on every CPU: enabled with the rest */
 	a.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
-	if (src->counter)   /* perf stat's scaling when counters are multiplexed */
+	if (src->counter) /* perf stat's scaling when counters are multiplexed */
 		a.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	src->sample_type = a.sample_type;
 	return perf_evsel__new(&a);
@@ -185,7 +186,7 @@ static struct perf_evsel *new_sideband(struct session *s)
 	a.comm = 1;
 	a.comm_exec = 1;
 	a.task = 1;
-	a.mmap = a.mmap2 = s->need_mmaps;   /* executable mappings, for user stacks */
+	a.mmap = a.mmap2 = s->need_mmaps; /* executable mappings, for user stacks */
 	a.sample_id_all = 1;
 	return perf_evsel__new(&a);
 }
@@ -219,7 +220,7 @@ static int open_one(struct session *s, struct perf_evsel *evsel, struct perf_thr
 	perf_evlist__add(el, evsel);
 	perf_evlist__set_maps(el, s->cpus, threads);
 	ret = perf_evsel__open(evsel, s->cpus, threads);
-	if (ret == -EMFILE && raise_nofile())   /* a failed open closed what it had opened */
+	if (ret == -EMFILE && raise_nofile()) /* a failed open closed what it had opened */
 		ret = perf_evsel__open(evsel, s->cpus, threads);
 	if (ret)
 		return open_error(e, what, -ret, kind);
@@ -232,9 +233,9 @@ static int open_one(struct session *s, struct perf_evsel *evsel, struct perf_thr
 	if (!nfds)
 		return err_set(e, -ENOMEM, "out of memory");
 	s->pollfds = nfds;
-	for (int c = 0; c < s->nr_cpus; c++)   /* thread 0's fd owns the CPU's ring */
-		s->pollfds[s->nr_pollfds++] = (struct pollfd){ .fd = evsel__fd(evsel, c, 0),
-							       .events = POLLIN };
+	for (int c = 0; c < s->nr_cpus; c++) /* thread 0's fd owns the CPU's ring */
+		s->pollfds[s->nr_pollfds++] =
+			(struct pollfd){ .fd = evsel__fd(evsel, c, 0), .events = POLLIN };
 	return 0;
 }
 
@@ -249,7 +250,7 @@ static int open_events(struct session *s, struct err *e)
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];
 
-		if (src->bpf)   /* its events reach a BPF map instead (bpf/) */
+		if (src->bpf) /* its events reach a BPF map instead (bpf/) */
 			continue;
 		src->evsel = new_source_evsel(s, src);
 		if (!src->evsel)
@@ -257,8 +258,9 @@ static int open_events(struct session *s, struct err *e)
 		if (src->task_fields[0])
 			evsel__set_system_wide(src->evsel);
 		ret = open_one(s, src->evsel, src->task_fields[0] ? s->any_thread : s->threads,
-			       src->counting ? 1 : s->opts.mmap_pages, src->ev->full, src->ev->kind, e);
-		if (ret && src->optional) {   /* a counter this machine lacks: a NULL row */
+			       src->counting ? 1 : s->opts.mmap_pages, src->ev->full, src->ev->kind,
+			       e);
+		if (ret && src->optional) { /* a counter this machine lacks: a NULL row */
 			perf_evlist__delete(s->evlists[--s->nr_evlists]);
 			src->evsel = NULL;
 			src->unsupported = true;
@@ -279,8 +281,8 @@ static int open_events(struct session *s, struct err *e)
 		/* the tree's forks must not be lost: a ring the tables' size then, 16 pages at least */
 		int pages = s->tree.active && s->opts.mmap_pages > 16 ? s->opts.mmap_pages : 16;
 
-		if ((ret = open_one(s, s->sideband, s->threads, pages, "task-name sideband (dummy event)",
-				    EV_SOFTWARE, e)))
+		if ((ret = open_one(s, s->sideband, s->threads, pages,
+				    "task-name sideband (dummy event)", EV_SOFTWARE, e)))
 			return ret;
 		if ((ret = ring__add_ids(s, s->sideband, NULL)))
 			return err_set(e, ret, "sideband: cannot read event ids");
@@ -312,16 +314,21 @@ static void set_filters(struct session *s)
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];
 
-		if (!src->evsel || !src->filter[0] || !(ret = evsel__set_filter(src->evsel, src->filter)))
+		if (!src->evsel || !src->filter[0] ||
+		    !(ret = evsel__set_filter(src->evsel, src->filter)))
 			continue;
 		src->filter_rejected = true;
-		source__note(src, "the kernel refused the filter (%s): the WHERE filter is applied in "
-			     "user space", strerror(-ret));
+		source__note(src,
+			     "the kernel refused the filter (%s): the WHERE filter is applied in "
+			     "user space",
+			     strerror(-ret));
 		src->filter[0] = '\0';
 		target__self_filter(s, src, self_f, sizeof(self_f));
 		if (self_f[0] && (ret = evsel__set_filter(src->evsel, self_f)))
-			source__note(src, "the kernel refused \"%s\" too (%s): perf-sql's own rows are "
-				     "not left out", self_f, strerror(-ret));
+			source__note(src,
+				     "the kernel refused \"%s\" too (%s): perf-sql's own rows are "
+				     "not left out",
+				     self_f, strerror(-ret));
 		else
 			snprintf(src->filter, sizeof(src->filter), "%s", self_f);
 	}
@@ -337,22 +344,16 @@ int events__open(struct session *s, struct err *e)
 	return 0;
 }
 
-void events__enable(struct session *s)
-{
-	for_each_evlist(s, perf_evlist__enable);
-}
+void events__enable(struct session *s) { for_each_evlist(s, perf_evlist__enable); }
 
-void events__disable(struct session *s)
-{
-	for_each_evlist(s, perf_evlist__disable);
-}
+void events__disable(struct session *s) { for_each_evlist(s, perf_evlist__disable); }
 
 void events__close(struct session *s)
 {
 	for (int i = 0; i < s->nr_evlists; i++) {
-		if (i < s->nr_open)   /* an evlist whose open failed has no fds to disable */
+		if (i < s->nr_open) /* an evlist whose open failed has no fds to disable */
 			perf_evlist__disable(s->evlists[i]);
-		perf_evlist__delete(s->evlists[i]);   /* unmaps, closes, deletes its evsel */
+		perf_evlist__delete(s->evlists[i]); /* unmaps, closes, deletes its evsel */
 	}
 	free(s->evlists);
 	free(s->pollfds);

@@ -76,9 +76,11 @@ static int target_check(const struct target *t, struct err *e)
 
 	if (!t->exists || (S_ISREG(m) && t->st.st_nlink == 1))
 		return 0;
-	if (S_ISFIFO(m) && t->st.st_uid != geteuid()) {   /* another user's: they would read ours */
-		err_set(e, -EINVAL, "%s: a FIFO of another user (uid %u): perf-sql writes only to "
-			"its own user's FIFOs", t->path, (unsigned)t->st.st_uid);
+	if (S_ISFIFO(m) && t->st.st_uid != geteuid()) { /* another user's: they would read ours */
+		err_set(e, -EINVAL,
+			"%s: a FIFO of another user (uid %u): perf-sql writes only to "
+			"its own user's FIFOs",
+			t->path, (unsigned)t->st.st_uid);
 		return err_hint(e, "make the FIFO as this user, or name a file");
 	}
 	if (S_ISFIFO(m) || S_ISCHR(m))
@@ -130,7 +132,8 @@ static int std_fd(const char *path)
 static int open_in_place(const struct target *t, struct err *e)
 {
 	/* O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO) instead of hanging the run */
-	int fd = openat(t->dirfd, t->base, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+	int fd = openat(t->dirfd, t->base,
+			O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
 	struct stat now;
 
 	if (fd < 0 && errno == ENXIO) {
@@ -159,7 +162,8 @@ static int make_temp(const struct target *t, mode_t mode, char *tmp, struct err 
 		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
 			r = (unsigned)getpid() * 2654435761u + i;
 		snprintf(tmp, NAME_MAX + 1, "%.*s.tmp.%08x", NAME_MAX - 13, t->base, r);
-		fd = openat(t->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		fd = openat(t->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    mode);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -227,7 +231,7 @@ int outfile__replace(const char *path, mode_t mode, int (*fn)(FILE *f, void *ctx
 	ret = fn(f, ctx);
 	if (ret)
 		err_set(e, ret, "%s: %s", path, strerror(-ret));
-	else if (fflush(f) || (tmp[0] && fsync(fileno(f))))   /* whole after a crash too */
+	else if (fflush(f) || (tmp[0] && fsync(fileno(f)))) /* whole after a crash too */
 		ret = err_set(e, -errno, "%s: %s", path, strerror(errno));
 	if (fclose(f) && !ret)
 		ret = err_set(e, -errno, "%s: %s", path, strerror(errno));
@@ -273,8 +277,10 @@ int outfile__append(const char *path, mode_t mode, struct err *e)
 		err_hint(e, "remove it or name another file");
 		goto out;
 	}
-	fd = openat(t.dirfd, t.base, O_RDWR | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC |
-		    (t.exists ? 0 : O_CREAT | O_EXCL), mode);
+	fd = openat(t.dirfd, t.base,
+		    O_RDWR | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC |
+			    (t.exists ? 0 : O_CREAT | O_EXCL),
+		    mode);
 	if (fd < 0) {
 		ret = err_set(e, -errno, "%s: %s", path, strerror(errno));
 		goto out;

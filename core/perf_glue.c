@@ -21,8 +21,8 @@ int evsel__fd(struct perf_evsel *evsel, int cpu_idx, int thread)
 {
 	int *fd;
 
-	if (!evsel->fd || cpu_idx < 0 || thread < 0 ||
-	    cpu_idx >= xyarray__max_x(evsel->fd) || thread >= xyarray__max_y(evsel->fd))
+	if (!evsel->fd || cpu_idx < 0 || thread < 0 || cpu_idx >= xyarray__max_x(evsel->fd) ||
+	    thread >= xyarray__max_y(evsel->fd))
 		return -1;
 	fd = xyarray__entry(evsel->fd, cpu_idx, thread);
 	return fd ? *fd : -1;
@@ -40,10 +40,7 @@ int evsel__set_filter(struct perf_evsel *evsel, const char *filter)
 	return 0;
 }
 
-void evsel__set_system_wide(struct perf_evsel *evsel)
-{
-	evsel->system_wide = true;
-}
+void evsel__set_system_wide(struct perf_evsel *evsel) { evsel->system_wide = true; }
 
 union perf_event *mmap__whole_event(struct perf_mmap *map, union perf_event *ev)
 {
@@ -63,4 +60,3 @@ union perf_event *mmap__whole_event(struct perf_mmap *map, union perf_event *ev)
 		memcpy(map->event_copy + first, data, size - first);
 	return ev;
 }
-

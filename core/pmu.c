@@ -37,7 +37,8 @@ static const struct {
 	{ "instructions", EV_HARDWARE, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
 	{ "cache_references", EV_HARDWARE, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
 	{ "cache_misses", EV_HARDWARE, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branch_instructions", EV_HARDWARE, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch_instructions", EV_HARDWARE, PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
 	{ "branch_misses", EV_HARDWARE, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
 	{ "bus_cycles", EV_HARDWARE, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
 	{ "stalled_cycles_frontend", EV_HARDWARE, PERF_TYPE_HARDWARE,
@@ -45,8 +46,8 @@ static const struct {
 	{ "stalled_cycles_backend", EV_HARDWARE, PERF_TYPE_HARDWARE,
 	  PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
 	{ "ref_cycles", EV_HARDWARE, PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
-#define CACHE(id, op, res) \
-	((uint64_t)PERF_COUNT_HW_CACHE_##id | (uint64_t)PERF_COUNT_HW_CACHE_OP_##op << 8 | \
+#define CACHE(id, op, res)                                                                         \
+	((uint64_t)PERF_COUNT_HW_CACHE_##id | (uint64_t)PERF_COUNT_HW_CACHE_OP_##op << 8 |         \
 	 (uint64_t)PERF_COUNT_HW_CACHE_RESULT_##res << 16)
 	{ "l1d_read_access", EV_CACHE, PERF_TYPE_HW_CACHE, CACHE(L1D, READ, ACCESS) },
 	{ "l1d_read_miss", EV_CACHE, PERF_TYPE_HW_CACHE, CACHE(L1D, READ, MISS) },
@@ -145,7 +146,7 @@ static int add_sysfs_events(struct catalog *c, struct err *e)
 			snprintf(path, sizeof(path), "%s/events/%s", dir, ev->d_name);
 			if (read_file(path, &buf, NULL))
 				continue;
-			if (parse_terms(dir, buf, cfg)) {   /* terms this parser cannot place: skip */
+			if (parse_terms(dir, buf, cfg)) { /* terms this parser cannot place: skip */
 				free(buf);
 				continue;
 			}

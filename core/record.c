@@ -31,10 +31,12 @@ static int write_meta(struct session *s, struct capture_writer *w, const char *c
 	gethostname(host, sizeof(host) - 1);
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
-	fprintf(f, "host=%s\nkernel=%s\nmachine=%s\ncpus=%d\nstart_ns=%llu\nclock_offset_ns=%lld\n"
-		"command=%s\ncpu_list=", host, u.release, u.machine, s->nr_cpus,
-		(unsigned long long)s->window_start_ns,
-		(long long)(s->clock_offset_ns ? s->clock_offset_ns : clock__wall_offset_ns()), command);
+	fprintf(f,
+		"host=%s\nkernel=%s\nmachine=%s\ncpus=%d\nstart_ns=%llu\nclock_offset_ns=%lld\n"
+		"command=%s\ncpu_list=",
+		host, u.release, u.machine, s->nr_cpus, (unsigned long long)s->window_start_ns,
+		(long long)(s->clock_offset_ns ? s->clock_offset_ns : clock__wall_offset_ns()),
+		command);
 	for (int i = 0; i < s->nr_cpus; i++)
 		fprintf(f, "%s%d", i ? "," : "", s->cpu_num[i]);
 	fputc('\n', f);
@@ -219,7 +221,8 @@ int record__end(struct session *s, struct capture_writer *w)
 	if (!s->comms)
 		return 0;
 	comm_map__for_each(s->comms, add_comm, &ctx);
-	ret = ctx.err ? ctx.err : capture__write(w, CAP_COMMS, ctx.buf ? ctx.buf : (uint8_t *)"", ctx.len);
+	ret = ctx.err ? ctx.err
+		      : capture__write(w, CAP_COMMS, ctx.buf ? ctx.buf : (uint8_t *)"", ctx.len);
 	free(ctx.buf);
 	return ret;
 }

@@ -27,7 +27,7 @@ struct rblock {
 struct replay {
 	struct rblock *blocks;
 	size_t nr, cap;
-	char **names;          /* capture table index -> "system:name" */
+	char **names; /* capture table index -> "system:name" */
 	uint32_t nr_names;
 	char *meta;
 	int truncated;
@@ -48,7 +48,7 @@ static int keep_block(struct replay *r, uint32_t type, void *data, size_t len)
 	}
 	if (!data)
 		return -ENOMEM;
-	r->blocks[r->nr].data = data;   /* taken from the reader: no copy */
+	r->blocks[r->nr].data = data; /* taken from the reader: no copy */
 	r->blocks[r->nr].type = type;
 	r->blocks[r->nr++].len = len;
 	return 0;
@@ -120,8 +120,9 @@ static int read_table(struct session *s, struct replay *r, const uint8_t *b, siz
 	memcpy(hdr, b, 8);
 	sys = (const char *)b + 8;
 	name = sys + strlen(sys) + 1;
-	if ((size_t)(name - (const char *)b) >= len || !memchr(name, 0, len - (size_t)(name - (const char *)b)) ||
-	    hdr[1] > EV_RAW || hdr[0] > 4096)
+	if ((size_t)(name - (const char *)b) >= len ||
+	    !memchr(name, 0, len - (size_t)(name - (const char *)b)) || hdr[1] > EV_RAW ||
+	    hdr[0] > 4096)
 		return err_set(e, -EINVAL, "capture: bad table block");
 	fmt = name + strlen(name) + 1;
 	ev = catalog__add(s->cat, sys, name, (enum event_kind)hdr[1], e);
@@ -178,8 +179,9 @@ static int load(struct session *s, struct replay *r, const char *path, struct er
 		else if (type == CAP_COMMS)
 			read_comms(s, data, len);
 		else if (type == CAP_RECORDS || type == CAP_WINDOW || type == CAP_MAPS)
-			ret = keep_block(r, type, capture__take(cr), len) ?
-				      err_set(e, -ENOMEM, "out of memory") : 0;
+			ret = keep_block(r, type, capture__take(cr), len)
+				      ? err_set(e, -ENOMEM, "out of memory")
+				      : 0;
 		if (ret < 0)
 			break;
 	}
@@ -243,7 +245,12 @@ int session__machine_catalog(struct session *s, struct err *e)
 	return 0;
 }
 
-#define SWAP(a, b) do { __typeof__(a) tmp_ = (a); (a) = (b); (b) = tmp_; } while (0)
+#define SWAP(a, b)                                                                                 \
+	do {                                                                                       \
+		__typeof__(a) tmp_ = (a);                                                          \
+		(a) = (b);                                                                         \
+		(b) = tmp_;                                                                        \
+	} while (0)
 
 /* all or nothing: the capture is read into a session of its own, then what load() filled
  * (catalog, task names, blocks, CPUs) changes places with s's empty ones */
@@ -354,7 +361,8 @@ int session__run_replay(struct session *s, window_fn on_window, void *ctx, struc
 			memcpy(hdr, b->data, 8);
 			src = source_of(s, r, hdr[0]);
 			/* the rows stay in the block's memory: the window borrows them */
-			if (src && (ret = window__adopt(src->win, (int)hdr[1], b->data + 8, b->len - 8)))
+			if (src &&
+			    (ret = window__adopt(src->win, (int)hdr[1], b->data + 8, b->len - 8)))
 				return err_set(e, ret, "capture: bad rows of %s", src->ev->full);
 			continue;
 		}
@@ -382,14 +390,17 @@ int replay__info(const char *path, FILE *out, struct err *e)
 	if (!s)
 		return e->code;
 	r = s->replay;
-	fprintf(out, "file        %s%s\n", path, r->truncated ? "  (cut short: read up to its "
-							       "last whole block)" : "");
+	fprintf(out, "file        %s%s\n", path,
+		r->truncated ? "  (cut short: read up to its "
+			       "last whole block)"
+			     : "");
 	for (char *p = r->meta; p && *p;) {
 		size_t n = strcspn(p, "\n");
 		char *eq = memchr(p, '=', n);
 
 		if (eq)
-			fprintf(out, "%-11.*s %.*s\n", (int)(eq - p), p, (int)(n - (size_t)(eq - p) - 1), eq + 1);
+			fprintf(out, "%-11.*s %.*s\n", (int)(eq - p), p,
+				(int)(n - (size_t)(eq - p) - 1), eq + 1);
 		p += n + (p[n] == '\n');
 	}
 	for (uint32_t t = 0; t < r->nr_names; t++) {
@@ -433,9 +444,9 @@ int replay__info(const char *path, FILE *out, struct err *e)
 				p += w.size;
 			}
 		}
-		fprintf(out, "table       %s: %llu events, %llu lost, %llu windows", r->names[t] ?
-			r->names[t] : "?", (unsigned long long)recv, (unsigned long long)lost,
-			(unsigned long long)windows);
+		fprintf(out, "table       %s: %llu events, %llu lost, %llu windows",
+			r->names[t] ? r->names[t] : "?", (unsigned long long)recv,
+			(unsigned long long)lost, (unsigned long long)windows);
 		if (hi >= lo)
 			fprintf(out, ", %.6f s of events", (double)(hi - lo) / 1e9);
 		fputc('\n', out);

@@ -57,7 +57,7 @@ int ring__add_ids(struct session *s, struct perf_evsel *evsel, struct source *sr
 
 void ring__sort_ids(struct session *s)
 {
-	if (s->nr_ids)   /* none when every table is fed by BPF (qsort wants a base) */
+	if (s->nr_ids) /* none when every table is fed by BPF (qsort wants a base) */
 		qsort(s->ids, (size_t)s->nr_ids, sizeof(*s->ids), cmp_id);
 }
 
@@ -73,7 +73,8 @@ static struct id_map *find_id(struct session *s, uint64_t id)
 static bool unwinds(const struct session *s, const struct source *src)
 {
 	return s->on_user_stack && src->need_stack &&
-	       ((src->sample_type & PERF_SAMPLE_STACK_USER) || s->opts.call_graph == CALL_GRAPH_AUTO);
+	       ((src->sample_type & PERF_SAMPLE_STACK_USER) ||
+		s->opts.call_graph == CALL_GRAPH_AUTO);
 }
 
 static void handle_sample(struct session *s, const union perf_event *ev, bool held)
@@ -98,7 +99,7 @@ static void handle_sample(struct session *s, const union perf_event *ev, bool he
 	if (!(m->src->sample_type & PERF_SAMPLE_PERIOD))
 		smp.period = m->src->period_used;
 	idx = target__stream(s, smp.cpu);
-	if (idx < 0) {   /* not from a CPU whose ring this is: stored nowhere, counted */
+	if (idx < 0) { /* not from a CPU whose ring this is: stored nowhere, counted */
 		s->nr_stray++;
 		return;
 	}
@@ -114,7 +115,8 @@ static void handle_sample(struct session *s, const union perf_event *ev, bool he
 		return;
 	}
 	if (smp.pid == s->self && m->src->ev->kind != EV_TRACEPOINT) {
-		m->src->filtered[idx]++;   /* perf-sql's own samples (tracepoints: filtered in kernel) */
+		m->src->filtered
+			[idx]++; /* perf-sql's own samples (tracepoints: filtered in kernel) */
 		return;
 	}
 	/* a process's mappings are read at its first stack, while it is alive */
@@ -124,7 +126,7 @@ static void handle_sample(struct session *s, const union perf_event *ev, bool he
 		smp.nr_stack = s->on_user_stack(s->stack_ctx, &smp, chain, sizeof(chain) / 8);
 		smp.stack = chain;
 	}
-	if (!m->src->need_regs)   /* taken for unwinding only */
+	if (!m->src->need_regs) /* taken for unwinding only */
 		smp.regs = NULL;
 	ret = window__append(m->src->win, idx, &smp, m->src->need_stack);
 	if (ret == 0)
@@ -133,20 +135,18 @@ static void handle_sample(struct session *s, const union perf_event *ev, bool he
 		m->src->dropped[idx]++;
 }
 
-static void release_held(void *ctx, const void *record)
-{
-	handle_sample(ctx, record, true);
-}
+static void release_held(void *ctx, const void *record) { handle_sample(ctx, record, true); }
 
 static void handle_side(struct session *s, const union perf_event *ev)
 {
 	const uint8_t *end = (const uint8_t *)ev + ev->header.size;
 	struct id_map *m;
 	uint64_t time = 0;
-	
+
 	if (ev->header.size >= sizeof(ev->header) + 24)
-		memcpy(&time, end - 16, 8);   /* sample_id trailer: tid, time, identifier */
-	s->tree.nr_side += ev->header.type == PERF_RECORD_FORK || ev->header.type == PERF_RECORD_EXIT ||
+		memcpy(&time, end - 16, 8); /* sample_id trailer: tid, time, identifier */
+	s->tree.nr_side += ev->header.type == PERF_RECORD_FORK ||
+			   ev->header.type == PERF_RECORD_EXIT ||
 			   ev->header.type == PERF_RECORD_COMM;
 	switch (ev->header.type) {
 	case PERF_RECORD_COMM:
@@ -155,7 +155,7 @@ static void handle_side(struct session *s, const union perf_event *ev)
 		if (ev->header.misc & PERF_RECORD_MISC_COMM_EXEC)
 			tree__exec(&s->tree, ev->comm.tid, time);
 		if ((ev->header.misc & PERF_RECORD_MISC_COMM_EXEC) && s->on_mmap &&
-		    ev->comm.pid == ev->comm.tid)   /* a new program: its old mappings are gone */
+		    ev->comm.pid == ev->comm.tid) /* a new program: its old mappings are gone */
 			s->on_mmap(s->stack_ctx, ev->comm.pid, 0, 0, 0, NULL);
 		break;
 	case PERF_RECORD_MMAP2:
@@ -166,16 +166,15 @@ static void handle_side(struct session *s, const union perf_event *ev)
 	case PERF_RECORD_FORK:
 		if (s->comms)
 			comm_map__fork(s->comms, ev->fork.ptid, ev->fork.tid, ev->fork.time);
-		if (s->tree.active)   /* the sideband lives in the tree's tasks only */
+		if (s->tree.active) /* the sideband lives in the tree's tasks only */
 			tree__fork(&s->tree, ev->fork.tid, ev->fork.time);
 		break;
-	case PERF_RECORD_LOST:   /* tables: counted through the kernel's event counts instead */
+	case PERF_RECORD_LOST: /* tables: counted through the kernel's event counts instead */
 		m = find_id(s, ev->lost.id);
-		if (m && !m->src)   /* the sideband's own: forks may be missed */
+		if (m && !m->src) /* the sideband's own: forks may be missed */
 			s->tree.lost_side += ev->lost.lost;
 		break;
-	default:
-		break;
+	default: break;
 	}
 }
 
@@ -192,7 +191,8 @@ static void drain_one(struct session *s, struct perf_evlist *evlist)
 	struct perf_mmap *map;
 	union perf_event *ev;
 
-	perf_evlist__for_each_mmap(evlist, map, false) {
+	perf_evlist__for_each_mmap(evlist, map, false)
+	{
 		if (perf_mmap__read_init(map) < 0)
 			continue;
 		while ((ev = perf_mmap__read_event(map)) != NULL) {
@@ -222,7 +222,7 @@ static void ring_read_counts(struct session *s)
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];
 
-		src->enabled_ns = src->running_ns = 0;   /* cumulative, summed over CPUs */
+		src->enabled_ns = src->running_ns = 0; /* cumulative, summed over CPUs */
 		for (int c = 0; c < s->nr_cpus; c++) {
 			uint64_t val = 0, lost = 0;
 
@@ -251,14 +251,14 @@ static void ring_read_counts(struct session *s)
  */
 void session__account_lost(struct session *s)
 {
-	if (s->tree.active) {   /* the tree's own records: a lost fork is a task missed */
+	if (s->tree.active) { /* the tree's own records: a lost fork is a task missed */
 		session__extra_add(s, s->tree.stat, s->tree.nr_side, s->tree.lost_side);
 		s->tree.nr_side = s->tree.lost_side = 0;
 	}
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];
 
-		if (src->bpf) {   /* received and lost read by its BPF source (bpf/table.c) */
+		if (src->bpf) { /* received and lost read by its BPF source (bpf/table.c) */
 			for (int c = 0; c < s->nr_cpus; c++) {
 				src->total_received += src->received[c];
 				src->total_lost += src->lost[c];
@@ -267,9 +267,10 @@ void session__account_lost(struct session *s)
 		}
 		for (int c = 0; c < s->nr_cpus; c++) {
 			/* the ring's own losses (PERF_FORMAT_LOST: children's included) and refusals */
-			src->lost_ring[c] = src->lost_samples[c] - src->lost_ring_all[c] + src->dropped[c];
+			src->lost_ring[c] =
+				src->lost_samples[c] - src->lost_ring_all[c] + src->dropped[c];
 			src->lost_ring_all[c] = src->lost_samples[c];
-			if (src->counting)   /* nothing to lose: this window's rows are the count */
+			if (src->counting) /* nothing to lose: this window's rows are the count */
 				src->received[c] = src->count_seen[c] - src->received_all[c];
 			if (!src->counting && src->period_used != 1) {
 				/* sampled every N events or at a frequency: the count is not a number of
@@ -287,10 +288,12 @@ void session__account_lost(struct session *s)
 			src->lost[c] = missing > src->lost_all[c] ? missing - src->lost_all[c] : 0;
 			src->lost[c] += src->dropped[c];
 			src->lost_all[c] += src->lost[c] - src->dropped[c];
-			src->received_all[c] += src->received[c] + src->dropped[c] + src->filtered[c];
+			src->received_all[c] +=
+				src->received[c] + src->dropped[c] + src->filtered[c];
 			src->total_lost += src->lost[c];
 			src->total_received += src->received[c];
-			if (src->lost_ring[c] > src->lost[c])   /* counted lost before its count read */
+			if (src->lost_ring[c] >
+			    src->lost[c]) /* counted lost before its count read */
 				src->lost_ring[c] = src->lost[c];
 		}
 	}

@@ -43,8 +43,7 @@ static const void *take(struct cursor *c, uint64_t n)
 	return at;
 }
 
-int sample__parse(const void *body, size_t len, uint64_t st, uint64_t regs_mask,
-		  struct sample *out)
+int sample__parse(const void *body, size_t len, uint64_t st, uint64_t regs_mask, struct sample *out)
 {
 	struct cursor c = { body, (const uint8_t *)body + len, 0 };
 	uint64_t v;
@@ -97,7 +96,7 @@ int sample__parse(const void *body, size_t len, uint64_t st, uint64_t regs_mask,
 	if (st & PERF_SAMPLE_STACK_USER) {
 		uint64_t size = take_u64(&c);
 
-		if (size) {   /* 0 (a kernel thread): no data and no dyn_size follow */
+		if (size) { /* 0 (a kernel thread): no data and no dyn_size follow */
 			out->user_stack = take(&c, size);
 			out->user_stack_size = take_u64(&c);
 			if (out->user_stack_size > size)

@@ -15,17 +15,17 @@ struct sample {
 	uint64_t nr_stack;
 	const uint64_t *stack;
 	uint64_t regs_abi;
-	const uint64_t *regs;   /* one per bit of the regs mask */
+	const uint64_t *regs; /* one per bit of the regs mask */
 	int nr_regs;
-	const uint8_t *user_stack;   /* PERF_SAMPLE_STACK_USER: the copy from the user sp up */
-	uint64_t user_stack_size;    /* bytes of it the kernel filled (dyn_size) */
+	const uint8_t *user_stack; /* PERF_SAMPLE_STACK_USER: the copy from the user sp up */
+	uint64_t user_stack_size;  /* bytes of it the kernel filled (dyn_size) */
 };
 
 /* The sample_type bits this decoder understands; any other bit set is -EINVAL. */
-#define SAMPLE_KNOWN_BITS                                                                       \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |          \
-	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |           \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | \
+#define SAMPLE_KNOWN_BITS                                                                          \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER |    \
 	 PERF_SAMPLE_STACK_USER)
 
 /*

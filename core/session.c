@@ -36,7 +36,6 @@ volatile sig_atomic_t session_stop;
 
 static struct source *new_source(struct session *s, struct tp_event *ev, struct err *e);
 
-
 uint64_t now_ns(int clock)
 {
 	struct timespec ts;
@@ -45,10 +44,7 @@ uint64_t now_ns(int clock)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int libperf_quiet(enum libperf_print_level level, const char *fmt, va_list ap)
-{
-	return 0;
-}
+static int libperf_quiet(enum libperf_print_level level, const char *fmt, va_list ap) { return 0; }
 
 struct session *session__new(const struct session_opts *opts, struct err *e)
 {
@@ -60,13 +56,14 @@ struct session *session__new(const struct session_opts *opts, struct err *e)
 		return NULL;
 	}
 	s->opts = *opts;
-	s->wl.go_fd = s->wl.err_fd = -1;   /* no workload: nothing of fd 0 to close */
+	s->wl.go_fd = s->wl.err_fd = -1; /* no workload: nothing of fd 0 to close */
 	if (s->opts.mmap_pages <= 0)
 		s->opts.mmap_pages = 64;
 	if (s->opts.freq <= 0)
 		s->opts.freq = 99;
 	if (s->opts.mmap_pages & (s->opts.mmap_pages - 1)) {
-		err_set(e, -EINVAL, "-m %d: ring size must be a power of two pages", opts->mmap_pages);
+		err_set(e, -EINVAL, "-m %d: ring size must be a power of two pages",
+			opts->mmap_pages);
 		err_hint(e, "try -m 64 (256 KiB per CPU) or -m 1024");
 		goto fail;
 	}
@@ -286,10 +283,7 @@ int source__set_rate(struct source *src, uint64_t hz, uint64_t period)
 	return 0;
 }
 
-pid_t session__workload_pid(const struct session *s)
-{
-	return s->wl.pid;
-}
+pid_t session__workload_pid(const struct session *s) { return s->wl.pid; }
 
 const char *session__comm(struct session *s, uint32_t tid, uint64_t time)
 {
@@ -309,7 +303,7 @@ int session__start(struct session *s, struct err *e)
 {
 	int ret;
 
-	if (s->replay) {   /* rows come from a capture: nothing to open */
+	if (s->replay) { /* rows come from a capture: nothing to open */
 		s->started = true;
 		return 0;
 	}
@@ -341,10 +335,11 @@ int session__start(struct session *s, struct err *e)
 		 * that exec's COMM (enable_on_exec turns it on first), later execs come as more */
 		const char *base = strrchr(s->opts.workload[0], '/');
 
-		comm_map__set(s->comms, (uint32_t)s->wl.pid, 1, base ? base + 1 : s->opts.workload[0]);
+		comm_map__set(s->comms, (uint32_t)s->wl.pid, 1,
+			      base ? base + 1 : s->opts.workload[0]);
 	}
-	s->tree.root = (uint32_t)s->wl.pid;   /* a member from its exec (core/tree.c) */
-	for (int i = 0; i < s->nr_tids; i++)   /* -p/-t/--cgroup: members from the start */
+	s->tree.root = (uint32_t)s->wl.pid;  /* a member from its exec (core/tree.c) */
+	for (int i = 0; i < s->nr_tids; i++) /* -p/-t/--cgroup: members from the start */
 		tree__add(&s->tree, (uint32_t)s->tids[i]);
 	if (s->wl.pid && (ret = workload__start(&s->wl, e)))
 		return ret;
@@ -416,10 +411,10 @@ static long ms_until(uint64_t deadline, uint64_t now)
 int session__run(struct session *s, window_fn on_window, void *ctx, struct err *e)
 {
 	uint64_t start = now_ns(CLOCK_MONOTONIC), now;
-	uint64_t stop_at = s->opts.duration_ms ? start + (uint64_t)s->opts.duration_ms * 1000000 :
-						 UINT64_MAX;
-	uint64_t next = s->opts.interval_ms ? start + (uint64_t)s->opts.interval_ms * 1000000 :
-					      UINT64_MAX;
+	uint64_t stop_at =
+		s->opts.duration_ms ? start + (uint64_t)s->opts.duration_ms * 1000000 : UINT64_MAX;
+	uint64_t next =
+		s->opts.interval_ms ? start + (uint64_t)s->opts.interval_ms * 1000000 : UINT64_MAX;
 	uint64_t next_tick = start;
 	int ret = 0;
 
@@ -436,7 +431,7 @@ int session__run(struct session *s, window_fn on_window, void *ctx, struct err *
 			break;
 		timeout = ms_until(next < stop_at ? next : stop_at, now);
 		if (timeout > 100)
-			timeout = 100;   /* bounds the delay to notice a workload's exit */
+			timeout = 100; /* bounds the delay to notice a workload's exit */
 		poll(s->pollfds, (nfds_t)s->nr_pollfds, (int)timeout);
 		drain(s);
 		now = now_ns(CLOCK_MONOTONIC);

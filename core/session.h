@@ -26,21 +26,21 @@ struct perf_evsel;
 struct pollfd;
 
 struct session_opts {
-	int mmap_pages;          /* ring pages per CPU (power of 2), -m */
-	bool all;                /* -a: whole system even with a workload */
-	char *const *workload;   /* -- CMD ARGS, or NULL */
-	size_t max_memory;       /* bytes of window data, --max-memory */
-	const char *cpu_list;    /* -C: "0,2-3" (NULL: every online CPU) */
-	const char *pid_list;    /* -p: processes (all their threads) */
-	const char *tid_list;    /* -t: threads */
-	const char *cgroup;      /* --cgroup NAME|PATH: the threads in it now, and their children */
-	long interval_ms;        /* -i: 0 = one window */
-	long duration_ms;        /* -d: 0 = until Ctrl-C / workload end */
+	int mmap_pages;        /* ring pages per CPU (power of 2), -m */
+	bool all;              /* -a: whole system even with a workload */
+	char *const *workload; /* -- CMD ARGS, or NULL */
+	size_t max_memory;     /* bytes of window data, --max-memory */
+	const char *cpu_list;  /* -C: "0,2-3" (NULL: every online CPU) */
+	const char *pid_list;  /* -p: processes (all their threads) */
+	const char *tid_list;  /* -t: threads */
+	const char *cgroup;    /* --cgroup NAME|PATH: the threads in it now, and their children */
+	long interval_ms;      /* -i: 0 = one window */
+	long duration_ms;      /* -d: 0 = until Ctrl-C / workload end */
 	int verbose;
-	int freq;                /* -F: default sampling rate of clocks and hardware events */
-	int call_graph;          /* --call-graph: CALL_GRAPH_AUTO (0, the default), _FP or _DWARF */
-	uint32_t stack_size;     /* --stack-size: user stack bytes copied per sample (0: 8192) */
-	bool inline_frames;      /* --inline: stacks list inlined functions as frames */
+	int freq;            /* -F: default sampling rate of clocks and hardware events */
+	int call_graph;      /* --call-graph: CALL_GRAPH_AUTO (0, the default), _FP or _DWARF */
+	uint32_t stack_size; /* --stack-size: user stack bytes copied per sample (0: 8192) */
+	bool inline_frames;  /* --inline: stacks list inlined functions as frames */
 	/* called while collecting or replaying, at most every SESSION_TICK_MS, with the counts
 	 * read and the rings drained: the front end's status line (repl/status.c); may be NULL */
 	void (*tick)(void *ctx, struct session *s);
@@ -74,42 +74,42 @@ struct source {
 	struct tp_event *ev;
 	struct perf_evsel *evsel;
 	uint64_t sample_type;
-	bool need_raw;           /* a field column is read */
-	bool need_comm;          /* _comm / comm is read */
-	bool need_rows;          /* some scan reads a column: sample (else only count) */
-	bool need_stack;         /* stack is read: PERF_SAMPLE_CALLCHAIN */
-	bool need_addr;          /* addr is read: PERF_SAMPLE_ADDR */
-	bool need_regs;          /* uprobe arguments: PERF_SAMPLE_REGS_USER */
-	uint64_t hz, period;     /* asked by the query (0: default) */
-	uint64_t hz_used, period_used;   /* what was opened */
-	bool counting;           /* opened as a counter: no samples, rows = the count */
-	bool counter;            /* a row of the counters table (never a table's source) */
-	bool optional;           /* its open may fail (hardware in a VM): then unsupported */
-	bool bpf;                /* aggregated in the kernel (bpf/): no perf event, no ring */
-	int nr_plans;            /* source__plan() calls so far: which statements read it */
+	bool need_raw;                 /* a field column is read */
+	bool need_comm;                /* _comm / comm is read */
+	bool need_rows;                /* some scan reads a column: sample (else only count) */
+	bool need_stack;               /* stack is read: PERF_SAMPLE_CALLCHAIN */
+	bool need_addr;                /* addr is read: PERF_SAMPLE_ADDR */
+	bool need_regs;                /* uprobe arguments: PERF_SAMPLE_REGS_USER */
+	uint64_t hz, period;           /* asked by the query (0: default) */
+	uint64_t hz_used, period_used; /* what was opened */
+	bool counting;                 /* opened as a counter: no samples, rows = the count */
+	bool counter;                  /* a row of the counters table (never a table's source) */
+	bool optional;                 /* its open may fail (hardware in a VM): then unsupported */
+	bool bpf;                      /* aggregated in the kernel (bpf/): no perf event, no ring */
+	int nr_plans;                  /* source__plan() calls so far: which statements read it */
 	bool unsupported;
-	uint64_t enabled_ns, running_ns;   /* counters: time enabled/running, all CPUs, so far */
+	uint64_t enabled_ns, running_ns; /* counters: time enabled/running, all CPUs, so far */
 	/* scheduler and signal events that name tasks in fields (the wakee, the task switched
 	 * in, the child) are opened on every CPU under a task target: a per-task event sees only
 	 * what runs in its tasks, and the kernel counts but never writes what it delivers to a
 	 * sleeping task's event (sched_wakeup of it). Rows are then kept on these fields. */
 	const char *task_fields[2];
-	bool tree_filter;        /* a task target's rows kept in user space (core/tree.c) */
-	bool task_filter_user;   /* unused since -p/-t follow their tree (core/tree.c): always
+	bool tree_filter;      /* a task target's rows kept in user space (core/tree.c) */
+	bool task_filter_user; /* unused since -p/-t follow their tree (core/tree.c): always
 				  * false (engine/explain.c reads it) */
 	struct window *win;
 	/* kernel filter: the OR of what the dry run's scans asked for, unless one asked nothing */
-	char want_filter[KFILTER_MAX - 80];   /* room beside it for "common_pid != self" */
-	bool want_all;           /* some scan needs every row: no filter from the query */
-	bool want_too_long;      /* a scan's filter, or the OR of them all, is over KFILTER_MAX */
-	int nr_scans;            /* scans seen in the dry run */
-	char filter[KFILTER_MAX];   /* the filter actually set ("" for none) */
-	bool filter_rejected;    /* the kernel refused the planned filter (see filter_note) */
+	char want_filter[KFILTER_MAX - 80]; /* room beside it for "common_pid != self" */
+	bool want_all;            /* some scan needs every row: no filter from the query */
+	bool want_too_long;       /* a scan's filter, or the OR of them all, is over KFILTER_MAX */
+	int nr_scans;             /* scans seen in the dry run */
+	char filter[KFILTER_MAX]; /* the filter actually set ("" for none) */
+	bool filter_rejected;     /* the kernel refused the planned filter (see filter_note) */
 	/* why a filter wanted (the query's, the targets', perf-sql's own) is not in the kernel,
 	 * "" if every one is: set by planning and opening, printed by --explain and -v */
 	char filter_note[512];
 	/* per CPU index: this window's rows and losses (dropped: refused past --max-memory) */
-	uint64_t *received, *lost, *dropped, *filtered;   /* filtered: not the workload's */
+	uint64_t *received, *lost, *dropped, *filtered; /* filtered: not the workload's */
 	/* per CPU index, cumulative: the kernel's event count at the last read, and ours */
 	uint64_t *count_seen, *received_all, *lost_all, *lost_samples;
 	/* per CPU index: of lost, those the ring had no room for (the kernel's PERF_FORMAT_LOST,
@@ -130,7 +130,7 @@ struct id_map {
 /* statistics of derived streams (pairs): shown in perf_sql_stats with cpu NULL */
 struct extra_stat {
 	char name[96];
-	uint64_t received, lost;   /* this window */
+	uint64_t received, lost; /* this window */
 };
 
 struct session {
@@ -138,18 +138,18 @@ struct session {
 	struct catalog *cat;
 	struct source **src;
 	int nr_src;
-	int nr_cpus;              /* window streams: one per CPU collected on */
-	int *cpu_num;             /* stream index -> cpu number (nr_cpus entries) */
-	int *cpu_idx;             /* cpu number -> stream index, -1: not collected on */
-	int nr_cpu_ids;           /* entries of cpu_idx: the kernel's nr_cpu_ids (core/target.c) */
-	uint64_t nr_stray;        /* samples from a CPU outside cpu_idx: never stored (none expected) */
+	int nr_cpus;       /* window streams: one per CPU collected on */
+	int *cpu_num;      /* stream index -> cpu number (nr_cpus entries) */
+	int *cpu_idx;      /* cpu number -> stream index, -1: not collected on */
+	int nr_cpu_ids;    /* entries of cpu_idx: the kernel's nr_cpu_ids (core/target.c) */
+	uint64_t nr_stray; /* samples from a CPU outside cpu_idx: never stored (none expected) */
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
-	struct perf_thread_map *any_thread;   /* pid -1: system-wide events under -p/-t */
-	pid_t *tids;                 /* -p/-t targets, expanded to threads */
-	struct u32set targets;       /* the same tids, for picking rows in user space */
-	struct tree tree;            /* the workload's (or the targets') tasks: core/tree.h */
-	struct u32set stack_pids;    /* pids whose stacks were collected */
+	struct perf_thread_map *any_thread; /* pid -1: system-wide events under -p/-t */
+	pid_t *tids;                        /* -p/-t targets, expanded to threads */
+	struct u32set targets;              /* the same tids, for picking rows in user space */
+	struct tree tree;         /* the workload's (or the targets') tasks: core/tree.h */
+	struct u32set stack_pids; /* pids whose stacks were collected */
 	/* set by the symbols layer: called at a pid's first stack (core stays below it) */
 	void (*on_new_stack_pid)(void *ctx, uint32_t pid);
 	void *stack_ctx;
@@ -164,35 +164,35 @@ struct session {
 			   void (*fn)(void *arg, uint32_t pid, uint64_t start, uint64_t len,
 				      uint64_t pgoff, const char *filename),
 			   void *arg);
-	size_t maps_cursor;          /* record: the mappings written so far */
+	size_t maps_cursor; /* record: the mappings written so far */
 	/* set by the symbols layer: smp's call chain with its user part unwound from the stack
 	 * copy (--call-graph dwarf/auto) into chain (at most max entries); returns its length */
 	size_t (*on_user_stack)(void *ctx, const struct sample *smp, uint64_t *chain, size_t max);
 	int nr_tids;
-	const struct event_source_ops *evsrc[4];   /* how events arrive (core/event_source.h) */
+	const struct event_source_ops *evsrc[4]; /* how events arrive (core/event_source.h) */
 	int nr_evsrc;
-	struct perf_evlist **evlists;   /* one per source (+ the sideband): one ring per CPU each */
+	struct perf_evlist **evlists; /* one per source (+ the sideband): one ring per CPU each */
 	int nr_evlists;
-	int nr_open;                 /* evlists whose event opened */
+	int nr_open; /* evlists whose event opened */
 	struct pollfd *pollfds;
 	int nr_pollfds;
 	struct perf_evsel *sideband;
 	struct comm_map *comms;
-	struct id_map *ids;          /* sorted by id */
+	struct id_map *ids; /* sorted by id */
 	int nr_ids;
 	struct workload wl;
 	size_t budget;
 	bool started, collecting;
-	bool dry_run;                /* planning: statements run once over empty windows */
-	bool no_pushdown;            /* --no-pushdown (benchmarks): no query filter in the kernel */
-	uint64_t window_start_ns;    /* CLOCK_REALTIME of this window's start */
-	uint64_t window_start_mono;  /* CLOCK_MONOTONIC (perf clock) of the same */
-	int64_t clock_offset_ns;     /* wall - perf clock for ts(); 0: this machine's (core/clock.h);
+	bool dry_run;               /* planning: statements run once over empty windows */
+	bool no_pushdown;           /* --no-pushdown (benchmarks): no query filter in the kernel */
+	uint64_t window_start_ns;   /* CLOCK_REALTIME of this window's start */
+	uint64_t window_start_mono; /* CLOCK_MONOTONIC (perf clock) of the same */
+	int64_t clock_offset_ns;    /* wall - perf clock for ts(); 0: this machine's (core/clock.h);
 				      * a replay's: the recording machine's */
 	int nr_windows;
-	uint32_t self;               /* perf-sql's pid: its own samples are left out */
-	void *replay;                /* core/replay.c: rows come from a capture */
-	void *bpf;                   /* bpf/source.c: the tables aggregated in the kernel */
+	uint32_t self; /* perf-sql's pid: its own samples are left out */
+	void *replay;  /* core/replay.c: rows come from a capture */
+	void *bpf;     /* bpf/source.c: the tables aggregated in the kernel */
 	void (*replay_free)(void *replay);
 	struct extra_stat extra[32];
 	int nr_extra;
@@ -242,7 +242,8 @@ void session__clear_window(struct session *s);
 const char *session__comm(struct session *s, uint32_t tid, uint64_t time);
 pid_t session__workload_pid(const struct session *s);
 /* A named row of perf_sql_stats for a derived stream; its index (-1 if full). */
-int session__extra_stat(struct session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int session__extra_stat(struct session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void session__extra_add(struct session *s, int idx, uint64_t received, uint64_t lost);
 uint64_t now_ns(int clock);
 #endif

@@ -195,9 +195,11 @@ int target__read(struct session *s, struct err *e)
 			DIR *dir;
 
 			if (end == p || id <= 0 || (*end && *end != ','))
-				return err_set(e, -EINVAL, "%s %s: expected a comma-separated list of ids",
+				return err_set(e, -EINVAL,
+					       "%s %s: expected a comma-separated list of ids",
 					       k ? "-t" : "-p", lists[k]);
-			snprintf(path, sizeof(path), k ? "/proc/%ld/task/%ld" : "/proc/%ld/task", id, id);
+			snprintf(path, sizeof(path), k ? "/proc/%ld/task/%ld" : "/proc/%ld/task",
+				 id, id);
 			if (access(path, F_OK)) {
 				err_set(e, -ESRCH, "%s %ld: no such %s", k ? "-t" : "-p", id,
 					k ? "thread" : "process");
@@ -237,13 +239,15 @@ void target__self_filter(struct session *s, const struct source *src, char *buf,
 static void note_want(struct session *s, struct source *src, bool want)
 {
 	if (src->want_too_long)
-		source__note(src, "a WHERE filter is too long for one kernel filter (%d bytes): "
-			     "not set in the kernel", KFILTER_MAX - 1);
+		source__note(src,
+			     "a WHERE filter is too long for one kernel filter (%d bytes): "
+			     "not set in the kernel",
+			     KFILTER_MAX - 1);
 	if (s->no_pushdown)
 		source__note(src, "--no-pushdown: no WHERE filter in the kernel");
 	if (want && src->ev->kind != EV_TRACEPOINT)
 		source__note(src, "not a tracepoint: no kernel filter (the WHERE filter is applied "
-			     "in user space)");
+				  "in user space)");
 }
 
 /*
@@ -262,15 +266,17 @@ void session__plan_filters(struct session *s)
 		src->filter_note[0] = '\0';
 		note_want(s, src, want);
 		target__self_filter(s, src, self_f, sizeof(self_f));
-		if (src->ev->kind != EV_TRACEPOINT) {   /* ftrace filters are for tracepoints */
+		if (src->ev->kind != EV_TRACEPOINT) { /* ftrace filters are for tracepoints */
 			src->filter[0] = '\0';
 			continue;
 		}
 		/* want_filter leaves room for the self filter (see core/kfilter.h) */
 		if (want && self_f[0])
-			snprintf(src->filter, sizeof(src->filter), "(%s) && %s", src->want_filter, self_f);
+			snprintf(src->filter, sizeof(src->filter), "(%s) && %s", src->want_filter,
+				 self_f);
 		else
-			snprintf(src->filter, sizeof(src->filter), "%s", want ? src->want_filter : self_f);
+			snprintf(src->filter, sizeof(src->filter), "%s",
+				 want ? src->want_filter : self_f);
 	}
 }
 

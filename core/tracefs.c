@@ -44,9 +44,10 @@ int tracefs__find(char *dir_out, size_t len, struct err *e)
 	}
 	if (first_eno == EACCES || first_eno == EPERM) {
 		err_set(e, -EACCES, "tracefs at %s: %s", tracefs_dirs[0], strerror(first_eno));
-		return err_hint(e, "run as root; or give CAP_PERFMON, set the sysctl "
-				   "kernel.perf_event_paranoid=-1 and make %s readable "
-				   "('mount -o remount,mode=755 %s'; it is mode 0700)",
+		return err_hint(e,
+				"run as root; or give CAP_PERFMON, set the sysctl "
+				"kernel.perf_event_paranoid=-1 and make %s readable "
+				"('mount -o remount,mode=755 %s'; it is mode 0700)",
 				tracefs_dirs[0], tracefs_dirs[0]);
 	}
 	if (geteuid() == 0 && mount("nodev", tracefs_dirs[0], "tracefs", 0, NULL) == 0 &&

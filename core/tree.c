@@ -69,7 +69,7 @@ static void join(struct tree *t, uint32_t tid, uint64_t since)
 		struct tree_task *n = calloc(cap, sizeof(*n));
 
 		if (!n)
-			return;   /* out of memory: its rows are not kept */
+			return; /* out of memory: its rows are not kept */
 		for (uint32_t i = 0; i < t->cap; i++)
 			if (t->tasks[i].tid)
 				*task_slot(n, cap, t->tasks[i].tid) = t->tasks[i];
@@ -82,15 +82,9 @@ static void join(struct tree *t, uint32_t tid, uint64_t since)
 	*k = (struct tree_task){ .tid = tid, .since = since };
 }
 
-void tree__add(struct tree *t, uint32_t tid)
-{
-	join(t, tid, 0);
-}
+void tree__add(struct tree *t, uint32_t tid) { join(t, tid, 0); }
 
-void tree__fork(struct tree *t, uint32_t tid, uint64_t time)
-{
-	join(t, tid, time);
-}
+void tree__fork(struct tree *t, uint32_t tid, uint64_t time) { join(t, tid, time); }
 
 void tree__exec(struct tree *t, uint32_t tid, uint64_t time)
 {
@@ -140,7 +134,7 @@ void tree__release(struct tree *t, void (*fn)(void *ctx, const void *record), vo
 	for (size_t off = 0; off < t->len; off += record_size(t->held + off))
 		fn(ctx, t->held + off);
 	t->len = 0;
-	if (t->cap_held > (4 << 20)) {   /* a burst's buffer is not kept for the whole run */
+	if (t->cap_held > (4 << 20)) { /* a burst's buffer is not kept for the whole run */
 		free(t->held);
 		t->held = NULL;
 		t->cap_held = 0;

@@ -18,11 +18,11 @@ struct source;
 struct tree_task;
 
 struct tree {
-	bool active;            /* some table keeps only the tree's rows */
-	struct tree_task *tasks;   /* tid -> when it was a member: open addressing */
+	bool active;             /* some table keeps only the tree's rows */
+	struct tree_task *tasks; /* tid -> when it was a member: open addressing */
 	uint32_t nr, cap;
-	uint32_t root;          /* the workload: a member from its exec on (0: none) */
-	uint8_t *held;          /* records held until the drain's sideband is read */
+	uint32_t root; /* the workload: a member from its exec on (0: none) */
+	uint8_t *held; /* records held until the drain's sideband is read */
 	size_t len, cap_held;
 	/* this window's task records (FORK, COMM, EXIT) read, and lost by the sideband's ring (a
 	 * fork missed: a task missed), shown in perf_sql_stats as extra stat number stat */

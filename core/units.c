@@ -9,8 +9,12 @@
 
 long long units__ns(const char *s, double bare_unit)
 {
-	static const struct { const char *unit; double mul; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
+	static const struct {
+		const char *unit;
+		double mul;
+	} units[] = {
+		{ "ns", 1 },  { "us", 1e3 }, { "ms", 1e6 },
+		{ "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
 	};
 	char *end;
 	double v = strtod(s, &end);

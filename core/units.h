@@ -8,8 +8,8 @@
 #ifndef PERF_SQL_UNITS_H
 #define PERF_SQL_UNITS_H
 
-#define UNIT_NS 1.0    /* a bare number is nanoseconds (profiler parameters) */
-#define UNIT_S  1e9    /* a bare number is seconds (-d, --query-timeout) */
+#define UNIT_NS 1.0 /* a bare number is nanoseconds (profiler parameters) */
+#define UNIT_S 1e9  /* a bare number is seconds (-d, --query-timeout) */
 
 /* ns, us, ms, s, m, h, or a bare number in bare_unit nanoseconds; -1 if malformed */
 long long units__ns(const char *s, double bare_unit);

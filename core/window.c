@@ -20,9 +20,9 @@
 struct wchunk {
 	struct wchunk *next;
 	size_t used, cap;
-	uint8_t *data;          /* inline[] , or rows owned by someone else (window__adopt) */
+	uint8_t *data; /* inline[] , or rows owned by someone else (window__adopt) */
 	bool external;
-	_Alignas(8) uint8_t inline_data[];   /* rows are read as u64s: keep them aligned */
+	_Alignas(8) uint8_t inline_data[]; /* rows are read as u64s: keep them aligned */
 };
 
 struct window *window__new(int nr_streams, size_t *budget)
@@ -145,7 +145,7 @@ void window__clear(struct window *w)
 		st->head->next = NULL;
 		st->head->used = 0;
 		st->tail = st->head;
-		if (st->head->external) {   /* adopted rows are not ours to reuse */
+		if (st->head->external) { /* adopted rows are not ours to reuse */
 			free(st->head);
 			st->head = st->tail = NULL;
 		}
@@ -187,7 +187,7 @@ const struct wrow *wscan__next(struct wscan *sc)
 	const struct wrow *best = NULL, *r;
 	int who = -1;
 
-	if (!sc->pos)   /* its init failed, or it is done */
+	if (!sc->pos) /* its init failed, or it is done */
 		return NULL;
 	for (int i = 0; i < sc->w->nr_streams; i++) {
 		r = peek(&sc->pos[i]);
@@ -244,7 +244,7 @@ int window__adopt(struct window *w, int stream, void *rows, size_t len)
 		return -EINVAL;
 	if (w->budget) {
 		if (*w->budget < len)
-			return window__append_rows(w, stream, rows, len);   /* drops what is over */
+			return window__append_rows(w, stream, rows, len); /* drops what is over */
 		*w->budget -= len;
 	}
 	c = malloc(sizeof(*c));
@@ -257,7 +257,8 @@ int window__adopt(struct window *w, int stream, void *rows, size_t len)
 	else
 		st->head = c;
 	st->tail = c;
-	for (const uint8_t *p = rows; p < (const uint8_t *)rows + len; p += ((const struct wrow *)p)->size)
+	for (const uint8_t *p = rows; p < (const uint8_t *)rows + len;
+	     p += ((const struct wrow *)p)->size)
 		n++;
 	w->nr_rows += n;
 	w->bytes += len;

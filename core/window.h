@@ -14,8 +14,8 @@ struct wrow {
 	uint32_t pid, tid, cpu;
 	uint32_t raw_size;
 	uint32_t nr_stack;
-	uint32_t size;     /* of the whole row, header included, multiple of 8 */
-	uint64_t regs_off_nr;   /* user registers (uprobes): count; they follow the stack */
+	uint32_t size;        /* of the whole row, header included, multiple of 8 */
+	uint64_t regs_off_nr; /* user registers (uprobes): count; they follow the stack */
 	uint8_t data[];
 };
 
@@ -35,11 +35,11 @@ struct window {
 	int nr_streams;
 	struct wstream {
 		struct wchunk *head, *tail;
-	} *streams;
+	} * streams;
 	uint64_t nr_rows;
-	size_t bytes;           /* payload bytes held */
-	size_t *budget;         /* shared cap on bytes across stores (NULL: none) */
-	uint64_t nr_dropped;    /* rows refused because the budget was spent */
+	size_t bytes;        /* payload bytes held */
+	size_t *budget;      /* shared cap on bytes across stores (NULL: none) */
+	uint64_t nr_dropped; /* rows refused because the budget was spent */
 };
 
 struct window *window__new(int nr_streams, size_t *budget);
@@ -63,7 +63,7 @@ struct wscan {
 	struct wpos {
 		struct wchunk *chunk;
 		size_t off;
-	} *pos;   /* one per stream: as many as the session has CPUs */
+	} * pos; /* one per stream: as many as the session has CPUs */
 };
 /* 0, or -ENOMEM (the scan is then empty). Each init is paired with a wscan__done(). */
 int wscan__init(struct wscan *sc, struct window *w);

@@ -56,7 +56,8 @@ int workload__start(struct workload *w, struct err *e)
 	ssize_t n;
 
 	if (write(w->go_fd, "g", 1) != 1)
-		return err_set(e, -errno, "workload: cannot release '%s': %s", w->argv[0], strerror(errno));
+		return err_set(e, -errno, "workload: cannot release '%s': %s", w->argv[0],
+			       strerror(errno));
 	close(w->go_fd);
 	w->go_fd = -1;
 	do

@@ -9,10 +9,10 @@
 #include "core/err.h"
 
 struct workload {
-	pid_t pid;          /* 0: none */
-	int go_fd, err_fd;  /* write end releases the child; read end reports an exec errno */
+	pid_t pid;         /* 0: none */
+	int go_fd, err_fd; /* write end releases the child; read end reports an exec errno */
 	bool exited;
-	int status;         /* waitpid status once exited */
+	int status; /* waitpid status once exited */
 	char *const *argv;
 };
 

@@ -10,19 +10,29 @@
 
 static void sample_type_names(uint64_t st, char *buf, size_t len)
 {
-	static const struct { uint64_t bit; const char *name; } bits[] = {
-		{ PERF_SAMPLE_IDENTIFIER, "IDENTIFIER" }, { PERF_SAMPLE_IP, "IP" },
-		{ PERF_SAMPLE_TID, "TID" }, { PERF_SAMPLE_TIME, "TIME" }, { PERF_SAMPLE_ADDR, "ADDR" },
-		{ PERF_SAMPLE_CPU, "CPU" }, { PERF_SAMPLE_PERIOD, "PERIOD" },
-		{ PERF_SAMPLE_CALLCHAIN, "CALLCHAIN" }, { PERF_SAMPLE_RAW, "RAW" },
-		{ PERF_SAMPLE_REGS_USER, "REGS_USER" }, { PERF_SAMPLE_STACK_USER, "STACK_USER" },
+	static const struct {
+		uint64_t bit;
+		const char *name;
+	} bits[] = {
+		{ PERF_SAMPLE_IDENTIFIER, "IDENTIFIER" },
+		{ PERF_SAMPLE_IP, "IP" },
+		{ PERF_SAMPLE_TID, "TID" },
+		{ PERF_SAMPLE_TIME, "TIME" },
+		{ PERF_SAMPLE_ADDR, "ADDR" },
+		{ PERF_SAMPLE_CPU, "CPU" },
+		{ PERF_SAMPLE_PERIOD, "PERIOD" },
+		{ PERF_SAMPLE_CALLCHAIN, "CALLCHAIN" },
+		{ PERF_SAMPLE_RAW, "RAW" },
+		{ PERF_SAMPLE_REGS_USER, "REGS_USER" },
+		{ PERF_SAMPLE_STACK_USER, "STACK_USER" },
 	};
 	size_t off = 0;
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
 		if (st & bits[i].bit)
-			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "|" : "", bits[i].name);
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "|" : "",
+						bits[i].name);
 }
 
 /* the target line: which tasks' rows, decided where (kernel filter or user space) */
@@ -31,22 +41,31 @@ static void explain_target(const struct session *s, const struct source *src, FI
 	const char *f0 = src->task_fields[0], *f1 = src->task_fields[1];
 
 	if (src->tree_filter)
-		fprintf(f, "  target       every CPU; rows of the workload's tasks (the task, or %s%s%s) "
-			"kept in user space: a per-task event misses wakeups\n", f0, f1 ? "/" : "",
-			f1 ? f1 : "");
+		fprintf(f,
+			"  target       every CPU; rows of the workload's tasks (the task, or "
+			"%s%s%s) "
+			"kept in user space: a per-task event misses wakeups\n",
+			f0, f1 ? "/" : "", f1 ? f1 : "");
 	else if (f0 && src->task_filter_user)
-		fprintf(f, "  target       every CPU; the %d target threads' rows picked in user space "
-			"on %s%s%s (too many for a kernel filter)\n", s->nr_tids, f0, f1 ? "/" : "",
-			f1 ? f1 : "");
+		fprintf(f,
+			"  target       every CPU; the %d target threads' rows picked in user "
+			"space "
+			"on %s%s%s (too many for a kernel filter)\n",
+			s->nr_tids, f0, f1 ? "/" : "", f1 ? f1 : "");
 	else if (f0)
-		fprintf(f, "  target       every CPU, filtered on %s%s%s (a per-task event would miss "
-			"wakeups)\n", f0, f1 ? "/" : "", f1 ? f1 : "");
+		fprintf(f,
+			"  target       every CPU, filtered on %s%s%s (a per-task event would miss "
+			"wakeups)\n",
+			f0, f1 ? "/" : "", f1 ? f1 : "");
 	else if (s->nr_tids)
 		fprintf(f, "  target       %d thread%s (inherit: new threads followed), %d CPUs\n",
 			s->nr_tids, s->nr_tids == 1 ? "" : "s", s->nr_cpus);
 	else if (s->wl.pid && !s->opts.all)
-		fprintf(f, "  target       workload pid %d and its children (inherit, enable_on_exec), "
-			"%d CPUs\n", (int)s->wl.pid, s->nr_cpus);
+		fprintf(f,
+			"  target       workload pid %d and its children (inherit, "
+			"enable_on_exec), "
+			"%d CPUs\n",
+			(int)s->wl.pid, s->nr_cpus);
 	else
 		fprintf(f, "  target       every task on %d CPUs (perf-sql itself left out)\n",
 			s->nr_cpus);
@@ -65,18 +84,21 @@ void query__explain(struct session *s, FILE *f)
 		sample_type_names(source__sample_type(src), st, sizeof(st));
 		fprintf(f, "table %s\n", src->ev->full);
 		bpf_plan__explain(s, src, f);
-		if (src->bpf)   /* aggregated in the kernel: no perf event, ring or ftrace filter */
+		if (src->bpf) /* aggregated in the kernel: no perf event, ring or ftrace filter */
 			continue;
 		if (src->ev->kind == EV_TRACEPOINT)
-			fprintf(f, "  event        type=tracepoint config=%d (%s) %s\n", src->ev->id,
-				src->ev->full, !source__counts(src) ? "sample_period=1" :
-								      "counting (no column is read)");
+			fprintf(f, "  event        type=tracepoint config=%d (%s) %s\n",
+				src->ev->id, src->ev->full,
+				!source__counts(src) ? "sample_period=1"
+						     : "counting (no column is read)");
 		else
 			fprintf(f, "  event        type=%s (%u) config=%#llx %s\n",
 				event_kind_name(src->ev->kind), src->ev->pmu_type,
-				(unsigned long long)src->ev->pmu_config, source__counts(src) ?
-				"counting (no column is read)" : src->hz ? "sampled at the asked rate" :
-				src->period ? "sampled every period events" : "sampled at the default rate");
+				(unsigned long long)src->ev->pmu_config,
+				source__counts(src) ? "counting (no column is read)"
+				: src->hz           ? "sampled at the asked rate"
+				: src->period       ? "sampled every period events"
+						    : "sampled at the default rate");
 		fprintf(f, "  sample_type  %s\n", !source__counts(src) ? st : "none");
 		explain_target(s, src, f);
 		if (source__counts(src))
@@ -86,9 +108,11 @@ void query__explain(struct session *s, FILE *f)
 				s->opts.mmap_pages);
 		fprintf(f, "  kernel filter %s%s\n", src->filter[0] ? src->filter : "(none)",
 			src->filter_rejected ? "  [rejected by the kernel: user space only]" : "");
-		fprintf(f, "  from WHERE   %s\n", !src->want_all && src->want_filter[0] ?
-			src->want_filter : "nothing the kernel can test (or a scan needs every row)");
-		if (src->filter_note[0])   /* a filter wanted and not set: never in silence */
+		fprintf(f, "  from WHERE   %s\n",
+			!src->want_all && src->want_filter[0]
+				? src->want_filter
+				: "nothing the kernel can test (or a scan needs every row)");
+		if (src->filter_note[0]) /* a filter wanted and not set: never in silence */
 			fprintf(f, "  filter note  %s\n", src->filter_note);
 		fprintf(f, "  user space   SQLite checks every WHERE term again\n");
 	}

@@ -42,16 +42,11 @@ static const struct {
 	int id;
 	int value;
 } limits[] = {
-	{ SQLITE_LIMIT_LENGTH, 64 << 20 },
-	{ SQLITE_LIMIT_SQL_LENGTH, 1 << 20 },
-	{ SQLITE_LIMIT_COLUMN, 500 },
-	{ SQLITE_LIMIT_EXPR_DEPTH, 200 },
-	{ SQLITE_LIMIT_COMPOUND_SELECT, 100 },
-	{ SQLITE_LIMIT_VDBE_OP, 250000 },
-	{ SQLITE_LIMIT_FUNCTION_ARG, 64 },
-	{ SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 1000 },
-	{ SQLITE_LIMIT_VARIABLE_NUMBER, 1000 },
-	{ SQLITE_LIMIT_TRIGGER_DEPTH, 10 },
+	{ SQLITE_LIMIT_LENGTH, 64 << 20 },      { SQLITE_LIMIT_SQL_LENGTH, 1 << 20 },
+	{ SQLITE_LIMIT_COLUMN, 500 },           { SQLITE_LIMIT_EXPR_DEPTH, 200 },
+	{ SQLITE_LIMIT_COMPOUND_SELECT, 100 },  { SQLITE_LIMIT_VDBE_OP, 250000 },
+	{ SQLITE_LIMIT_FUNCTION_ARG, 64 },      { SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 1000 },
+	{ SQLITE_LIMIT_VARIABLE_NUMBER, 1000 }, { SQLITE_LIMIT_TRIGGER_DEPTH, 10 },
 	{ SQLITE_LIMIT_WORKER_THREADS, 0 },
 };
 
@@ -60,13 +55,13 @@ static const struct {
 	const char *name;
 	bool takes_name;
 } read_pragmas[] = {
-	{ "table_info", true },     { "table_xinfo", true },   { "index_list", true },
-	{ "index_info", true },     { "index_xinfo", true },   { "foreign_key_list", true },
-	{ "table_list", true },     { "function_list", false }, { "module_list", false },
-	{ "pragma_list", false },   { "collation_list", false }, { "database_list", false },
-	{ "compile_options", false }, { "data_version", false }, { "schema_version", false },
-	{ "user_version", false },  { "encoding", false },     { "page_size", false },
-	{ "page_count", false },    { "freelist_count", false },
+	{ "table_info", true },       { "table_xinfo", true },     { "index_list", true },
+	{ "index_info", true },       { "index_xinfo", true },     { "foreign_key_list", true },
+	{ "table_list", true },       { "function_list", false },  { "module_list", false },
+	{ "pragma_list", false },     { "collation_list", false }, { "database_list", false },
+	{ "compile_options", false }, { "data_version", false },   { "schema_version", false },
+	{ "user_version", false },    { "encoding", false },       { "page_size", false },
+	{ "page_count", false },      { "freelist_count", false },
 };
 
 static const char *const refused_functions[] = { "load_extension", "fts3_tokenizer" };
@@ -113,14 +108,22 @@ static bool write_ok(const struct lockdown *l, const char *db)
 }
 
 static const char *const action_names[] = {
-	[SQLITE_CREATE_INDEX] = "CREATE INDEX",   [SQLITE_CREATE_TABLE] = "CREATE TABLE",
-	[SQLITE_CREATE_TRIGGER] = "CREATE TRIGGER", [SQLITE_CREATE_VIEW] = "CREATE VIEW",
-	[SQLITE_DELETE] = "DELETE FROM",          [SQLITE_DROP_INDEX] = "DROP INDEX",
-	[SQLITE_DROP_TABLE] = "DROP TABLE",       [SQLITE_DROP_TRIGGER] = "DROP TRIGGER",
-	[SQLITE_DROP_VIEW] = "DROP VIEW",         [SQLITE_INSERT] = "INSERT INTO",
-	[SQLITE_PRAGMA] = "PRAGMA",               [SQLITE_UPDATE] = "UPDATE",
-	[SQLITE_ATTACH] = "ATTACH",               [SQLITE_ALTER_TABLE] = "ALTER TABLE",
-	[SQLITE_REINDEX] = "REINDEX",             [SQLITE_ANALYZE] = "ANALYZE",
+	[SQLITE_CREATE_INDEX] = "CREATE INDEX",
+	[SQLITE_CREATE_TABLE] = "CREATE TABLE",
+	[SQLITE_CREATE_TRIGGER] = "CREATE TRIGGER",
+	[SQLITE_CREATE_VIEW] = "CREATE VIEW",
+	[SQLITE_DELETE] = "DELETE FROM",
+	[SQLITE_DROP_INDEX] = "DROP INDEX",
+	[SQLITE_DROP_TABLE] = "DROP TABLE",
+	[SQLITE_DROP_TRIGGER] = "DROP TRIGGER",
+	[SQLITE_DROP_VIEW] = "DROP VIEW",
+	[SQLITE_INSERT] = "INSERT INTO",
+	[SQLITE_PRAGMA] = "PRAGMA",
+	[SQLITE_UPDATE] = "UPDATE",
+	[SQLITE_ATTACH] = "ATTACH",
+	[SQLITE_ALTER_TABLE] = "ALTER TABLE",
+	[SQLITE_REINDEX] = "REINDEX",
+	[SQLITE_ANALYZE] = "ANALYZE",
 	[SQLITE_CREATE_VTABLE] = "CREATE VIRTUAL TABLE",
 	[SQLITE_DROP_VTABLE] = "DROP VIRTUAL TABLE",
 	[SQLITE_FUNCTION] = "function",
@@ -136,31 +139,48 @@ static int deny(struct lockdown *l, int action, const char *a1, const char *a2, 
 
 	switch (action) {
 	case SQLITE_ATTACH:
-		snprintf(l->why, sizeof(l->why), "ATTACH '%s'; database files are attached "
-			 "only with --allow-attach (docs/security.md)", a1 ? a1 : "");
+		snprintf(l->why, sizeof(l->why),
+			 "ATTACH '%s'; database files are attached "
+			 "only with --allow-attach (docs/security.md)",
+			 a1 ? a1 : "");
 		break;
 	case SQLITE_PRAGMA:
-		snprintf(l->why, sizeof(l->why), "PRAGMA %s%s%s; only pragmas that read may "
+		snprintf(l->why, sizeof(l->why),
+			 "PRAGMA %s%s%s; only pragmas that read may "
 			 "run (table_info, table_xinfo, function_list, ...; docs/security.md)",
 			 a1 ? a1 : "", a2 ? " = " : "", a2 ? a2 : "");
 		break;
 	case SQLITE_FUNCTION:
-		snprintf(l->why, sizeof(l->why), "%s(); extensions cannot be loaded "
-			 "(docs/security.md)", a2 ? a2 : "");
+		snprintf(l->why, sizeof(l->why),
+			 "%s(); extensions cannot be loaded "
+			 "(docs/security.md)",
+			 a2 ? a2 : "");
 		break;
-	case SQLITE_INSERT: case SQLITE_UPDATE: case SQLITE_DELETE: case SQLITE_CREATE_TABLE:
-	case SQLITE_CREATE_VIEW: case SQLITE_CREATE_INDEX: case SQLITE_CREATE_TRIGGER:
-	case SQLITE_DROP_TABLE: case SQLITE_DROP_VIEW: case SQLITE_DROP_INDEX:
-	case SQLITE_DROP_TRIGGER: case SQLITE_REINDEX: case SQLITE_ALTER_TABLE:
-		snprintf(l->why, sizeof(l->why), "%s %s.%s; the SQL may write only its own TEMP "
-			 "objects (CREATE TEMP TABLE IF NOT EXISTS ..., docs/security.md)", what,
+	case SQLITE_INSERT:
+	case SQLITE_UPDATE:
+	case SQLITE_DELETE:
+	case SQLITE_CREATE_TABLE:
+	case SQLITE_CREATE_VIEW:
+	case SQLITE_CREATE_INDEX:
+	case SQLITE_CREATE_TRIGGER:
+	case SQLITE_DROP_TABLE:
+	case SQLITE_DROP_VIEW:
+	case SQLITE_DROP_INDEX:
+	case SQLITE_DROP_TRIGGER:
+	case SQLITE_REINDEX:
+	case SQLITE_ALTER_TABLE:
+		snprintf(l->why, sizeof(l->why),
+			 "%s %s.%s; the SQL may write only its own TEMP "
+			 "objects (CREATE TEMP TABLE IF NOT EXISTS ..., docs/security.md)",
+			 what,
 			 action == SQLITE_ALTER_TABLE ? (a1 ? a1 : "main") : (db ? db : "main"),
 			 action == SQLITE_ALTER_TABLE ? (a2 ? a2 : "") : (a1 ? a1 : ""));
 		break;
 	default:
-		snprintf(l->why, sizeof(l->why), "%s%s%s; the SQL may only read events and "
-			 "write its own TEMP objects (docs/security.md)", what, a1 ? " " : "",
-			 a1 ? a1 : "");
+		snprintf(l->why, sizeof(l->why),
+			 "%s%s%s; the SQL may only read events and "
+			 "write its own TEMP objects (docs/security.md)",
+			 what, a1 ? " " : "", a1 ? a1 : "");
 	}
 	return SQLITE_DENY;
 }
@@ -171,40 +191,51 @@ static int authorize(void *ctx, int action, const char *a1, const char *a2, cons
 	struct lockdown *l = ctx;
 
 	switch (action) {
-	case SQLITE_INSERT: case SQLITE_UPDATE: case SQLITE_DELETE:
+	case SQLITE_INSERT:
+	case SQLITE_UPDATE:
+	case SQLITE_DELETE:
 		/* The schema table: SQLite's own nested UPDATE when an eponymous virtual table
 		 * (pragma_table_xinfo, every event table) is first used, and the INSERT/DELETE a
 		 * CREATE/DROP does before its own check (CREATE TABLE, ... below), which is the
 		 * one that refuses, with a better message. A user's write to it is refused by
 		 * SQLite itself (no writable_schema: see (2)). */
-		if (a1 && !trigger && (!sqlite3_stricmp(a1, "sqlite_master") ||
-				       !sqlite3_stricmp(a1, "sqlite_schema")))
+		if (a1 && !trigger &&
+		    (!sqlite3_stricmp(a1, "sqlite_master") ||
+		     !sqlite3_stricmp(a1, "sqlite_schema")))
 			return SQLITE_OK;
 		return write_ok(l, db) ? SQLITE_OK : deny(l, action, a1, a2, db);
-	case SQLITE_SELECT: case SQLITE_READ: case SQLITE_RECURSIVE:
-	case SQLITE_TRANSACTION: case SQLITE_SAVEPOINT: case SQLITE_DETACH:
-		return SQLITE_OK;
+	case SQLITE_SELECT:
+	case SQLITE_READ:
+	case SQLITE_RECURSIVE:
+	case SQLITE_TRANSACTION:
+	case SQLITE_SAVEPOINT:
+	case SQLITE_DETACH: return SQLITE_OK;
 	case SQLITE_FUNCTION:
 		for (size_t i = 0; i < ARRAY_SIZE(refused_functions); i++)
 			if (a2 && !sqlite3_stricmp(a2, refused_functions[i]))
 				return deny(l, action, a1, a2, db);
 		return SQLITE_OK;
-	case SQLITE_PRAGMA:
-		return pragma_ok(a1, a2) ? SQLITE_OK : deny(l, action, a1, a2, db);
-	case SQLITE_ATTACH:
-		return l->opts.allow_attach ? SQLITE_OK : deny(l, action, a1, a2, db);
-	case SQLITE_CREATE_TEMP_TABLE: case SQLITE_CREATE_TEMP_VIEW: case SQLITE_CREATE_TEMP_INDEX:
-	case SQLITE_CREATE_TEMP_TRIGGER: case SQLITE_DROP_TEMP_TABLE: case SQLITE_DROP_TEMP_VIEW:
-	case SQLITE_DROP_TEMP_INDEX: case SQLITE_DROP_TEMP_TRIGGER:
-		return SQLITE_OK;
-	case SQLITE_CREATE_TABLE: case SQLITE_CREATE_VIEW: case SQLITE_CREATE_INDEX:
-	case SQLITE_CREATE_TRIGGER: case SQLITE_DROP_TABLE: case SQLITE_DROP_VIEW:
-	case SQLITE_DROP_INDEX: case SQLITE_DROP_TRIGGER:
-	case SQLITE_REINDEX:
-		return write_ok(l, db) ? SQLITE_OK : deny(l, action, a1, a2, db);
-	case SQLITE_ALTER_TABLE:
-		return write_ok(l, a1) ? SQLITE_OK : deny(l, action, a1, a2, db);
-	default:   /* virtual tables, ANALYZE, and codes newer than this file */
+	case SQLITE_PRAGMA: return pragma_ok(a1, a2) ? SQLITE_OK : deny(l, action, a1, a2, db);
+	case SQLITE_ATTACH: return l->opts.allow_attach ? SQLITE_OK : deny(l, action, a1, a2, db);
+	case SQLITE_CREATE_TEMP_TABLE:
+	case SQLITE_CREATE_TEMP_VIEW:
+	case SQLITE_CREATE_TEMP_INDEX:
+	case SQLITE_CREATE_TEMP_TRIGGER:
+	case SQLITE_DROP_TEMP_TABLE:
+	case SQLITE_DROP_TEMP_VIEW:
+	case SQLITE_DROP_TEMP_INDEX:
+	case SQLITE_DROP_TEMP_TRIGGER: return SQLITE_OK;
+	case SQLITE_CREATE_TABLE:
+	case SQLITE_CREATE_VIEW:
+	case SQLITE_CREATE_INDEX:
+	case SQLITE_CREATE_TRIGGER:
+	case SQLITE_DROP_TABLE:
+	case SQLITE_DROP_VIEW:
+	case SQLITE_DROP_INDEX:
+	case SQLITE_DROP_TRIGGER:
+	case SQLITE_REINDEX: return write_ok(l, db) ? SQLITE_OK : deny(l, action, a1, a2, db);
+	case SQLITE_ALTER_TABLE: return write_ok(l, a1) ? SQLITE_OK : deny(l, action, a1, a2, db);
+	default: /* virtual tables, ANALYZE, and codes newer than this file */
 		return deny(l, action, a1, a2, db);
 	}
 }
@@ -261,10 +292,7 @@ void lockdown__arm(struct lockdown *l)
 	l->deadline_ns = ms > 0 ? mono_ns() + (uint64_t)ms * 1000000ull : 0;
 }
 
-bool lockdown__expired(const struct lockdown *l)
-{
-	return l->expired;
-}
+bool lockdown__expired(const struct lockdown *l) { return l->expired; }
 
 const char *lockdown__error(struct lockdown *l, const char *sqlite_msg)
 {
@@ -276,10 +304,12 @@ const char *lockdown__error(struct lockdown *l, const char *sqlite_msg)
 			snprintf(d, sizeof(d), "%ldms", ms);
 		else
 			snprintf(d, sizeof(d), "%lds", ms / 1000);
-		snprintf(l->msg, sizeof(l->msg), "query took longer than --query-timeout %s; "
+		snprintf(l->msg, sizeof(l->msg),
+			 "query took longer than --query-timeout %s; "
 			 "stopped for this window (it runs again the next one); raise "
 			 "--query-timeout or bound the query (a recursive CTE needs a LIMIT or a "
-			 "WHERE that ends it)", d);
+			 "WHERE that ends it)",
+			 d);
 		return l->msg;
 	}
 	if (sqlite_msg && !strncmp(sqlite_msg, "not authorized", 14) && l->why[0]) {

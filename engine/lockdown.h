@@ -14,19 +14,19 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
-#define LOCKDOWN_TIMEOUT_MS 10000   /* --query-timeout default */
+#define LOCKDOWN_TIMEOUT_MS 10000 /* --query-timeout default */
 
 struct lockdown_opts {
-	long timeout_ms;        /* per-window budget: 0 = LOCKDOWN_TIMEOUT_MS, < 0 = none */
-	bool allow_attach;      /* --allow-attach: ATTACH files, read and write them */
+	long timeout_ms;   /* per-window budget: 0 = LOCKDOWN_TIMEOUT_MS, < 0 = none */
+	bool allow_attach; /* --allow-attach: ATTACH files, read and write them */
 };
 
 struct lockdown {
 	struct lockdown_opts opts;
 	/* while running */
-	uint64_t deadline_ns;   /* CLOCK_MONOTONIC; 0 = disarmed */
-	bool expired;           /* the progress handler stopped a statement since the last arm */
-	char why[256];          /* what the authorizer refused last, and why */
+	uint64_t deadline_ns; /* CLOCK_MONOTONIC; 0 = disarmed */
+	bool expired;         /* the progress handler stopped a statement since the last arm */
+	char why[256];        /* what the authorizer refused last, and why */
 	char msg[400];
 };
 

@@ -42,7 +42,7 @@ int query__sql_err(struct query *q, struct session *s, const char *msg, struct e
 	const char *key = "no such table: ";
 	char near[256] = "";
 
-	msg = lockdown__error(&q->lock, msg);   /* the time budget, a refusal: say which */
+	msg = lockdown__error(&q->lock, msg); /* the time budget, a refusal: say which */
 	err_set(e, -EINVAL, "%s", msg);
 	if (!strncmp(msg, key, strlen(key))) {
 		const char *name = msg + strlen(key);
@@ -53,12 +53,15 @@ int query__sql_err(struct query *q, struct session *s, const char *msg, struct e
 		if (near[0])
 			err_hint(e, "did you mean: %s?", near);
 		else
-			err_hint(e, "list tables with: perf-sql \"select name from perf_sql_events\"");
+			err_hint(e,
+				 "list tables with: perf-sql \"select name from perf_sql_events\"");
 	} else if (!strncmp(msg, "no such column: ", 16)) {
 		err_hint(e, "list a table's columns with: perf-sql --schema TABLE");
 	} else if (!strncmp(msg, "vtable constructor called recursively: ", 39)) {
-		err_set(e, -EINVAL, "profiler %s refers to itself (its SQL selects from it, directly "
-			"or through another profiler)", msg + 39);
+		err_set(e, -EINVAL,
+			"profiler %s refers to itself (its SQL selects from it, directly "
+			"or through another profiler)",
+			msg + 39);
 	}
 	return -EINVAL;
 }
@@ -74,7 +77,9 @@ int query__bind_params(struct query *q, sqlite3_stmt *st)
 		switch (p->type) {
 		case SQLITE_INTEGER: rc = sqlite3_bind_int64(st, idx, p->i); break;
 		case SQLITE_FLOAT: rc = sqlite3_bind_double(st, idx, p->d); break;
-		case SQLITE_TEXT: rc = sqlite3_bind_text(st, idx, p->text, -1, SQLITE_TRANSIENT); break;
+		case SQLITE_TEXT:
+			rc = sqlite3_bind_text(st, idx, p->text, -1, SQLITE_TRANSIENT);
+			break;
 		default: rc = sqlite3_bind_null(st, idx); break;
 		}
 		if (rc != SQLITE_OK)
@@ -96,7 +101,7 @@ static int prepare_all(struct query *q, struct session *s, struct err *e)
 			return query__sql_err(q, s, sqlite3_errmsg(q->db), e);
 		sql = tail;
 		if (!st)
-			continue;   /* whitespace or a comment */
+			continue; /* whitespace or a comment */
 		if (query__bind_params(q, st) != SQLITE_OK) {
 			sqlite3_finalize(st);
 			return query__sql_err(q, s, sqlite3_errmsg(q->db), e);
@@ -149,21 +154,29 @@ static void warn_lost(struct query *q, struct session *s, const struct query_ops
 			dropped += src->dropped[k];
 		}
 		if (lost && src->bpf)
-			notice(ops, ctx, "warning: %s: %llu events of this window found the BPF map "
+			notice(ops, ctx,
+			       "warning: %s: %llu events of this window found the BPF map "
 			       "full and were not aggregated; raise --max-groups (now %d)",
-			       src->ev->full, lost, q->max_groups > 0 ? q->max_groups :
-			       BPF_DEFAULT_MAX_GROUPS);
+			       src->ev->full, lost,
+			       q->max_groups > 0 ? q->max_groups : BPF_DEFAULT_MAX_GROUPS);
 		else if (dropped)
-			notice(ops, ctx, "warning: %s lost %llu events in this window, %llu of them past "
-			       "--max-memory (%zu MiB); raise --max-memory, use -i, or filter more in "
-			       "WHERE", src->ev->full, lost, dropped,
+			notice(ops, ctx,
+			       "warning: %s lost %llu events in this window, %llu of them past "
+			       "--max-memory (%zu MiB); raise --max-memory, use -i, or filter more "
+			       "in "
+			       "WHERE",
+			       src->ev->full, lost, dropped,
 			       s->opts.max_memory ? s->opts.max_memory >> 20 : 256);
 		else if (lost && s->replay)
-			notice(ops, ctx, "warning: %s lost %llu events in this window when it was "
-			       "recorded", src->ev->full, lost);
+			notice(ops, ctx,
+			       "warning: %s lost %llu events in this window when it was "
+			       "recorded",
+			       src->ev->full, lost);
 		else if (lost)
-			notice(ops, ctx, "warning: %s lost %llu events in this window; raise -m (now %d "
-			       "pages) or filter more in WHERE", src->ev->full, lost, s->opts.mmap_pages);
+			notice(ops, ctx,
+			       "warning: %s lost %llu events in this window; raise -m (now %d "
+			       "pages) or filter more in WHERE",
+			       src->ev->full, lost, s->opts.mmap_pages);
 	}
 }
 
@@ -171,7 +184,7 @@ struct run_ctx {
 	struct query *q;
 	const struct query_ops *ops;
 	void *ctx;
-	struct err e;   /* why a window failed (the session's error only says "query failed") */
+	struct err e; /* why a window failed (the session's error only says "query failed") */
 };
 
 static int on_window(void *arg, struct session *s)
@@ -180,7 +193,7 @@ static int on_window(void *arg, struct session *s)
 	int ret;
 
 	warn_lost(r->q, s, r->ops, r->ctx);
-	if (r->q->capture) {   /* recording: the window's rows go to the file */
+	if (r->q->capture) { /* recording: the window's rows go to the file */
 		if ((ret = record__window(s, r->q->capture)))
 			err_set(&r->e, ret, "%s: %s", r->q->record_path, strerror(-ret));
 		return ret;
@@ -198,17 +211,19 @@ static int probe_breakpoints(struct session *s)
 	for (int i = 0; i < s->nr_src; i++)
 		if (s->src[i]->ev->kind == EV_BREAKPOINT && !s->replay)
 			return bp_probe__hits();
-	return -ENOENT;   /* no breakpoint table */
+	return -ENOENT; /* no breakpoint table */
 }
 
-static void report_breakpoints(struct session *s, int hits, const struct query_ops *ops,
-			       void *ctx)
+static void report_breakpoints(struct session *s, int hits, const struct query_ops *ops, void *ctx)
 {
 	for (int i = 0; i < s->nr_src && hits == 0; i++)
 		if (s->src[i]->ev->kind == EV_BREAKPOINT && !s->src[i]->total_received)
-			notice(ops, ctx, "warning: %s: no rows, and this machine delivers no hardware "
-			       "breakpoint hits (a breakpoint on a store of perf-sql's own counted 0 of "
-			       "16 writes; some hypervisors accept breakpoints and never fire them)",
+			notice(ops, ctx,
+			       "warning: %s: no rows, and this machine delivers no hardware "
+			       "breakpoint hits (a breakpoint on a store of perf-sql's own counted "
+			       "0 of "
+			       "16 writes; some hypervisors accept breakpoints and never fire "
+			       "them)",
 			       s->src[i]->ev->full);
 }
 
@@ -232,7 +247,8 @@ static int add_probes(struct query *q, struct session *s, struct err *e)
 	for (int i = 0; i < q->nr_probes && !ret; i++) {
 		if (q->probes[i].kind == PROBE_BREAKPOINT)
 			ret = probes__add_breakpoint(s->cat, q->probes[i].spec,
-						     q->so.workload ? q->so.workload[0] : NULL, nr_bp++, e);
+						     q->so.workload ? q->so.workload[0] : NULL,
+						     nr_bp++, e);
 		else if (q->probes[i].kind == PROBE_USDT)
 			ret = probes__add_usdt(s->cat, q->probes[i].spec, e);
 		else
@@ -256,8 +272,8 @@ static int record_start(struct query *q, struct session *s, struct err *e)
 }
 
 /* the capture's last block, then what was written: events, compression ratio, write rate */
-static int record_finish(struct query *q, struct session *s, const struct query_ops *ops,
-			 void *ctx, struct err *e)
+static int record_finish(struct query *q, struct session *s, const struct query_ops *ops, void *ctx,
+			 struct err *e)
 {
 	uint64_t raw, file, events = 0, lost = 0;
 	double secs = (double)(now_ns(CLOCK_MONOTONIC) - q->record_t0) / 1e9;
@@ -266,17 +282,20 @@ static int record_finish(struct query *q, struct session *s, const struct query_
 	capture__sizes(q->capture, &raw, &file);
 	if (capture__close(q->capture, e) || ret) {
 		q->capture = NULL;
-		return e->code ? e->code : err_set(e, ret, "%s: %s", q->record_path, strerror(-ret));
+		return e->code ? e->code
+			       : err_set(e, ret, "%s: %s", q->record_path, strerror(-ret));
 	}
 	q->capture = NULL;
 	for (int i = 0; i < s->nr_src; i++) {
 		events += s->src[i]->total_received;
 		lost += s->src[i]->total_lost;
 	}
-	notice(ops, ctx, "recorded %llu events (%llu lost) of %d tables in %s: %.1f MB of rows in "
-	       "%.1f MB (%.1fx), %.1f MB/s", (unsigned long long)events, (unsigned long long)lost,
-	       s->nr_src, q->record_path, (double)raw / 1e6, (double)file / 1e6,
-	       file ? (double)raw / (double)file : 0.0, secs > 0 ? (double)file / 1e6 / secs : 0.0);
+	notice(ops, ctx,
+	       "recorded %llu events (%llu lost) of %d tables in %s: %.1f MB of rows in "
+	       "%.1f MB (%.1fx), %.1f MB/s",
+	       (unsigned long long)events, (unsigned long long)lost, s->nr_src, q->record_path,
+	       (double)raw / 1e6, (double)file / 1e6, file ? (double)raw / (double)file : 0.0,
+	       secs > 0 ? (double)file / 1e6 / secs : 0.0);
 	return 0;
 }
 
@@ -285,7 +304,8 @@ static int open_db(struct query *q, struct session *s, struct err *e)
 {
 	char *msg = NULL;
 
-	int rc = sqlite3_open_v2(":memory:", &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL);
+	int rc = sqlite3_open_v2(":memory:", &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY,
+				 NULL);
 
 	if (rc == SQLITE_OK && (rc = vtabs__register(q->db, s)) == SQLITE_OK)
 		rc = sql_functions__register(q->db, s);
@@ -345,9 +365,9 @@ static void query__end(struct query *q, struct session *s)
 	for (int i = 0; i < q->nr_stmts; i++)
 		sqlite3_finalize(q->stmts[i]);
 	q->nr_stmts = 0;
-	sqlite3_close(q->db);   /* before the session: the tables point into it */
+	sqlite3_close(q->db); /* before the session: the tables point into it */
 	q->db = NULL;
-	if (q->capture) {       /* a failed recording: close what was written */
+	if (q->capture) { /* a failed recording: close what was written */
 		struct err ignore = { 0 };
 
 		capture__close(q->capture, &ignore);
@@ -364,7 +384,8 @@ int query__run(struct query *q, const struct query_ops *ops, void *ctx, struct e
 	q->db = NULL;
 	q->nr_stmts = 0;
 	/* session_stop is the caller's: a signal that came before this run still stops it */
-	s = q->replay_path ? session__new_replay(&q->so, q->replay_path, e) : session__new(&q->so, e);
+	s = q->replay_path ? session__new_replay(&q->so, q->replay_path, e)
+			   : session__new(&q->so, e);
 	if (!s)
 		return e->code ? e->code : -ENOMEM;
 	ret = run(q, s, ops, ctx, e);

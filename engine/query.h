@@ -34,8 +34,8 @@ struct capture_writer;
 
 /* a value for a named parameter (":than") of every statement; unbound ones are NULL */
 struct query_param {
-	const char *name;       /* with its prefix: ":than" */
-	int type;               /* SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT or SQLITE_NULL */
+	const char *name; /* with its prefix: ":than" */
+	int type;         /* SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT or SQLITE_NULL */
 	sqlite3_int64 i;
 	double d;
 	const char *text;
@@ -47,21 +47,21 @@ struct query {
 	/* what to run: set by the caller */
 	struct session_opts so;
 	const char *sql;
-	bool plan_only;         /* --explain, --schema: stop after planning */
-	bool no_pushdown;       /* --no-pushdown: benchmarks only */
-	bool no_bpf;            /* --no-bpf: every table on the perf ring (docs/bpf.md) */
-	int max_groups;         /* --max-groups: BPF map size (0: the default) */
+	bool plan_only;   /* --explain, --schema: stop after planning */
+	bool no_pushdown; /* --no-pushdown: benchmarks only */
+	bool no_bpf;      /* --no-bpf: every table on the perf ring (docs/bpf.md) */
+	int max_groups;   /* --max-groups: BPF map size (0: the default) */
 	struct {
 		const char *spec;
 		enum probe_kind kind;
-	} probes[QUERY_MAX_PROBES];   /* --uprobe, --uretprobe, --usdt, --breakpoint */
+	} probes[QUERY_MAX_PROBES]; /* --uprobe, --uretprobe, --usdt, --breakpoint */
 	int nr_probes;
-	const char *record_path;   /* perf-sql record -o FILE: windows go to a capture */
-	const char *replay_path;   /* -r FILE: tables come from a capture */
-	const char *command_line;  /* recorded in the capture's META */
+	const char *record_path;  /* perf-sql record -o FILE: windows go to a capture */
+	const char *replay_path;  /* -r FILE: tables come from a capture */
+	const char *command_line; /* recorded in the capture's META */
 	struct query_param params[QUERY_MAX_PARAMS];
 	int nr_params;
-	struct lockdown lock;   /* --query-timeout, --allow-attach; the budget while running */
+	struct lockdown lock; /* --query-timeout, --allow-attach; the budget while running */
 	/* more tables, from a layer above the engine (profilers as tables): called once the
 	 * connection has the event tables and functions, before the SQL is prepared */
 	int (*extend)(sqlite3 *db, struct session *s, const char *sql, struct err *e);

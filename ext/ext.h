@@ -15,11 +15,11 @@ struct session;
 
 /* One per connection, the user data of the extension's functions; freed with the connection. */
 struct ext {
-	struct session *s;      /* of the SQL functions and perf_sql_events: no tables and this
+	struct session *s;   /* of the SQL functions and perf_sql_events: no tables and this
 				 * machine's catalog, then the capture's tables and catalog */
-	struct err live_err;    /* why there is no machine catalog (tracefs not readable) */
-	char *capture;          /* the capture perf_sql_open() opened (NULL: none yet) */
-	char *notices;          /* the last perf_sql_collect()'s notices, one a line (or NULL) */
+	struct err live_err; /* why there is no machine catalog (tracefs not readable) */
+	char *capture;       /* the capture perf_sql_open() opened (NULL: none yet) */
+	char *notices;       /* the last perf_sql_collect()'s notices, one a line (or NULL) */
 };
 
 void perf_sql_open_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);

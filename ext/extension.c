@@ -51,8 +51,9 @@ static void ext_free(void *arg)
 
 static void perf_sql_version_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	sqlite3_result_text(ctx, sqlite3_mprintf("perf_sql %s (capture version %d, SQLite %s)",
-						 EXT_VERSION, CAPTURE_VERSION, sqlite3_libversion()),
+	sqlite3_result_text(ctx,
+			    sqlite3_mprintf("perf_sql %s (capture version %d, SQLite %s)",
+					    EXT_VERSION, CAPTURE_VERSION, sqlite3_libversion()),
 			    -1, sqlite3_free);
 }
 
@@ -63,24 +64,21 @@ static int no_events_connect(sqlite3 *db, void *aux, int argc, const char *const
 	const struct err *e = aux;
 
 	*pzErr = sqlite3_mprintf("perf_sql_events: %s%s%s; a capture's tables are listed once it "
-				 "is open: SELECT perf_sql_open('FILE')", e->msg,
-				 e->hint[0] ? "; " : "", e->hint);
+				 "is open: SELECT perf_sql_open('FILE')",
+				 e->msg, e->hint[0] ? "; " : "", e->hint);
 	return SQLITE_ERROR;
 }
 
 static int no_events_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
-	return SQLITE_ERROR;   /* never connected */
+	return SQLITE_ERROR; /* never connected */
 }
 
-static int no_events_disconnect(sqlite3_vtab *vt)
-{
-	return SQLITE_OK;
-}
+static int no_events_disconnect(sqlite3_vtab *vt) { return SQLITE_OK; }
 
 static const sqlite3_module no_events_module = {
 	.iVersion = 0,
-	.xCreate = NULL,   /* eponymous-only */
+	.xCreate = NULL, /* eponymous-only */
 	.xConnect = no_events_connect,
 	.xBestIndex = no_events_best_index,
 	.xDisconnect = no_events_disconnect,
@@ -119,7 +117,7 @@ static struct ext *ext_new(char **msg)
 		return NULL;
 	}
 	/* stacks and ksym() name frames where this machine can, as under perf-sql -r */
-	session__machine_catalog(x->s, &x->live_err);   /* without tracefs: said when used */
+	session__machine_catalog(x->s, &x->live_err); /* without tracefs: said when used */
 	return x;
 }
 
@@ -129,14 +127,15 @@ static int register_all(sqlite3 *db, struct ext *x)
 
 	for (size_t i = 0; rc == SQLITE_OK && i < sizeof(ext_funcs) / sizeof(ext_funcs[0]); i++)
 		rc = sqlite3_create_function_v2(db, ext_funcs[i].name, ext_funcs[i].nr_args,
-						ext_funcs[i].flags, x,
-						ext_funcs[i].func, NULL, NULL, NULL);
+						ext_funcs[i].flags, x, ext_funcs[i].func, NULL,
+						NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = blob_rows__register(db);
 	if (rc == SQLITE_OK)
-		rc = !x->live_err.code ? perf_sql_events__register(db, x->s) :
-			sqlite3_create_module_v2(db, "perf_sql_events", &no_events_module,
-						 &x->live_err, NULL);
+		rc = !x->live_err.code
+			     ? perf_sql_events__register(db, x->s)
+			     : sqlite3_create_module_v2(db, "perf_sql_events", &no_events_module,
+							&x->live_err, NULL);
 	return rc;
 }
 
@@ -150,16 +149,17 @@ static bool loaded(sqlite3 *db)
 	return rc == SQLITE_OK;
 }
 
-__attribute__((visibility("default")))
-int sqlite3_perfsql_init(sqlite3 *db, char **msg, const sqlite3_api_routines *api)
+__attribute__((visibility("default"))) int sqlite3_perfsql_init(sqlite3 *db, char **msg,
+								const sqlite3_api_routines *api)
 {
 	struct ext *x;
 	int rc;
 
 	SQLITE_EXTENSION_INIT2(api);
 	if (sqlite3_libversion_number() < EXT_MIN_SQLITE) {
-		*msg = sqlite3_mprintf("perf_sql: needs SQLite 3.38.0 or newer; this program has %s",
-				       sqlite3_libversion());
+		*msg = sqlite3_mprintf(
+			"perf_sql: needs SQLite 3.38.0 or newer; this program has %s",
+			sqlite3_libversion());
 		return SQLITE_ERROR;
 	}
 	if (loaded(db))

@@ -33,7 +33,7 @@
 #define COLLECT_MAX_ARGS 64
 
 struct collect {
-	sqlite3_str *rows;      /* "[{...},{...}" so far */
+	sqlite3_str *rows; /* "[{...},{...}" so far */
 	int nr_rows;
 	sqlite3_str *notices;
 };
@@ -100,13 +100,15 @@ static bool duration_arg(sqlite3_context *ctx, sqlite3_value *v, bool has_cmd, s
 	long long ns = text ? units__ns(text, UNIT_S) : 0;
 
 	if (ns < 0) {
-		sql_result_errorf(ctx, "perf_sql_collect: DURATION '%s': expected a duration such as "
-				  "'2s' or '500ms'", text);
+		sql_result_errorf(ctx,
+				  "perf_sql_collect: DURATION '%s': expected a duration such as "
+				  "'2s' or '500ms'",
+				  text);
 		return false;
 	}
 	if (!ns && !has_cmd) {
 		sql_result_errorf(ctx, "perf_sql_collect: DURATION must be positive without a "
-				  "command, e.g. perf_sql_collect(SQL, '2s')");
+				       "command, e.g. perf_sql_collect(SQL, '2s')");
 		return false;
 	}
 	q->so.duration_ms = ns ? (long)((ns + 999999) / 1000000) : 0;
@@ -153,9 +155,10 @@ void perf_sql_collect_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			return sqlite3_result_error_nomem(ctx);
 		if (!split_cmd(cmd_buf, wl_argv) || !wl_argv[0]) {
 			free(cmd_buf);
-			return sql_result_errorf(ctx, "perf_sql_collect: CMD '%s': expected a program "
-						 "and at most %d arguments, separated by blanks", cmd,
-						 COLLECT_MAX_ARGS - 1);
+			return sql_result_errorf(ctx,
+						 "perf_sql_collect: CMD '%s': expected a program "
+						 "and at most %d arguments, separated by blanks",
+						 cmd, COLLECT_MAX_ARGS - 1);
 		}
 		q.so.workload = wl_argv;
 	}
@@ -163,7 +166,7 @@ void perf_sql_collect_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		c.rows = sqlite3_str_new(NULL);
 		c.notices = sqlite3_str_new(NULL);
 		sqlite3_str_appendchar(c.rows, 1, '[');
-		session_stop = 0;   /* no signal handler of ours here: only an earlier run set it */
+		session_stop = 0; /* no signal handler of ours here: only an earlier run set it */
 		ret = query__run(&q, &ops, &c, &e);
 		finish(ctx, x, &c, ret, &e);
 	}

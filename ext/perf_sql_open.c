@@ -27,7 +27,7 @@
 
 static int no_window(void *ctx, struct session *s)
 {
-	return 0;   /* the rows stay in the tables: statements read them whenever they run */
+	return 0; /* the rows stay in the tables: statements read them whenever they run */
 }
 
 /* a source per table, then the capture's one window (replay keeps rows for sources only) */
@@ -52,7 +52,8 @@ static char *opened(struct session *s)
 	for (int i = 0; i < n; i++) {
 		const struct tp_event *ev = catalog__event(s->cat, i);
 
-		sqlite3_str_appendf(out, "%s %s", i ? "," : "", ev->short_unique ? ev->name : ev->full);
+		sqlite3_str_appendf(out, "%s %s", i ? "," : "",
+				    ev->short_unique ? ev->name : ev->full);
 	}
 	return sqlite3_str_finish(out);
 }
@@ -66,10 +67,12 @@ void perf_sql_open_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 	if (!path || !*path)
 		return sql_result_errorf(ctx, "perf_sql_open: FILE must be the path of a capture "
-					 "(perf-sql record -o FILE)");
+					      "(perf-sql record -o FILE)");
 	if (x->capture)
-		return sql_result_errorf(ctx, "perf_sql_open: %s is open on this connection already; "
-					 "open %s on another connection", x->capture, path);
+		return sql_result_errorf(ctx,
+					 "perf_sql_open: %s is open on this connection already; "
+					 "open %s on another connection",
+					 x->capture, path);
 	if (session__load_replay(x->s, path, &e))
 		return sql_result_errorf(ctx, "perf_sql_open: %s%s%s", e.msg, e.hint[0] ? "; " : "",
 					 e.hint);

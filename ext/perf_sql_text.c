@@ -99,16 +99,12 @@ void ext_json_value(sqlite3_str *out, sqlite3_stmt *st, int col)
 	int n;
 
 	switch (sqlite3_column_type(st, col)) {
-	case SQLITE_NULL:
-		sqlite3_str_appendall(out, "null");
-		return;
+	case SQLITE_NULL: sqlite3_str_appendall(out, "null"); return;
 	case SQLITE_INTEGER:
 	case SQLITE_FLOAT:
 		sqlite3_str_appendall(out, (const char *)sqlite3_column_text(st, col));
 		return;
-	case SQLITE_TEXT:
-		ext_json_string(out, (const char *)sqlite3_column_text(st, col));
-		return;
+	case SQLITE_TEXT: ext_json_string(out, (const char *)sqlite3_column_text(st, col)); return;
 	}
 	blob = sqlite3_column_blob(st, col);
 	n = sqlite3_column_bytes(st, col);

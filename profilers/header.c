@@ -29,15 +29,9 @@ static const struct {
 	[PT_AUTO] = { "auto", "a number or text" },
 };
 
-const char *param_type__name(enum param_type t)
-{
-	return param_types[t].name;
-}
+const char *param_type__name(enum param_type t) { return param_types[t].name; }
 
-const char *param_type__example(enum param_type t)
-{
-	return param_types[t].example;
-}
+const char *param_type__example(enum param_type t) { return param_types[t].example; }
 
 static bool is_ident(const char *s, size_t n, bool colon)
 {
@@ -69,21 +63,27 @@ static int parse_param(struct profiler *p, const char *s, int line, struct err *
 		return err_set(e, -EINVAL, "%s: line %d: too many parameters (at most %d)", p->name,
 			       line, PROF_MAX_PARAMS);
 	if (sscanf(s, "%63s %31s %79s %n", name, type, def, &n) != 3)
-		return err_set(e, -EINVAL, "%s: line %d: expected '-- param: NAME TYPE DEFAULT \"HELP\"'",
+		return err_set(e, -EINVAL,
+			       "%s: line %d: expected '-- param: NAME TYPE DEFAULT \"HELP\"'",
 			       p->name, line);
-	if (strlen(name) > 32 || !is_ident(name, strlen(name), false) || isdigit((unsigned char)name[0]))
-		return err_set(e, -EINVAL, "%s: line %d: parameter name '%s': use letters, digits and "
-			       "'_' (at most 32)", p->name, line, name);
+	if (strlen(name) > 32 || !is_ident(name, strlen(name), false) ||
+	    isdigit((unsigned char)name[0]))
+		return err_set(e, -EINVAL,
+			       "%s: line %d: parameter name '%s': use letters, digits and "
+			       "'_' (at most 32)",
+			       p->name, line, name);
 	for (int i = 0; i < p->nr_params; i++)
 		if (!strcmp(p->params[i].name, name))
-			return err_set(e, -EINVAL, "%s: line %d: parameter '%s' declared twice", p->name,
-				       line, name);
+			return err_set(e, -EINVAL, "%s: line %d: parameter '%s' declared twice",
+				       p->name, line, name);
 	for (t = 0; t < PT_AUTO; t++)
 		if (!strcmp(type, param_types[t].name))
 			break;
 	if (t == PT_AUTO)
-		return err_set(e, -EINVAL, "%s: line %d: no such parameter type '%s'; choices: duration "
-			       "size int float text pids table column", p->name, line, type);
+		return err_set(e, -EINVAL,
+			       "%s: line %d: no such parameter type '%s'; choices: duration "
+			       "size int float text pids table column",
+			       p->name, line, type);
 	if (strlen(def) >= sizeof(pp->def))
 		return err_set(e, -EINVAL, "%s: line %d: default too long", p->name, line);
 	memset(pp, 0, sizeof(*pp));
@@ -107,8 +107,8 @@ static int parse_param(struct profiler *p, const char *s, int line, struct err *
 		struct err e2 = { 0 };
 
 		if (param__parse(pp, def, &qp, &e2))
-			return err_set(e, -EINVAL, "%s: line %d: default of '%s': %s", p->name, line,
-				       name, e2.msg);
+			return err_set(e, -EINVAL, "%s: line %d: default of '%s': %s", p->name,
+				       line, name, e2.msg);
 	}
 	p->nr_params++;
 	return 0;
@@ -161,20 +161,24 @@ static int add_auto_params(struct profiler *p, struct err *e)
 			while (isalnum((unsigned char)s[n]) || s[n] == '_')
 				n++;
 			for (int i = 0; i < p->nr_params; i++)
-				if (strlen(p->params[i].name) == n - 1 && !strncmp(p->params[i].name, s + 1, n - 1))
+				if (strlen(p->params[i].name) == n - 1 &&
+				    !strncmp(p->params[i].name, s + 1, n - 1))
 					known = true;
 			if (!known) {
 				struct prof_param *pp = &p->params[p->nr_params];
 
 				if (p->nr_params == PROF_MAX_PARAMS || n - 1 > 32)
-					return err_set(e, -EINVAL, "%s: too many or too long parameters in the SQL",
-						       p->name);
+					return err_set(
+						e, -EINVAL,
+						"%s: too many or too long parameters in the SQL",
+						p->name);
 				memset(pp, 0, sizeof(*pp));
 				snprintf(pp->name, sizeof(pp->name), "%.*s", (int)(n - 1), s + 1);
 				snprintf(pp->bind, sizeof(pp->bind), ":%s", pp->name);
 				pp->type = PT_AUTO;
 				strcpy(pp->def, "NULL");
-				snprintf(pp->help, sizeof(pp->help), "undeclared in the header: NULL unless given");
+				snprintf(pp->help, sizeof(pp->help),
+					 "undeclared in the header: NULL unless given");
 				p->nr_params++;
 			}
 			s += n;
@@ -210,7 +214,8 @@ int profiler__parse(struct profiler *p, const char *name, const char *buf, size_
 		if (t[0] != '-' || t[1] != '-')
 			break;
 		t += 2 + strspn(t + 2, " \t");
-		if (header_line(p, t, (size_t)(end - t - (end > t && end[-1] == '\r')), line, first, e))
+		if (header_line(p, t, (size_t)(end - t - (end > t && end[-1] == '\r')), line, first,
+				e))
 			goto fail;
 		first = false;
 	}
@@ -236,8 +241,7 @@ void profiler__free(struct profiler *p)
 	p->body = NULL;
 }
 
-int param__parse(const struct prof_param *pp, const char *v, struct query_param *out,
-		 struct err *e)
+int param__parse(const struct prof_param *pp, const char *v, struct query_param *out, struct err *e)
 {
 	char *end;
 	long long ll;
@@ -315,7 +319,8 @@ static void list_params(const struct profiler *p, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, "%s%s (%s%s%s)", i ? ", " : "",
 					p->params[i].name, param_types[p->params[i].type].name,
 					strcasecmp(p->params[i].def, "NULL") ? ", default " : "",
-					strcasecmp(p->params[i].def, "NULL") ? p->params[i].def : "");
+					strcasecmp(p->params[i].def, "NULL") ? p->params[i].def
+									     : "");
 	if (!p->nr_params)
 		snprintf(buf, len, "none");
 }
@@ -399,14 +404,16 @@ int profiler__bind(const struct profiler *p, int nargs, char **args, struct quer
 	*sql_out = NULL;
 	for (int i = 0; i < nargs; i++) {
 		const char *eq = strchr(args[i], '=');
-		const struct prof_param *pp = eq ? param_named(p, args[i], (size_t)(eq - args[i])) : NULL;
+		const struct prof_param *pp =
+			eq ? param_named(p, args[i], (size_t)(eq - args[i])) : NULL;
 
 		if (!eq) {
 			err_set(e, -EINVAL, "%s: '%s' is not PARAM=VALUE", p->name, args[i]);
 			return bad_param(p, e);
 		}
 		if (!pp) {
-			err_set(e, -EINVAL, "%s has no parameter '%.*s'", p->name, (int)(eq - args[i]), args[i]);
+			err_set(e, -EINVAL, "%s has no parameter '%.*s'", p->name,
+				(int)(eq - args[i]), args[i]);
 			return bad_param(p, e);
 		}
 		vals[pp - p->params] = eq + 1;
@@ -418,7 +425,8 @@ int profiler__bind(const struct profiler *p, int nargs, char **args, struct quer
 
 		if (param__parse(pp, v, &qp, e)) {
 			if (!vals[i])
-				err_set(e, -EINVAL, "%s: the default of '%s' is malformed", p->name, pp->name);
+				err_set(e, -EINVAL, "%s: the default of '%s' is malformed", p->name,
+					pp->name);
 			return bad_param(p, e);
 		}
 		if (pp->type == PT_TABLE || pp->type == PT_COLUMN) {
@@ -431,7 +439,8 @@ int profiler__bind(const struct profiler *p, int nargs, char **args, struct quer
 			continue;
 		}
 		if (nr == max)
-			return err_set(e, -EINVAL, "%s: too many parameters (at most %d)", p->name, max);
+			return err_set(e, -EINVAL, "%s: too many parameters (at most %d)", p->name,
+				       max);
 		out[nr++] = qp;
 	}
 	if (!(*sql_out = substitute(p, vals, e)))

@@ -32,16 +32,25 @@ struct query_param;
 
 #define PROF_MAX_PARAMS 16
 
-enum param_type { PT_DURATION, PT_SIZE, PT_INT, PT_FLOAT, PT_TEXT, PT_PIDS, PT_TABLE, PT_COLUMN,
-		  PT_AUTO };
+enum param_type {
+	PT_DURATION,
+	PT_SIZE,
+	PT_INT,
+	PT_FLOAT,
+	PT_TEXT,
+	PT_PIDS,
+	PT_TABLE,
+	PT_COLUMN,
+	PT_AUTO
+};
 
 enum prof_origin { PROF_BUILTIN, PROF_SYSTEM, PROF_USER };
 
 struct prof_param {
-	char name[33];          /* "than" */
-	char bind[34];          /* ":than" */
+	char name[33]; /* "than" */
+	char bind[34]; /* ":than" */
 	enum param_type type;
-	char def[64];           /* "0", "NULL" */
+	char def[64]; /* "0", "NULL" */
 	char help[160];
 };
 
@@ -49,14 +58,14 @@ struct profiler {
 	char name[65];
 	char summary[200];
 	char needs[200];
-	char example[400];      /* example lines, '\n'-separated */
-	char desc[1000];        /* other header comment lines, '\n'-separated */
+	char example[400]; /* example lines, '\n'-separated */
+	char desc[1000];   /* other header comment lines, '\n'-separated */
 	struct prof_param params[PROF_MAX_PARAMS];
 	int nr_params;
-	char *text;             /* the whole file, owned */
-	const char *body;       /* into text: the first SQL line */
+	char *text;       /* the whole file, owned */
+	const char *body; /* into text: the first SQL line */
 	enum prof_origin origin;
-	char path[4096];        /* where it came from ("queries/rundelay.sql" for built-ins) */
+	char path[4096]; /* where it came from ("queries/rundelay.sql" for built-ins) */
 };
 
 /* Parses an annotated SQL file of len bytes (no NUL needed) into p, named name; 0 or -EINVAL. */

@@ -42,8 +42,10 @@ int profiler__check_name(const char *name, struct err *e)
 	size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
 
 	if (!n || name[n] || n > 64 || name[0] == '-')
-		return err_set(e, -EINVAL, "profiler name '%s': use 1 to 64 letters, digits, '_' or "
-			       "'-' (not first)", name);
+		return err_set(e, -EINVAL,
+			       "profiler name '%s': use 1 to 64 letters, digits, '_' or "
+			       "'-' (not first)",
+			       name);
 	return 0;
 }
 
@@ -65,7 +67,8 @@ int profilers__user_dir(char *buf, size_t len, struct err *e)
 	else if (home && home[0])
 		n = snprintf(buf, len, "%s/.config/perf-sql/profilers", home);
 	else
-		return err_set(e, -ENOENT, "saved profilers: neither XDG_CONFIG_HOME nor HOME is set");
+		return err_set(e, -ENOENT,
+			       "saved profilers: neither XDG_CONFIG_HOME nor HOME is set");
 	if (n >= (int)len)
 		return err_set(e, -ENAMETOOLONG, "saved profilers: directory name too long");
 	return 0;
@@ -171,7 +174,7 @@ static int by_name(const void *a, const void *b)
 	const struct profiler *x = *(struct profiler *const *)a, *y = *(struct profiler *const *)b;
 	int c = strcmp(x->name, y->name);
 
-	return c ? c : (int)y->origin - (int)x->origin;   /* user first: it shadows the others */
+	return c ? c : (int)y->origin - (int)x->origin; /* user first: it shadows the others */
 }
 
 static int add_dir(struct profiler **list, int *nr, const char *dir, enum prof_origin origin,
@@ -191,7 +194,7 @@ static int add_dir(struct profiler **list, int *nr, const char *dir, enum prof_o
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(n - 4), d->d_name);
 		if (profiler__check_name(name, &skip))
-			continue;   /* not a file save could have written */
+			continue; /* not a file save could have written */
 		if ((list[*nr] = load_file(dir, name, origin, &skip)))
 			(*nr)++;
 		else if (skip.code) {
@@ -326,8 +329,8 @@ int profiler__save(const char *name, const char *sql, const char *summary, bool 
 		return err_hint(e, "pick another name, or pass --force to shadow the built-in");
 	}
 	/* a header of its own (an edited profiler file) is kept as it is */
-	if (!(sql[0] == '-' && sql[1] == '-' && !strncmp(sql + 2 + strspn(sql + 2, " "), name,
-							  strlen(name)))) {
+	if (!(sql[0] == '-' && sql[1] == '-' &&
+	      !strncmp(sql + 2 + strspn(sql + 2, " "), name, strlen(name)))) {
 		if (!summary) {
 			/* the SQL's start, on one line */
 			snprintf(first, sizeof(first), "%s", sql + strspn(sql, " \t\n"));
@@ -382,7 +385,8 @@ int profiler__delete(const char *name, char *path_out, size_t len, struct err *e
 		return err_hint(e, "perf-sql does not delete those: remove the file as its owner");
 	}
 	if (profiler__is_builtin(name))
-		return err_set(e, -EINVAL, "'%s' is a built-in profiler: it cannot be deleted", name);
+		return err_set(e, -EINVAL, "'%s' is a built-in profiler: it cannot be deleted",
+			       name);
 	err_set(e, -ENOENT, "no saved profiler '%s' (%s)", name, path_out);
 	return err_hint(e, "perf-sql list shows the saved ones");
 }

@@ -37,11 +37,11 @@
 
 #define MAX_ARGS PROF_MAX_PARAMS
 
-struct view_mod {                 /* one per profiler: the module's aux */
+struct view_mod { /* one per profiler: the module's aux */
 	struct profiler *p;
 	struct session *s;
-	int connecting;               /* (6) */
-	char *args[MAX_ARGS];         /* (5) "table=sched_switch", from the query text */
+	int connecting;       /* (6) */
+	char *args[MAX_ARGS]; /* (5) "table=sched_switch", from the query text */
 	int nr_args;
 };
 
@@ -49,21 +49,21 @@ struct view_vtab {
 	sqlite3_vtab base;
 	struct view_mod *m;
 	sqlite3 *db;
-	char *sql;                    /* the main statement, identifiers substituted */
-	struct query_param binds[MAX_ARGS];   /* the bound defaults (names point into m->p) */
+	char *sql;                          /* the main statement, identifiers substituted */
+	struct query_param binds[MAX_ARGS]; /* the bound defaults (names point into m->p) */
 	int nr_binds;
-	int nr_cols;                  /* result columns; hidden ones follow */
+	int nr_cols; /* result columns; hidden ones follow */
 };
 
 struct view_cursor {
 	sqlite3_vtab_cursor base;
 	sqlite3_stmt *st;
 	bool eof;
-	sqlite3_value *vals[MAX_ARGS];   /* the hidden columns' values of this scan */
+	sqlite3_value *vals[MAX_ARGS]; /* the hidden columns' values of this scan */
 };
 
-static const char *const builtin_tables[] = { "counters", "pairs", "perf_sql_events",
-					       "perf_sql_stats", "hist_rows", "heatmap_rows" };
+static const char *const builtin_tables[] = { "counters",       "pairs",     "perf_sql_events",
+					      "perf_sql_stats", "hist_rows", "heatmap_rows" };
 
 static bool is_table(struct session *s, const char *name)
 {
@@ -140,14 +140,15 @@ static char *declare(struct view_vtab *vt, sqlite3_stmt *st)
 
 	vt->nr_cols = nr_cols;
 	for (int i = 0; names && i < nr_cols + p->nr_params; i++, n++) {
-		const char *base = i < nr_cols ? sqlite3_column_name(st, i) : p->params[i - nr_cols].name;
+		const char *base =
+			i < nr_cols ? sqlite3_column_name(st, i) : p->params[i - nr_cols].name;
 
 		names[n] = sqlite3_mprintf("%s", base);
 		for (int k = 1; names[n] && name_taken(names, n, names[n]); k++) {
 			char *prev = names[n];
 
-			names[n] = i < nr_cols ? sqlite3_mprintf("%s:%d", base, k) :
-						 sqlite3_mprintf("_%s", prev);
+			names[n] = i < nr_cols ? sqlite3_mprintf("%s:%d", base, k)
+					       : sqlite3_mprintf("_%s", prev);
 			sqlite3_free(prev);
 		}
 		sqlite3_str_appendf(out, "%s\"%w\"", i ? ", " : "CREATE TABLE x(", names[n]);
@@ -178,14 +179,17 @@ static int connect_sql(struct view_vtab *vt, char **pzErr)
 	struct view_mod *m = vt->m;
 	struct err e = { 0 };
 	char *all = NULL;
-	int rc = profiler__bind(m->p, m->nr_args, m->args, vt->binds, MAX_ARGS, &vt->nr_binds,
-				&all, &e);
+	int rc = profiler__bind(m->p, m->nr_args, m->args, vt->binds, MAX_ARGS, &vt->nr_binds, &all,
+				&e);
 
 	if (rc) {
 		sqlite3_free(all);
-		rc = vtab_error(pzErr, "%s%s", e.msg, e.code == -EINVAL && strstr(e.msg, "needs") ?
-				"; as a table, give table and column parameters as literal "
-				"arguments, in the order perf-sql help lists them" : "");
+		rc = vtab_error(
+			pzErr, "%s%s", e.msg,
+			e.code == -EINVAL && strstr(e.msg, "needs")
+				? "; as a table, give table and column parameters as literal "
+				  "arguments, in the order perf-sql help lists them"
+				: "");
 		return rc;
 	}
 	vt->sql = main_statement(vt->db, all, pzErr);
@@ -392,10 +396,7 @@ static int view_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
 	return rc == SQLITE_OK ? view_next(cur) : rc;
 }
 
-static int view_eof(sqlite3_vtab_cursor *cur)
-{
-	return ((struct view_cursor *)cur)->eof;
-}
+static int view_eof(sqlite3_vtab_cursor *cur) { return ((struct view_cursor *)cur)->eof; }
 
 static int view_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
@@ -409,8 +410,9 @@ static int view_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 		sqlite3_result_value(ctx, c->vals[param]);
 	} else {
 		const struct prof_param *pp = &vt->m->p->params[param];
-		const char *def = pp->type == PT_TABLE || pp->type == PT_COLUMN ?
-					  ident_value(vt->m, pp) : pp->def;
+		const char *def = pp->type == PT_TABLE || pp->type == PT_COLUMN
+					  ? ident_value(vt->m, pp)
+					  : pp->def;
 
 		if (strcmp(def, "NULL"))
 			sqlite3_result_text(ctx, def, -1, SQLITE_TRANSIENT);
@@ -426,7 +428,7 @@ static int view_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
 
 static const sqlite3_module view_module = {
 	.iVersion = 0,
-	.xCreate = NULL,                 /* eponymous only: exists by being named */
+	.xCreate = NULL, /* eponymous only: exists by being named */
 	.xConnect = view_connect,
 	.xBestIndex = view_best_index,
 	.xDisconnect = view_disconnect,
@@ -472,18 +474,19 @@ static int scan_args(struct view_mod *m, const char *name, const char *sql)
 
 			s += 1 + strspn(s + 1, " \t\n");
 			if (*s != '\'')
-				break;   /* not a string literal: no identifier from it */
+				break; /* not a string literal: no identifier from it */
 			len = strcspn(s + 1, "'");
 			if (!s[1 + len])
-				break;   /* an unclosed literal: SQLite will say so */
-			if ((pp->type == PT_TABLE || pp->type == PT_COLUMN) && m->nr_args < MAX_ARGS &&
-			    !(m->args[m->nr_args] = NULL) &&
-			    asprintf(&m->args[m->nr_args], "%s=%.*s", pp->name, (int)len, s + 1) > 0)
+				break; /* an unclosed literal: SQLite will say so */
+			if ((pp->type == PT_TABLE || pp->type == PT_COLUMN) &&
+			    m->nr_args < MAX_ARGS && !(m->args[m->nr_args] = NULL) &&
+			    asprintf(&m->args[m->nr_args], "%s=%.*s", pp->name, (int)len, s + 1) >
+				    0)
 				m->nr_args++;
 			s += len + 2;
 			s += strspn(s, " \t\n");
 		}
-		return 0;   /* the first use decides (5) */
+		return 0; /* the first use decides (5) */
 	}
 	return 0;
 }
@@ -503,14 +506,14 @@ static int register_one(sqlite3 *db, struct session *s, struct profiler *p, cons
 	m->s = s;
 	if (profilers__table_name(s, p->name, name, sizeof(name))) {
 		view_mod_free(m);
-		return SQLITE_OK;   /* shadowed under both names: `perf-sql help` says so */
+		return SQLITE_OK; /* shadowed under both names: `perf-sql help` says so */
 	}
-	if (name[0] == '"') {   /* "kvm-exit", and kvm_exit unless a table has that name */
+	if (name[0] == '"') { /* "kvm-exit", and kvm_exit unless a table has that name */
 		memmove(name, name + 1, strlen(name));
 		name[strlen(name) - 1] = '\0';
 	}
 	scan_args(m, name, sql ? sql : "");
-	if (!m->nr_args && strchr(name, '-')) {   /* or through the alias: num_dist('t', 'f') */
+	if (!m->nr_args && strchr(name, '-')) { /* or through the alias: num_dist('t', 'f') */
 		char alias[80];
 
 		snprintf(alias, sizeof(alias), "%s", name);
@@ -541,7 +544,7 @@ int profilers__register_views(sqlite3 *db, struct session *s, const char *sql, s
 		return e->code;
 	for (int i = 0; i < nr; i++) {
 		if (rc == SQLITE_OK) {
-			rc = register_one(db, s, list[i], sql);   /* takes list[i] */
+			rc = register_one(db, s, list[i], sql); /* takes list[i] */
 		} else {
 			profiler__free(list[i]);
 			free(list[i]);

@@ -14,25 +14,25 @@
 
 struct cli {
 	struct run q;
-	const char *out_path;    /* -o FILE */
-	char **workload;         /* -- CMD ARGS */
+	const char *out_path; /* -o FILE */
+	char **workload;      /* -- CMD ARGS */
 	bool repl;
-	bool record;             /* perf-sql record ... */
+	bool record; /* perf-sql record ... */
 };
 
 /* one option: --name / -s, its value's placeholder (NULL: a flag), its help, its handler */
 struct cli_option {
 	const char *name;
-	char short_name;         /* 0: long only */
-	const char *arg;         /* "D", "FILE"; NULL: takes no value */
-	const char *help;        /* may hold '\n' for more lines */
+	char short_name;  /* 0: long only */
+	const char *arg;  /* "D", "FILE"; NULL: takes no value */
+	const char *help; /* may hold '\n' for more lines */
 	void (*set)(struct cli *c, const char *name, const char *value);
 };
 
 /* one subcommand: perf-sql NAME ...; main NULL: handled by main() itself (record) */
 struct cli_subcommand {
 	const char *name;
-	const char *usage;       /* its arguments: "NAME \"SQL\" [--summary TEXT] [--force]" */
+	const char *usage; /* its arguments: "NAME \"SQL\" [--summary TEXT] [--force]" */
 	const char *help;
 	int (*main)(int argc, char **argv, struct cli *c);
 };

@@ -24,7 +24,7 @@
 struct dot_cmd {
 	const char *name;
 	int (*fn)(struct repl *r, int argc, char **argv, const char *rest);
-	int min_args, max_args;   /* after the name */
+	int min_args, max_args; /* after the name */
 	const char *args;
 	const char *help;
 };
@@ -63,7 +63,8 @@ static int cmd_help(struct repl *r, int argc, char **argv, const char *rest)
 		printf("%-28s %s\n", head, c->help);
 	}
 	if (argc == 1)
-		printf("\nQueries end with ';'. Tab completes tables, columns, functions and commands.\n");
+		printf("\nQueries end with ';'. Tab completes tables, columns, functions and "
+		       "commands.\n");
 	return 0;
 }
 
@@ -82,7 +83,8 @@ static void print_names(char **names, int nr)
 			width = (int)strlen(names[i]);
 	cols = ws.ws_col / (width + 2) > 0 ? ws.ws_col / (width + 2) : 1;
 	for (int i = 0; i < nr; i++)
-		printf("%-*s%s", width + 2, names[i], i % cols == cols - 1 || i == nr - 1 ? "\n" : "");
+		printf("%-*s%s", width + 2, names[i],
+		       i % cols == cols - 1 || i == nr - 1 ? "\n" : "");
 }
 
 static int by_name(const void *a, const void *b)
@@ -101,8 +103,8 @@ static int add_profiler_tables(struct repl *r, const char *glob, char ***names, 
 		char **more;
 
 		if (profilers__table_name(r->cat, list[i]->name, name, sizeof(name)) ||
-		    sqlite3_strglob(glob, list[i]->name) || !(more = realloc(*names,
-									(size_t)(nr + 1) * sizeof(char *))))
+		    sqlite3_strglob(glob, list[i]->name) ||
+		    !(more = realloc(*names, (size_t)(nr + 1) * sizeof(char *))))
 			continue;
 		*names = more;
 		(*names)[nr++] = strdup(name);
@@ -114,11 +116,13 @@ static int add_profiler_tables(struct repl *r, const char *glob, char ***names, 
 
 static int cmd_tables(struct repl *r, int argc, char **argv, const char *rest)
 {
-	static const char sql[] = "SELECT name FROM (SELECT name FROM perf_sql_events UNION ALL "
+	static const char sql[] =
+		"SELECT name FROM (SELECT name FROM perf_sql_events UNION ALL "
 		"SELECT 'perf_sql_events' UNION ALL SELECT 'perf_sql_stats') WHERE name GLOB ?1 "
 		"ORDER BY 1";
-	char *glob = argc < 2 ? sqlite3_mprintf("*") : strpbrk(argv[1], "*?[") ?
-		sqlite3_mprintf("%s", argv[1]) : sqlite3_mprintf("*%s*", argv[1]);
+	char *glob = argc < 2                  ? sqlite3_mprintf("*")
+		     : strpbrk(argv[1], "*?[") ? sqlite3_mprintf("%s", argv[1])
+					       : sqlite3_mprintf("*%s*", argv[1]);
 	sqlite3_stmt *st = NULL;
 	char **names = NULL;
 	int nr = 0, rc = 0;
@@ -192,7 +196,8 @@ static int cmd_duration(struct repl *r, int argc, char **argv, const char *rest)
 	long ms;
 
 	if (argc == 1) {
-		r->duration_ms ? printf("%ld ms\n", r->duration_ms) : printf("off (until Ctrl-C)\n");
+		r->duration_ms ? printf("%ld ms\n", r->duration_ms)
+			       : printf("off (until Ctrl-C)\n");
 		return 0;
 	}
 	ms = strcmp(argv[1], "off") ? parse_duration(argv[1]) : 0;
@@ -228,8 +233,9 @@ static int cmd_output(struct repl *r, int argc, char **argv, const char *rest)
 
 	if (argc == 1 || !strcmp(argv[1], "stdout")) {
 		if (argc == 1) {
-			printf("%s\n", r->q.out.f == stdout ? "stdout" : r->out_path[0] ? r->out_path :
-			       "the -o file");
+			printf("%s\n", r->q.out.f == stdout ? "stdout"
+				       : r->out_path[0]     ? r->out_path
+							    : "the -o file");
 			return 0;
 		}
 	} else if (!(f = output__open(argv[1], &e))) {
@@ -284,7 +290,8 @@ static int cmd_freq(struct repl *r, int argc, char **argv, const char *rest)
 	}
 	r->freq_hz = hz;
 	printf("sampling at %ld Hz: applies to PMU tables (cpu_clock, cycles, ...); tracepoint "
-	       "tables record every event\n", hz);
+	       "tables record every event\n",
+	       hz);
 	return 0;
 }
 
@@ -304,7 +311,7 @@ static int cmd_run(struct repl *r, int argc, char **argv, const char *rest)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	rc = repl__run_sql(r, sql, params, nr, false);   /* it keeps its own copies */
+	rc = repl__run_sql(r, sql, params, nr, false); /* it keeps its own copies */
 out:
 	sqlite3_free(sql);
 	profiler__free(p);

@@ -27,7 +27,7 @@ struct cands {
 	size_t len;
 };
 
-static struct repl *cr;            /* readline's completion hooks take no context pointer */
+static struct repl *cr; /* readline's completion hooks take no context pointer */
 static struct cands found;
 
 static void add(struct cands *c, const char *s, bool lower)
@@ -73,7 +73,7 @@ static void add_tables(struct cands *c, bool quoted)
 		if (ev->short_unique)
 			add(c, ev->name, false);
 		if (quoted || !ev->short_unique)
-			add(c, ev->full, false);   /* system:event needs "quotes" in SQL */
+			add(c, ev->full, false); /* system:event needs "quotes" in SQL */
 	}
 	add(c, "perf_sql_events", false);
 	add(c, "perf_sql_stats", false);
@@ -101,9 +101,11 @@ static void add_keywords(struct cands *c)
 static void add_functions(struct cands *c)
 {
 	static const char *const builtin[] = {
-		"abs", "avg", "coalesce", "count", "group_concat", "hex", "ifnull", "iif", "instr",
-		"length", "lower", "max", "min", "printf", "round", "substr", "sum", "total",
-		"trim", "typeof", "upper", "datetime", "strftime", "json_object", "json_group_array",
+		"abs",    "avg",      "coalesce", "count",       "group_concat",
+		"hex",    "ifnull",   "iif",      "instr",       "length",
+		"lower",  "max",      "min",      "printf",      "round",
+		"substr", "sum",      "total",    "trim",        "typeof",
+		"upper",  "datetime", "strftime", "json_object", "json_group_array",
 	};
 	const struct sql_func *f;
 	int nr = 0;
@@ -124,10 +126,11 @@ static void add_columns(struct cands *c, const char *text)
 	if (!cr->db || !cat ||
 	    sqlite3_prepare_v2(cr->db, "SELECT name FROM pragma_table_xinfo(?)", -1, &st, NULL))
 		return;
-	for (const char *p = text; *p; ) {
+	for (const char *p = text; *p;) {
 		bool quoted = *p == '"';
-		size_t n = quoted ? strcspn(p + 1, "\"") : strspn(p, "abcdefghijklmnopqrstuvwxyz"
-			"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:");
+		size_t n = quoted ? strcspn(p + 1, "\"")
+				  : strspn(p, "abcdefghijklmnopqrstuvwxyz"
+					      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:");
 		const char *name = p + quoted;
 
 		if (!n) {
@@ -162,10 +165,18 @@ static void add_profilers(struct cands *c)
 /* arguments of a dot command: line holds ".cmd ..." */
 static void add_command_args(struct cands *c, const char *line)
 {
-	static const struct { const char *cmd; const char *words[4]; } fixed[] = {
-		{ "mode", { "table", "csv", "json" } }, { "timer", { "on", "off" } },
-		{ "stats", { "on", "off" } }, { "interval", { "off" } }, { "duration", { "off" } },
-		{ "cpu", { "all" } }, { "pid", { "all" } }, { "output", { "stdout" } },
+	static const struct {
+		const char *cmd;
+		const char *words[4];
+	} fixed[] = {
+		{ "mode", { "table", "csv", "json" } },
+		{ "timer", { "on", "off" } },
+		{ "stats", { "on", "off" } },
+		{ "interval", { "off" } },
+		{ "duration", { "off" } },
+		{ "cpu", { "all" } },
+		{ "pid", { "all" } },
+		{ "output", { "stdout" } },
 	};
 	size_t n = strcspn(line + 1, " \t");
 
@@ -237,7 +248,7 @@ static char *next_match(const char *text, int state)
 
 static char **complete(const char *text, int start, int end)
 {
-	rl_attempted_completion_over = 1;   /* no file names unless asked for below */
+	rl_attempted_completion_over = 1; /* no file names unless asked for below */
 	for (int i = found.next; i < found.n; i++)
 		free(found.v[i]);
 	found.n = found.next = 0;

@@ -28,15 +28,12 @@ struct node {
 
 struct flame {
 	struct node root;
-	char *folded;           /* FILE.folded contents */
+	char *folded; /* FILE.folded contents */
 	size_t len, cap;
 	int depth;
 };
 
-bool flame__empty(const struct flame *f)
-{
-	return !f->len;
-}
+bool flame__empty(const struct flame *f) { return !f->len; }
 
 struct flame *flame__new(void)
 {
@@ -121,7 +118,7 @@ static int add_line(struct flame *f, const char *line, size_t len)
 	while (sp > line && sp[-1] != ' ')
 		sp--;
 	if (sp == line || (count = atoll(sp)) <= 0)
-		return 0;   /* not a folded line */
+		return 0; /* not a folded line */
 	n->count += count;
 	for (const char *p = line; p < sp - 1;) {
 		const char *end = memchr(p, ';', (size_t)(sp - 1 - p));
@@ -194,8 +191,9 @@ static void draw(FILE *o, const struct node *n, double x, int depth, long long t
 		return;
 	fprintf(o, "<g class=\"f\"><title>");
 	xml_text(o, n->name);
-	fprintf(o, " (%lld samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
-		   "height=\"%d\" fill=\"rgb(%u,%u,%u)\"/><text x=\"%.2f\" y=\"%d\">",
+	fprintf(o,
+		" (%lld samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
+		"height=\"%d\" fill=\"rgb(%u,%u,%u)\"/><text x=\"%.2f\" y=\"%d\">",
 		n->count, 100.0 * (double)n->count / (double)total, x,
 		height - (depth + 1) * FG_ROW, w, FG_ROW - 1, 205 + h % 50, 80 + (h >> 8) % 140,
 		(h >> 16) % 55, x + 3, height - depth * FG_ROW - 5);
@@ -227,7 +225,8 @@ static const char fg_script[] =
 	" var nx=(r.dataset.x-x)*W/w,nw=r.dataset.w*W/w;\n"
 	" r.setAttribute('x',nx);r.setAttribute('width',Math.max(nw,0));t.setAttribute('x',nx+3);\n"
 	" g.style.display=(nx+nw<0||nx>W)?'none':'';\n"
-	" t.textContent=nw<30?'':t.textContent||g.querySelector('title').textContent.split(' (')[0];\n"
+	" t.textContent=nw<30?'':t.textContent||g.querySelector('title').textContent.split(' "
+	"(')[0];\n"
 	" var full=g.querySelector('title').textContent.split(' (')[0];\n"
 	" t.textContent=nw<30?'':full.slice(0,Math.floor(nw/7));});}\n"
 	"svg.addEventListener('click',function(e){var g=e.target.closest('g.f');\n"
@@ -241,12 +240,14 @@ static int write_svg(struct flame *f, FILE *o, const char *title)
 {
 	int height = (f->depth + 1) * FG_ROW + 40;
 
-	fprintf(o, "<?xml version=\"1.0\" standalone=\"no\"?>\n<svg version=\"1.1\" width=\"%d\" "
-		   "height=\"%d\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n"
-		   "<style>text{font:12px monospace;pointer-events:none}g.f:hover rect"
-		   "{stroke:#000;stroke-width:.5}</style>\n<rect width=\"100%%\" height=\"100%%\" "
-		   "fill=\"#f8f8f8\"/>\n<text x=\"600\" y=\"20\" text-anchor=\"middle\" "
-		   "style=\"font-size:16px\">", (int)FG_W, height, (int)FG_W, height);
+	fprintf(o,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n<svg version=\"1.1\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<style>text{font:12px monospace;pointer-events:none}g.f:hover rect"
+		"{stroke:#000;stroke-width:.5}</style>\n<rect width=\"100%%\" height=\"100%%\" "
+		"fill=\"#f8f8f8\"/>\n<text x=\"600\" y=\"20\" text-anchor=\"middle\" "
+		"style=\"font-size:16px\">",
+		(int)FG_W, height, (int)FG_W, height);
 	xml_text(o, title);
 	fputs("</text>\n", o);
 	if (f->root.count)

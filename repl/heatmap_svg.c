@@ -42,10 +42,12 @@ static int draw(FILE *o, const struct heatmap_view *v, const char *title)
 		for (int b = v->bmin; b <= v->bmax; b++)
 			if (heatmap_view__count(v, s, b) > max)
 				max = heatmap_view__count(v, s, b);
-	fprintf(o, "<?xml version=\"1.0\" standalone=\"no\"?>\n<svg version=\"1.1\" width=\"%d\" "
-		   "height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\">\n<style>text{font:11px "
-		   "monospace}</style>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
-		   "<text x=\"10\" y=\"18\">", w, h);
+	fprintf(o,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n<svg version=\"1.1\" width=\"%d\" "
+		"height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\">\n<style>text{font:11px "
+		"monospace}</style>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
+		"<text x=\"10\" y=\"18\">",
+		w, h);
 	for (const char *p = title; *p; p++)
 		fputs(*p == '<' ? "&lt;" : *p == '&' ? "&amp;" : (char[2]){ *p, 0 }, o);
 	fputs("</text>\n", o);
@@ -60,14 +62,18 @@ static int draw(FILE *o, const struct heatmap_view *v, const char *title)
 
 			if (!n)
 				continue;
-			fprintf(o, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"13\" fill=\"rgb(255,%d,%d)\">"
-				   "<title>slot %u (+%.3f s), [%s, 2x): %llu</title></rect>\n",
+			fprintf(o,
+				"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"13\" "
+				"fill=\"rgb(255,%d,%d)\">"
+				"<title>slot %u (+%.3f s), [%s, 2x): %llu</title></rect>\n",
 				70 + (int)s * cw, y, cw, shade, shade / 2, s,
 				(double)s * (double)v->slot_ns / 1e9, label, (unsigned long long)n);
 		}
 	}
-	fprintf(o, "<text x=\"70\" y=\"%d\">time: %u slots of %.3f s; value buckets are log2</text>\n"
-		   "</svg>\n", h - 10, v->nr_slots, (double)v->slot_ns / 1e9);
+	fprintf(o,
+		"<text x=\"70\" y=\"%d\">time: %u slots of %.3f s; value buckets are log2</text>\n"
+		"</svg>\n",
+		h - 10, v->nr_slots, (double)v->slot_ns / 1e9);
 	return ferror(o) ? -EIO : 0;
 }
 
@@ -83,8 +89,7 @@ static int put_heatmap(FILE *o, void *ctx)
 	return draw(o, &h->v, h->title);
 }
 
-int heatmap_svg__save(const void *blob, int len, const char *path, const char *title,
-		      struct err *e)
+int heatmap_svg__save(const void *blob, int len, const char *path, const char *title, struct err *e)
 {
 	struct heatmap_out h = { .title = title };
 

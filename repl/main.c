@@ -18,10 +18,7 @@
 #include "repl/repl.h"
 #include "repl/subcommands.h"
 
-static void on_signal(int sig)
-{
-	session_stop = 1;
-}
+static void on_signal(int sig) { session_stop = 1; }
 
 static void install_signals(void)
 {
@@ -30,7 +27,7 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);   /* a closed pipe shows as EPIPE: stop quietly */
+	signal(SIGPIPE, SIG_IGN); /* a closed pipe shows as EPIPE: stop quietly */
 }
 
 /* record: -o is the capture; TABLE[,TABLE...] means every column of each */
@@ -52,8 +49,8 @@ static void record_args(struct cli *c, int argc, char **argv)
 		while (*p && off < sizeof(sql) - 256) {
 			size_t n = strcspn(p, ",");
 
-			off += (size_t)snprintf(sql + off, sizeof(sql) - off, "SELECT * FROM \"%.*s\";",
-						(int)n, p);
+			off += (size_t)snprintf(sql + off, sizeof(sql) - off,
+						"SELECT * FROM \"%.*s\";", (int)n, p);
 			p += n + (p[n] == ',');
 		}
 		q->sql = sql;

@@ -41,10 +41,7 @@ static void put_n(FILE *f, const char *s, size_t n, bool code)
 	}
 }
 
-static void put(FILE *f, const char *s, bool code)
-{
-	put_n(f, s, strlen(s), code);
-}
+static void put(FILE *f, const char *s, bool code) { put_n(f, s, strlen(s), code); }
 
 /* a paragraph of text lines (roff fills them) */
 static void para(FILE *f, const char *s)
@@ -99,32 +96,45 @@ static void subcommand_entry(FILE *f, const struct cli_subcommand *sc)
 }
 
 static const char description[] =
-"perf-sql is a SQL-first Linux event query engine: every kernel event stream is a SQL table.\n"
-"Each tracepoint, the perf software, hardware and cache events, uprobes, USDT probes and\n"
-"hardware breakpoints are tables; the tables a query names, the columns it reads and its WHERE\n"
-"decide what perf-sql opens in the kernel, what it collects and what the kernel filters out.\n"
-"perf-sql prepares the SQL (one or more statements separated by ';'), opens the events they\n"
-"read, collects until Ctrl-C, the end of -d, or the end of CMD, then runs the statements over\n"
-"what it collected and prints the results. With -i, it prints one result per window.\n";
+	"perf-sql is a SQL-first Linux event query engine: every kernel event stream is a SQL "
+	"table.\n"
+	"Each tracepoint, the perf software, hardware and cache events, uprobes, USDT probes and\n"
+	"hardware breakpoints are tables; the tables a query names, the columns it reads and its "
+	"WHERE\n"
+	"decide what perf-sql opens in the kernel, what it collects and what the kernel filters "
+	"out.\n"
+	"perf-sql prepares the SQL (one or more statements separated by ';'), opens the events "
+	"they\n"
+	"read, collects until Ctrl-C, the end of -d, or the end of CMD, then runs the statements "
+	"over\n"
+	"what it collected and prints the results. With -i, it prints one result per window.\n";
 
-static const char status_text[] =
-"While collecting, when stderr is a terminal, one status line is redrawn there at most five\n"
-"times a second: the time elapsed (and the duration of -d), the events received and lost so\n"
-"far, the window count with -i, and that Ctrl-C stops. It is erased before results print and\n"
-"never written to stdout, -o FILE or a pipe; -q turns it off.\n";
+static const char status_text[] = "While collecting, when stderr is a terminal, one status line is "
+				  "redrawn there at most five\n"
+				  "times a second: the time elapsed (and the duration of -d), the "
+				  "events received and lost so\n"
+				  "far, the window count with -i, and that Ctrl-C stops. It is "
+				  "erased before results print and\n"
+				  "never written to stdout, -o FILE or a pipe; -q turns it off.\n";
 
 static const char tables_text[] =
-"Every tracepoint is a table, named by its event (sched_switch) or system:event in double\n"
-"quotes (\"sched:sched_switch\"). Its columns are _time (the perf clock, ns since boot),\n"
-"_cpu, _pid, _tid, _comm and _period (aliases time, cpu, pid, tid, comm where no field has\n"
-"the name), then the event's own fields. PMU tables: cpu_clock, task_clock, page_faults,\n"
-"context_switches, cycles, instructions, cache tables and sysfs PMU events, with ip and addr;\n"
-"a sampling rate is a table argument: cpu_clock(999). Every table has a hidden stack column,\n"
-"read with stack_text() or folded_stack(). counters is perf stat as a table; pairs(START,\n"
-"KEY, END, KEY) pairs start and end events into latencies; perf_sql_events is the catalog\n"
-"of events and their fields; perf_sql_stats has the events received and lost per table and\n"
-"CPU. Every profiler is a table too (perf-sql-profilers(7)). --uprobe, --uretprobe, --usdt\n"
-"and --breakpoint add tables of their own. perf-sql --schema TABLE prints a table's columns.\n";
+	"Every tracepoint is a table, named by its event (sched_switch) or system:event in double\n"
+	"quotes (\"sched:sched_switch\"). Its columns are _time (the perf clock, ns since boot),\n"
+	"_cpu, _pid, _tid, _comm and _period (aliases time, cpu, pid, tid, comm where no field "
+	"has\n"
+	"the name), then the event's own fields. PMU tables: cpu_clock, task_clock, page_faults,\n"
+	"context_switches, cycles, instructions, cache tables and sysfs PMU events, with ip and "
+	"addr;\n"
+	"a sampling rate is a table argument: cpu_clock(999). Every table has a hidden stack "
+	"column,\n"
+	"read with stack_text() or folded_stack(). counters is perf stat as a table; pairs(START,\n"
+	"KEY, END, KEY) pairs start and end events into latencies; perf_sql_events is the catalog\n"
+	"of events and their fields; perf_sql_stats has the events received and lost per table "
+	"and\n"
+	"CPU. Every profiler is a table too (perf-sql-profilers(7)). --uprobe, --uretprobe, "
+	"--usdt\n"
+	"and --breakpoint add tables of their own. perf-sql --schema TABLE prints a table's "
+	"columns.\n";
 
 static void functions(FILE *f)
 {
@@ -133,7 +143,7 @@ static void functions(FILE *f)
 
 	for (int i = 0; i < nr; i++) {
 		if (i && !strcmp(fn[i].name, fn[i - 1].name))
-			continue;   /* one entry per name: the first row's usage covers the others */
+			continue; /* one entry per name: the first row's usage covers the others */
 		fputs(".TP\n\\fB", f);
 		put(f, fn[i].usage, true);
 		fprintf(f, "\\fR%s\n", fn[i].step ? " (aggregate)" : "");
@@ -152,7 +162,7 @@ static void examples(FILE *f)
 
 		s += strspn(s, " ");
 		n = strcspn(s, "\n");
-		fputs(strncmp(s, "perf-sql", 8) ? "    " : "", f);   /* a continued command */
+		fputs(strncmp(s, "perf-sql", 8) ? "    " : "", f); /* a continued command */
 		put_n(f, s, n, true);
 		fputc('\n', f);
 		s += n + (s[n] == '\n');
@@ -162,11 +172,15 @@ static void examples(FILE *f)
 
 static void exit_status(FILE *f)
 {
-	static const struct { int code; const char *what; } codes[] = {
+	static const struct {
+		int code;
+		const char *what;
+	} codes[] = {
 		{ 0, "success" },
 		{ EXIT_ERR, "a runtime error: SQL, an event that would not open, a workload that "
 			    "could not start, a failed write" },
-		{ EXIT_USAGE, "bad usage: an unknown option, a bad value, SQL that does not prepare" },
+		{ EXIT_USAGE,
+		  "bad usage: an unknown option, a bad value, SQL that does not prepare" },
 		{ EXIT_PRIV, "not enough privilege to open the events (run as root, or lower "
 			     "kernel.perf_event_paranoid); the skip code of test suites" },
 	};
@@ -176,19 +190,20 @@ static void exit_status(FILE *f)
 }
 
 static const char files_text[] =
-".TP\n"
-"\\fI/etc/perf\\-sql/profilers/NAME.sql\\fR\n"
-"System-wide saved profilers, read only (PERF_SQL_SYSTEM_PROFILERS overrides the directory).\n"
-".TP\n"
-"\\fI$XDG_CONFIG_HOME/perf\\-sql/profilers/NAME.sql\\fR\n"
-"The user's saved profilers (perf-sql save, .save in the REPL); ~/.config when\n"
-"XDG_CONFIG_HOME is not set. They shadow built-in and system ones of the same name.\n"
-".TP\n"
-"\\fI$XDG_STATE_HOME/perf\\-sql/history\\fR\n"
-"The REPL's history; ~/.local/state when XDG_STATE_HOME is not set.\n"
-".TP\n"
-"\\fI/sys/kernel/tracing\\fR\n"
-"tracefs: the tracepoints and their formats (mounted by perf-sql when it is not).\n";
+	".TP\n"
+	"\\fI/etc/perf\\-sql/profilers/NAME.sql\\fR\n"
+	"System-wide saved profilers, read only (PERF_SQL_SYSTEM_PROFILERS overrides the "
+	"directory).\n"
+	".TP\n"
+	"\\fI$XDG_CONFIG_HOME/perf\\-sql/profilers/NAME.sql\\fR\n"
+	"The user's saved profilers (perf-sql save, .save in the REPL); ~/.config when\n"
+	"XDG_CONFIG_HOME is not set. They shadow built-in and system ones of the same name.\n"
+	".TP\n"
+	"\\fI$XDG_STATE_HOME/perf\\-sql/history\\fR\n"
+	"The REPL's history; ~/.local/state when XDG_STATE_HOME is not set.\n"
+	".TP\n"
+	"\\fI/sys/kernel/tracing\\fR\n"
+	"tracefs: the tracepoints and their formats (mounted by perf-sql when it is not).\n";
 
 static void page_perf_sql(FILE *f)
 {
@@ -201,7 +216,8 @@ static void page_perf_sql(FILE *f)
 	      "\\fBperf\\-sql\\fR \\fB\\-r\\fR \\fIFILE\\fR [\\fIOPTIONS\\fR] \\fI\"SQL\"\\fR\n"
 	      "\\fBperf\\-sql\\fR [\\fIOPTIONS\\fR] [\\fB\\-\\-repl\\fR]\n"
 	      "\\fBperf\\-sql\\fR \\fINAME\\fR [\\fIPARAM\\fR=\\fIVALUE\\fR...] [\\fIOPTIONS\\fR] "
-	      "[\\fB\\-\\-\\fR \\fICMD\\fR [\\fIARGS\\fR...]]\n", f);
+	      "[\\fB\\-\\-\\fR \\fICMD\\fR [\\fIARGS\\fR...]]\n",
+	      f);
 	for (int i = 0; (sc = subcommands__nth(i)); i++) {
 		fputs("\\fBperf\\-sql ", f);
 		put(f, sc->name, true);
@@ -211,7 +227,8 @@ static void page_perf_sql(FILE *f)
 	}
 	fputs(".fi\n.SH DESCRIPTION\n", f);
 	put(f, description, false);
-	para(f, "Without SQL, or with --repl, perf-sql is an interactive shell; it reads statements "
+	para(f,
+	     "Without SQL, or with --repl, perf-sql is an interactive shell; it reads statements "
 	     "from stdin when stdin is not a terminal.");
 	para(f, status_text);
 	fputs(".SH OPTIONS\n", f);
@@ -221,7 +238,8 @@ static void page_perf_sql(FILE *f)
 	for (int i = 0; (sc = subcommands__nth(i)); i++)
 		subcommand_entry(f, sc);
 	fputs(".TP\n\\fBperf\\-sql\\fR \\fINAME\\fR [\\fIPARAM\\fR=\\fIVALUE\\fR...]\n"
-	      "run the profiler NAME, with any option above (perf-sql-profilers(7))\n", f);
+	      "run the profiler NAME, with any option above (perf-sql-profilers(7))\n",
+	      f);
 	fputs(".SH TABLES\n", f);
 	put(f, tables_text, false);
 	fputs(".SH FUNCTIONS\nBesides SQLite's own:\n", f);
@@ -232,35 +250,46 @@ static void page_perf_sql(FILE *f)
 	      "\\fBHOME\\fR\nwhere saved profilers and the REPL's history are (FILES)\n"
 	      ".TP\n\\fBPERF_SQL_SYSTEM_PROFILERS\\fR\n"
 	      "the system directory of saved profilers instead of /etc/perf\\-sql/profilers\n"
-	      ".SH FILES\n", f);
+	      ".SH FILES\n",
+	      f);
 	fputs(files_text, f);
 	fputs(".SH EXAMPLES\n", f);
 	examples(f);
 	fputs(".SH SEE ALSO\n\\fBperf\\-sql\\-profilers\\fR(7), \\fBperf\\fR(1), "
-	      "\\fBsqlite3\\fR(1); the Markdown documents in share/doc/perf\\-sql\n", f);
+	      "\\fBsqlite3\\fR(1); the Markdown documents in share/doc/perf\\-sql\n",
+	      f);
 }
 
 static const char profilers_text[] =
-"A profiler is an annotated SQL file: a header of comment lines (its summary, what it needs,\n"
-"its parameters with their types and defaults, examples) and one or more statements. The\n"
-"built-in ones below are embedded in perf-sql; perf-sql list shows them with the saved ones,\n"
-"perf-sql help NAME shows one with its SQL. A profiler run takes every option a query takes\n"
-"(-d, -i, -f, -o, -p, -C, -- CMD, ...). Parameters are given as PARAM=VALUE anywhere before\n"
-"--; absent ones take their defaults.\n";
+	"A profiler is an annotated SQL file: a header of comment lines (its summary, what it "
+	"needs,\n"
+	"its parameters with their types and defaults, examples) and one or more statements. The\n"
+	"built-in ones below are embedded in perf-sql; perf-sql list shows them with the saved "
+	"ones,\n"
+	"perf-sql help NAME shows one with its SQL. A profiler run takes every option a query "
+	"takes\n"
+	"(-d, -i, -f, -o, -p, -C, -- CMD, ...). Parameters are given as PARAM=VALUE anywhere "
+	"before\n"
+	"--; absent ones take their defaults.\n";
 
-static const char tables_of_profilers[] =
-"Every profiler is also a table: its parameters are the table-valued function's arguments, in\n"
-"the order of its usage line, or hidden columns set in WHERE (a parameter named as a result\n"
-"column is _NAME). A name with '-' is quoted in SQL (\"page-faults\"). A tracepoint or PMU\n"
-"table of the same name wins; perf-sql help NAME says what the profiler is called as a table\n"
-"on this machine.\n";
+static const char tables_of_profilers[] = "Every profiler is also a table: its parameters are the "
+					  "table-valued function's arguments, in\n"
+					  "the order of its usage line, or hidden columns set in "
+					  "WHERE (a parameter named as a result\n"
+					  "column is _NAME). A name with '-' is quoted in SQL "
+					  "(\"page-faults\"). A tracepoint or PMU\n"
+					  "table of the same name wins; perf-sql help NAME says "
+					  "what the profiler is called as a table\n"
+					  "on this machine.\n";
 
 static const char saved_text[] =
-"perf-sql save NAME \"SQL\" [--summary TEXT] saves a query as a profiler in\n"
-"$XDG_CONFIG_HOME/perf-sql/profilers/NAME.sql (~/.config when it is not set), and\n"
-"perf-sql delete NAME removes it; a saved profiler of a built-in's name shadows it (--force).\n"
-"Profilers in /etc/perf-sql/profilers are for every user and read only. A :NAME in the SQL of\n"
-"a saved query is a parameter: perf-sql NAME NAME=VALUE.\n";
+	"perf-sql save NAME \"SQL\" [--summary TEXT] saves a query as a profiler in\n"
+	"$XDG_CONFIG_HOME/perf-sql/profilers/NAME.sql (~/.config when it is not set), and\n"
+	"perf-sql delete NAME removes it; a saved profiler of a built-in's name shadows it "
+	"(--force).\n"
+	"Profilers in /etc/perf-sql/profilers are for every user and read only. A :NAME in the SQL "
+	"of\n"
+	"a saved query is a parameter: perf-sql NAME NAME=VALUE.\n";
 
 static void profiler_entry(FILE *f, const struct profiler *p)
 {
@@ -292,7 +321,8 @@ static void profiler_entry(FILE *f, const struct profiler *p)
 	for (int i = 0; i < p->nr_params; i++) {
 		const struct prof_param *pp = &p->params[i];
 
-		fprintf(f, ".TP\n\\fB%s\\fR=\\fI%s\\fR (default ", pp->name, param_type__name(pp->type));
+		fprintf(f, ".TP\n\\fB%s\\fR=\\fI%s\\fR (default ", pp->name,
+			param_type__name(pp->type));
 		put(f, pp->def, true);
 		fputs(")\n", f);
 		put(f, pp->help, false);
@@ -327,7 +357,8 @@ static int page_profilers(FILE *f, struct err *e)
 	      "\\fBperf\\-sql\\fR \\fINAME\\fR [\\fIPARAM\\fR=\\fIVALUE\\fR...] [\\fIOPTIONS\\fR] "
 	      "[\\fB\\-\\-\\fR \\fICMD\\fR [\\fIARGS\\fR...]]\n"
 	      "\\fBperf\\-sql\\fR \\fI\"select ... from NAME(ARGS) ...\"\\fR\n.fi\n"
-	      ".SH DESCRIPTION\n", f);
+	      ".SH DESCRIPTION\n",
+	      f);
 	put(f, profilers_text, false);
 	para(f, tables_of_profilers);
 	fputs(".SH PARAMETER TYPES\n", f);
@@ -347,7 +378,9 @@ static int page_profilers(FILE *f, struct err *e)
 
 int man__write(FILE *f, const char *page, struct err *e)
 {
-	static const struct { const char *name, *section, *title; } pages[] = {
+	static const struct {
+		const char *name, *section, *title;
+	} pages[] = {
 		{ "perf-sql", "1", "User Commands" },
 		{ "perf-sql-profilers", "7", "perf-sql Manual" },
 	};
@@ -355,9 +388,11 @@ int man__write(FILE *f, const char *page, struct err *e)
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
 		if (strcmp(page, pages[i].name))
 			continue;
-		fprintf(f, ".\\\" generated by perf-sql --help-man %s (scripts/gen-man.sh): do not "
-			"edit\n.TH ", page);
-		for (const char *c = page; *c; c++)   /* PERF\-SQL */
+		fprintf(f,
+			".\\\" generated by perf-sql --help-man %s (scripts/gen-man.sh): do not "
+			"edit\n.TH ",
+			page);
+		for (const char *c = page; *c; c++) /* PERF\-SQL */
 			if (*c == '-')
 				fputs("\\-", f);
 			else

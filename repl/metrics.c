@@ -23,9 +23,16 @@
 
 /* perf-sql's own metrics: a family or column may not take these names */
 static const char *const health_names[] = {
-	"perf_sql_windows", "perf_sql_window_duration_seconds", "perf_sql_last_window_timestamp_seconds",
-	"perf_sql_query_duration_seconds", "perf_sql_query_errors", "perf_sql_events_received",
-	"perf_sql_events_lost", "perf_sql_series", "perf_sql_max_series", "perf_sql_dropped_series",
+	"perf_sql_windows",
+	"perf_sql_window_duration_seconds",
+	"perf_sql_last_window_timestamp_seconds",
+	"perf_sql_query_duration_seconds",
+	"perf_sql_query_errors",
+	"perf_sql_events_received",
+	"perf_sql_events_lost",
+	"perf_sql_series",
+	"perf_sql_max_series",
+	"perf_sql_dropped_series",
 };
 
 static double now_unix(void)
@@ -183,7 +190,7 @@ int metrics__statement(struct metrics *m, int family, sqlite3_stmt *st, const ch
 	unsigned char *counts = calloc((size_t)nr + 1, 1);
 
 	if (ms)
-		m->st = ms;   /* first: a failed calloc below must not leave it at freed memory */
+		m->st = ms; /* first: a failed calloc below must not leave it at freed memory */
 	if (!ms || !counts) {
 		free(counts);
 		return -ENOMEM;
@@ -226,15 +233,9 @@ int metrics__statement(struct metrics *m, int family, sqlite3_stmt *st, const ch
 	return 0;
 }
 
-int metrics__nr_statements(const struct metrics *m)
-{
-	return m->nr_st;
-}
+int metrics__nr_statements(const struct metrics *m) { return m->nr_st; }
 
-long metrics__nr_series(const struct metrics *m)
-{
-	return m->nr_series;
-}
+long metrics__nr_series(const struct metrics *m) { return m->nr_series; }
 
 /* ------------------------------------------------------------------ the series table */
 
@@ -330,7 +331,7 @@ static int hacc_add(struct hacc *h, const void *blob, int len)
 		hist_view__range(&v, i, &lo, &hi, &has_lo, &has_hi);
 		if (!has_hi)
 			hi = INT64_MAX;
-		for (b = h->nr; a < b;) {   /* the first bucket with le >= hi */
+		for (b = h->nr; a < b;) { /* the first bucket with le >= hi */
 			uint32_t mid = (a + b) / 2;
 
 			if (h->le[mid] < hi)
@@ -367,7 +368,8 @@ static int hacc_add(struct hacc *h, const void *blob, int len)
 static bool stmt_cumulative(const struct mstmt *ms)
 {
 	for (int i = 0; i < ms->nr_cols; i++)
-		if (ms->cols[i].kind == COL_HIST || (ms->cols[i].kind == COL_NUMBER && ms->cols[i].counts))
+		if (ms->cols[i].kind == COL_HIST ||
+		    (ms->cols[i].kind == COL_NUMBER && ms->cols[i].counts))
 			return true;
 	return false;
 }
@@ -406,7 +408,8 @@ static enum col_kind kind_of(sqlite3_stmt *st, int i, int type)
 		return COL_LABEL;
 	if (type == SQLITE_INTEGER || type == SQLITE_FLOAT)
 		return COL_NUMBER;
-	return hist_is(sqlite3_column_blob(st, i), sqlite3_column_bytes(st, i)) ? COL_HIST : COL_SKIP;
+	return hist_is(sqlite3_column_blob(st, i), sqlite3_column_bytes(st, i)) ? COL_HIST
+										: COL_SKIP;
 }
 
 /* one value of a row into its cell (or its label into lb); -ENOMEM */
@@ -463,7 +466,7 @@ static int stage_row(struct mstmt *ms, sqlite3_stmt *st)
 	for (int i = 0; i < ms->nr_cols && !ret; i++)
 		ret = stage_cell(&ms->cols[i], st, i, &r->cells[i], &lb);
 	r->labels = lb.p;
-	ms->nr_stage++;   /* stage_clear() frees it, whole or not */
+	ms->nr_stage++; /* stage_clear() frees it, whole or not */
 	return ret ? ret : lb.oom ? -ENOMEM : 0;
 }
 

@@ -52,27 +52,27 @@ enum metrics_format { METRICS_TEXT, METRICS_OPENMETRICS };
 
 /* perf-sql's own health, exported with every rendering */
 struct metrics_table {
-	const char *name;          /* "syscalls:sys_enter_write" */
-	uint64_t received, lost;   /* since the start */
+	const char *name;        /* "syscalls:sys_enter_write" */
+	uint64_t received, lost; /* since the start */
 };
 
 struct metrics_health {
-	uint64_t windows;          /* windows completed */
-	double window_seconds;     /* the last window's length */
-	double window_end;         /* its end, Unix seconds (0: no window yet) */
+	uint64_t windows;      /* windows completed */
+	double window_seconds; /* the last window's length */
+	double window_end;     /* its end, Unix seconds (0: no window yet) */
 	const struct metrics_table *tables;
 	int nr_tables;
 	uint64_t rss_bytes;
-	double cpu_seconds;        /* user + system */
+	double cpu_seconds; /* user + system */
 	int open_fds;
-	double start_time;         /* Unix seconds */
+	double start_time; /* Unix seconds */
 };
 
 /* a growable text buffer */
 struct mbuf {
 	char *p;
 	size_t len, cap;
-	int oom;                   /* an append failed: the text is incomplete */
+	int oom; /* an append failed: the text is incomplete */
 };
 
 void mbuf__printf(struct mbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

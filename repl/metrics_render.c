@@ -36,7 +36,8 @@ static void sample(struct mbuf *b, const char *base, const char *suffix, const c
 	metrics__format_value(v, num, sizeof(num));
 	mbuf__printf(b, "%s%s", base, suffix);
 	if (labels[0] || extra)
-		mbuf__printf(b, "{%s%s%s}", labels, labels[0] && extra ? "," : "", extra ? extra : "");
+		mbuf__printf(b, "{%s%s%s}", labels, labels[0] && extra ? "," : "",
+			     extra ? extra : "");
 	mbuf__printf(b, " %s\n", num);
 }
 
@@ -95,14 +96,16 @@ static void render_column(struct mbuf *b, enum metrics_format fmt, const struct 
 		head(b, fmt, name, "gauge", help, more);
 		for (long r = 0; r < ms->nr_series; r++)
 			if (ms->series[r]->v[i].seen == m->window)
-				sample(b, name, "", ms->series[r]->labels, NULL, ms->series[r]->v[i].gauge);
+				sample(b, name, "", ms->series[r]->labels, NULL,
+				       ms->series[r]->v[i].gauge);
 	}
 	if (!c->counts || !ms->nr_series)
 		return;
 	snprintf(more, sizeof(more), " (column %s, summed over windows)", c->col);
 	head(b, fmt, c->name, "counter", help, more);
 	for (long r = 0; r < ms->nr_series; r++) {
-		sample(b, c->name, "_total", ms->series[r]->labels, NULL, ms->series[r]->v[i].total);
+		sample(b, c->name, "_total", ms->series[r]->labels, NULL,
+		       ms->series[r]->v[i].total);
 		if (fmt == METRICS_OPENMETRICS)
 			sample(b, c->name, "_created", ms->series[r]->labels, NULL,
 			       ms->series[r]->created);
@@ -125,15 +128,17 @@ static void render_tables(struct mbuf *b, enum metrics_format fmt, const struct 
 	for (int lost = 0; lost < 2 && h->nr_tables; lost++) {
 		const char *base = lost ? "perf_sql_events_lost" : "perf_sql_events_received";
 
-		head(b, fmt, base, "counter", lost ? "events the kernel counted that perf-sql did not "
-		     "receive, or refused past --max-memory, per table" : "events received per table",
+		head(b, fmt, base, "counter",
+		     lost ? "events the kernel counted that perf-sql did not "
+			    "receive, or refused past --max-memory, per table"
+			  : "events received per table",
 		     "");
 		for (int t = 0; t < h->nr_tables; t++) {
 			l.len = 0;
 			metrics__escape(&l, h->tables[t].name, strlen(h->tables[t].name), true);
 			snprintf(label, sizeof(label), "table=\"%s\"", l.p ? l.p : "");
-			sample(b, base, "_total", "", label, (double)(lost ? h->tables[t].lost :
-								      h->tables[t].received));
+			sample(b, base, "_total", "", label,
+			       (double)(lost ? h->tables[t].lost : h->tables[t].received));
 		}
 	}
 	mbuf__free(&l);
@@ -152,9 +157,11 @@ static void render_health(struct mbuf *b, enum metrics_format fmt, const struct 
 	for (int e = 0; e < 2 && m->nr_fam; e++) {
 		const char *base = e ? "perf_sql_query_errors" : "perf_sql_query_duration_seconds";
 
-		head(b, fmt, base, e ? "counter" : "gauge", e ? "windows whose statements of a "
-		     "family failed (SQL error or --query-timeout): their rows are left out" :
-		     "time the last window's statements of a family took", "");
+		head(b, fmt, base, e ? "counter" : "gauge",
+		     e ? "windows whose statements of a "
+			 "family failed (SQL error or --query-timeout): their rows are left out"
+		       : "time the last window's statements of a family took",
+		     "");
 		for (int f = 0; f < m->nr_fam; f++) {
 			snprintf(label, sizeof(label), "family=\"%s\"", m->fam[f].name);
 			sample(b, base, e ? "_total" : "", "", label,
@@ -168,11 +175,15 @@ static void render_health(struct mbuf *b, enum metrics_format fmt, const struct 
 		"rows of new series left out past --max-series", (double)m->dropped);
 	health1(b, fmt, "process_resident_memory_bytes", "gauge", "resident memory size in bytes",
 		(double)h->rss_bytes);
-	health1(b, fmt, "process_cpu_seconds", "counter", "user and system CPU time spent "
-		"in seconds", h->cpu_seconds);
+	health1(b, fmt, "process_cpu_seconds", "counter",
+		"user and system CPU time spent "
+		"in seconds",
+		h->cpu_seconds);
 	health1(b, fmt, "process_open_fds", "gauge", "open file descriptors", (double)h->open_fds);
-	health1(b, fmt, "process_start_time_seconds", "gauge", "start time of the process since "
-		"the Unix epoch in seconds", h->start_time);
+	health1(b, fmt, "process_start_time_seconds", "gauge",
+		"start time of the process since "
+		"the Unix epoch in seconds",
+		h->start_time);
 }
 
 void metrics__render(const struct metrics *m, const struct metrics_health *h,

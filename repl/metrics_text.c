@@ -254,7 +254,8 @@ static bool lex_close(struct lex *l)
 /* is t (n bytes) the end of a select item: its comma, FROM, ';' or the end of the text? */
 static bool item_end(const struct lex *l, const char *t, size_t n)
 {
-	return !n || (l->depth == 0 && ((n == 1 && (*t == ',' || *t == ';')) || word_is(t, n, "from")));
+	return !n ||
+	       (l->depth == 0 && ((n == 1 && (*t == ',' || *t == ';')) || word_is(t, n, "from")));
 }
 
 /*
@@ -265,7 +266,8 @@ static bool item_end(const struct lex *l, const char *t, size_t n)
 static bool item_counts(struct lex *l, const char *t, size_t n, bool *more)
 {
 	bool counts = word_is(t, n, "count") || word_is(t, n, "sum") || word_is(t, n, "total");
-	int phase = 0;   /* 0 right after the call, 1 after FILTER (...), 2 after AS, 3 after a name */
+	int phase =
+		0; /* 0 right after the call, 1 after FILTER (...), 2 after AS, 3 after a name */
 
 	t = lex_next(l, &n);
 	if (counts) {
@@ -317,7 +319,7 @@ void metrics__counted_columns(const char *sql, int nr, unsigned char *counts)
 		if (more)
 			t = lex_next(&l, &n);
 	}
-	if (i != nr)   /* a `*`, or a list this reading does not follow: no counters */
+	if (i != nr) /* a `*`, or a list this reading does not follow: no counters */
 		memset(counts, 0, (size_t)nr);
 }
 

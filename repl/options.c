@@ -51,8 +51,9 @@ static void set_duration(struct cli *c, const char *o, const char *v)
 	long ms = parse_duration(v);
 
 	if (ms <= 0 || ms > MAX_SPAN_MS)
-		usage_error("%s '%s': expected a duration like 5, 5s, 500ms or 2m (at most 366 days)",
-			    o, v);
+		usage_error(
+			"%s '%s': expected a duration like 5, 5s, 500ms or 2m (at most 366 days)",
+			o, v);
 	c->q.q.so.duration_ms = ms;
 }
 
@@ -96,10 +97,7 @@ static void set_no_pushdown(struct cli *c, const char *o, const char *v)
 	c->q.q.no_pushdown = true;
 }
 
-static void set_no_bpf(struct cli *c, const char *o, const char *v)
-{
-	c->q.q.no_bpf = true;
-}
+static void set_no_bpf(struct cli *c, const char *o, const char *v) { c->q.q.no_bpf = true; }
 
 static void set_max_groups(struct cli *c, const char *o, const char *v)
 {
@@ -120,13 +118,14 @@ static void set_pages(struct cli *c, const char *o, const char *v)
 	int n = (int)parse_long(o, v, 1);
 
 	if (n & (n - 1))
-		usage_error("%s %s: ring size must be a power of two pages (64 = 256 KiB per CPU)", o, v);
+		usage_error("%s %s: ring size must be a power of two pages (64 = 256 KiB per CPU)",
+			    o, v);
 	c->q.q.so.mmap_pages = n;
 }
 
 static void set_call_graph(struct cli *c, const char *o, const char *v)
 {
-	static const char *const modes[] = { "auto", "fp", "dwarf" };   /* CALL_GRAPH_* order */
+	static const char *const modes[] = { "auto", "fp", "dwarf" }; /* CALL_GRAPH_* order */
 
 	for (int i = 0; i < (int)ARRAY_SIZE(modes); i++)
 		if (!strcmp(v, modes[i])) {
@@ -163,7 +162,7 @@ static void set_timeout(struct cli *c, const char *o, const char *v)
 
 	if (ms < 0)
 		usage_error("%s '%s': expected a duration like 10s or 500ms (0: no limit)", o, v);
-	c->q.q.lock.opts.timeout_ms = ms ? ms : -1;   /* 0: no limit */
+	c->q.q.lock.opts.timeout_ms = ms ? ms : -1; /* 0: no limit */
 }
 
 static void set_freq(struct cli *c, const char *o, const char *v)
@@ -173,15 +172,21 @@ static void set_freq(struct cli *c, const char *o, const char *v)
 
 static void add_probe(struct cli *c, const char *o, const char *v)
 {
-	static const struct { const char *name; enum probe_kind kind; } kinds[] = {
-		{ "--uprobe", PROBE_UPROBE }, { "--uretprobe", PROBE_URETPROBE },
-		{ "--usdt", PROBE_USDT }, { "--breakpoint", PROBE_BREAKPOINT },
+	static const struct {
+		const char *name;
+		enum probe_kind kind;
+	} kinds[] = {
+		{ "--uprobe", PROBE_UPROBE },
+		{ "--uretprobe", PROBE_URETPROBE },
+		{ "--usdt", PROBE_USDT },
+		{ "--breakpoint", PROBE_BREAKPOINT },
 	};
 	struct query *q = &c->q.q;
 
 	if (q->nr_probes == QUERY_MAX_PROBES)
-		usage_error("too many --uprobe/--uretprobe/--usdt/--breakpoint options (at most %d)",
-			    QUERY_MAX_PROBES);
+		usage_error(
+			"too many --uprobe/--uretprobe/--usdt/--breakpoint options (at most %d)",
+			QUERY_MAX_PROBES);
 	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
 		if (!strcmp(o, kinds[i].name))
 			q->probes[q->nr_probes].kind = kinds[i].kind;
@@ -197,7 +202,8 @@ static void list_usdt(struct cli *c, const char *o, const char *path)
 
 	if (usdt__list(path, &p, &nr, &e))
 		exit(report(&e));
-	printf("%-16s %-24s %-18s %-18s %s\n", "provider", "name", "address", "semaphore", "arguments");
+	printf("%-16s %-24s %-18s %-18s %s\n", "provider", "name", "address", "semaphore",
+	       "arguments");
 	for (int i = 0; i < nr; i++)
 		printf("%-16s %-24s %#-18llx %#-18llx %s\n", p[i].provider, p[i].name,
 		       (unsigned long long)p[i].pc, (unsigned long long)p[i].semaphore, p[i].args);
@@ -242,41 +248,76 @@ static const struct cli_option cli_options[] = {
 	  set_output },
 	{ "all-cpus", 'a', NULL, "with -- CMD: trace the whole system while CMD runs", set_all },
 	{ "cpu", 'C', "LIST", "only these CPUs (0,2-3)", set_cpu },
-	{ "pid", 'p', "PIDS", "only these processes (all their threads, and threads they create); scheduler events are taken on every CPU and filtered on the task fields (pid, prev_pid, next_pid), so wakeups are not missed", set_pid },
+	{ "pid", 'p', "PIDS",
+	  "only these processes (all their threads, and threads they create); scheduler events are "
+	  "taken on every CPU and filtered on the task fields (pid, prev_pid, next_pid), so "
+	  "wakeups are not missed",
+	  set_pid },
 	{ "tid", 't', "TIDS", "only these threads", set_tid },
-	{ "cgroup", 0, "NAME|PATH", "the threads in this cgroup now (v2, or v1 perf_event) and their children; threads that join it later are not seen", set_cgroup },
-	{ "mmap-pages", 'm', "N", "ring buffer pages per CPU, a power of two (default 64)", set_pages },
-	{ "max-memory", 0, "SIZE", "cap on one window's event data (default 256M)", set_max_memory },
+	{ "cgroup", 0, "NAME|PATH",
+	  "the threads in this cgroup now (v2, or v1 perf_event) and their children; threads that "
+	  "join it later are not seen",
+	  set_cgroup },
+	{ "mmap-pages", 'm', "N", "ring buffer pages per CPU, a power of two (default 64)",
+	  set_pages },
+	{ "max-memory", 0, "SIZE", "cap on one window's event data (default 256M)",
+	  set_max_memory },
 	{ "query-timeout", 0, "D", "stop a window's query after D (default 10s; 0: no limit)",
 	  set_timeout },
-	{ "allow-attach", 0, NULL, "let the SQL ATTACH database files (docs/security.md)", set_attach },
+	{ "allow-attach", 0, NULL, "let the SQL ATTACH database files (docs/security.md)",
+	  set_attach },
 	{ "schema", 0, "TABLE", "print TABLE's columns and types, then exit", set_schema },
-	{ "explain", 0, NULL, "print the plan (events, sample_type, kernel filters), collect nothing", set_explain },
-	{ "no-pushdown", 0, NULL, "keep WHERE out of the kernel (for benchmarks)", set_no_pushdown },
-	{ "no-bpf", 0, NULL, "aggregate on the perf ring in user space, never in the kernel with BPF (docs/bpf.md)", set_no_bpf },
-	{ "max-groups", 0, "N", "groups a BPF map holds per window (default 10240); events of further groups are counted as lost", set_max_groups },
+	{ "explain", 0, NULL,
+	  "print the plan (events, sample_type, kernel filters), collect nothing", set_explain },
+	{ "no-pushdown", 0, NULL, "keep WHERE out of the kernel (for benchmarks)",
+	  set_no_pushdown },
+	{ "no-bpf", 0, NULL,
+	  "aggregate on the perf ring in user space, never in the kernel with BPF (docs/bpf.md)",
+	  set_no_bpf },
+	{ "max-groups", 0, "N",
+	  "groups a BPF map holds per window (default 10240); events of further groups are counted "
+	  "as lost",
+	  set_max_groups },
 	{ "freq", 'F', "HZ", "sampling rate of cpu_clock, task_clock and hardware tables (99)",
 	  set_freq },
 	{ "uprobe", 0, "FUNC@BIN", "a table uprobe_FUNC of calls of FUNC in BIN (arg0..arg5)",
 	  add_probe },
-	{ "uretprobe", 0, "FUNC@BIN", "a table uretprobe_FUNC of returns of FUNC (ret)", add_probe },
-	{ "usdt", 0, "PROV:NAME@BIN", "a table usdt_NAME of a USDT probe's hits (arg0.. from its spec)", add_probe },
-	{ "list-usdt", 0, "BIN", "list a binary's USDT probes (.note.stapsdt), then exit", list_usdt },
-	{ "breakpoint", 0, "ADDR|SYMBOL[@BIN][/LEN][:rwx]", "a table breakpoint of accesses (default 8 bytes, w); SYMBOL is looked up in BIN or the workload's binary (static binaries only: PIE addresses are not relocated); 4 at most", add_probe },
-	{ "call-graph", 0, "MODE", "user stacks: auto (default: clock and hardware tables copy the stack and unwind it through the binaries' CFI, unless the frame-pointer chain is deeper; other tables use frame pointers), dwarf (every table copies and unwinds), fp (frame pointers only, no copy)", set_call_graph },
-	{ "stack-size", 0, "SIZE", "user stack copied per sample for CFI unwinding (default 8K, at most 65528)", set_stack_size },
-	{ "inline", 0, NULL, "stack_text() and folded_stack() list inlined functions as frames", set_inline },
+	{ "uretprobe", 0, "FUNC@BIN", "a table uretprobe_FUNC of returns of FUNC (ret)",
+	  add_probe },
+	{ "usdt", 0, "PROV:NAME@BIN",
+	  "a table usdt_NAME of a USDT probe's hits (arg0.. from its spec)", add_probe },
+	{ "list-usdt", 0, "BIN", "list a binary's USDT probes (.note.stapsdt), then exit",
+	  list_usdt },
+	{ "breakpoint", 0, "ADDR|SYMBOL[@BIN][/LEN][:rwx]",
+	  "a table breakpoint of accesses (default 8 bytes, w); SYMBOL is looked up in BIN or the "
+	  "workload's binary (static binaries only: PIE addresses are not relocated); 4 at most",
+	  add_probe },
+	{ "call-graph", 0, "MODE",
+	  "user stacks: auto (default: clock and hardware tables copy the stack and unwind it "
+	  "through the binaries' CFI, unless the frame-pointer chain is deeper; other tables use "
+	  "frame pointers), dwarf (every table copies and unwinds), fp (frame pointers only, no "
+	  "copy)",
+	  set_call_graph },
+	{ "stack-size", 0, "SIZE",
+	  "user stack copied per sample for CFI unwinding (default 8K, at most 65528)",
+	  set_stack_size },
+	{ "inline", 0, NULL, "stack_text() and folded_stack() list inlined functions as frames",
+	  set_inline },
 	{ "flame-graph", 0, "FILE", "write FILE (SVG) and FILE.folded from a folded_stack() column",
 	  set_flame },
-	{ "heatmap", 0, "FILE", "write FILE (SVG) from a heatmap() value of the result", set_heatmap },
-	{ "replay", 'r', "FILE", "query a capture instead of the live kernel (no privileges needed); with -i, one result per recorded window", set_replay },
+	{ "heatmap", 0, "FILE", "write FILE (SVG) from a heatmap() value of the result",
+	  set_heatmap },
+	{ "replay", 'r', "FILE",
+	  "query a capture instead of the live kernel (no privileges needed); with -i, one result "
+	  "per recorded window",
+	  set_replay },
 	{ "save", 0, "NAME", "save the query as a profiler NAME, then run it", NULL },
 	{ "repl", 0, NULL, "the interactive shell (the default without SQL)", set_repl },
 	{ "verbose", 'v', NULL, "say what is opened", set_verbose },
 	{ "quiet", 'q', NULL, "no status line on a terminal's stderr while collecting", set_quiet },
 	{ "help", 'h', NULL, "this help", help },
-	{ "help-man", 0, "PAGE", "print the manual page PAGE (perf-sql or perf-sql-profilers) as roff",
-	  help_man },
+	{ "help-man", 0, "PAGE",
+	  "print the manual page PAGE (perf-sql or perf-sql-profilers) as roff", help_man },
 	{ "version", 0, NULL, "print the version", version },
 };
 
@@ -304,7 +345,7 @@ static void build_getopt(struct option *longs, char *shorts)
 {
 	char *s = shorts;
 
-	*s++ = ':';   /* a missing value is ':', not '?' */
+	*s++ = ':'; /* a missing value is ':', not '?' */
 	for (size_t i = 0; i < ARRAY_SIZE(cli_options); i++) {
 		const struct cli_option *o = &cli_options[i];
 
@@ -384,8 +425,10 @@ void options__parse(struct cli *c, int argc, char **argv)
 	if (optind < nargs)
 		c->q.q.sql = argv[optind++];
 	if (optind < nargs)
-		usage_error("unexpected argument '%s' (quote the SQL as one argument; put a command "
-			    "after --)", argv[optind]);
+		usage_error(
+			"unexpected argument '%s' (quote the SQL as one argument; put a command "
+			"after --)",
+			argv[optind]);
 	check_combinations(c);
 }
 
@@ -431,43 +474,47 @@ static void usage_option(FILE *f, const struct cli_option *o)
 }
 
 static const char usage_head[] =
-"usage: perf-sql [OPTIONS] \"SQL\" [-- CMD [ARGS...]]\n"
-"       perf-sql -r FILE [OPTIONS] \"SQL\"      query a capture\n"
-"       perf-sql [OPTIONS] [--repl]   interactive shell; reads statements from stdin when\n"
-"                                     it is not a terminal (docs/repl.md)\n"
-"       perf-sql SUBCOMMAND ...       (below)\n"
-"\n"
-"Every tracepoint is a table (sched_switch or \"sched:sched_switch\"). perf-sql opens the\n"
-"events the SQL reads, collects until Ctrl-C, -d, or the end of CMD, then prints the result.\n"
-"\n"
-"options:\n";
+	"usage: perf-sql [OPTIONS] \"SQL\" [-- CMD [ARGS...]]\n"
+	"       perf-sql -r FILE [OPTIONS] \"SQL\"      query a capture\n"
+	"       perf-sql [OPTIONS] [--repl]   interactive shell; reads statements from stdin when\n"
+	"                                     it is not a terminal (docs/repl.md)\n"
+	"       perf-sql SUBCOMMAND ...       (below)\n"
+	"\n"
+	"Every tracepoint is a table (sched_switch or \"sched:sched_switch\"). perf-sql opens the\n"
+	"events the SQL reads, collects until Ctrl-C, -d, or the end of CMD, then prints the "
+	"result.\n"
+	"\n"
+	"options:\n";
 
 static const char usage_tail[] =
-"\n"
-"tables:  every tracepoint (columns: _time _cpu _pid _tid _comm _period, aliases time cpu\n"
-"         pid tid comm, then the event's fields; _time is the perf clock, ns since boot);\n"
-"         PMU tables cpu_clock(HZ), task_clock, page_faults, cycles, ... (ip, addr);\n"
-"         every table has a hidden stack column (the call chain, read with stack_text());\n"
-"         counters (perf stat counts); pairs(START, KEY, END, KEY) (latency);\n"
-"         perf_sql_events (the catalog); perf_sql_stats (received/lost per table and CPU)\n"
-"functions: workload_pid(), log2_hist(), lin_hist(), percentile(), p50() .. p999(), stats(),\n"
-"         heatmap(), syscall_name(), errno_name(), task_state(), symbolic(), flags(),\n"
-"         dur(), ts(), ipv4(), stack_text(), folded_stack(), ksym(), usym(), ...\n"
-"         (docs/functions.md)\n"
-"\n"
-"exit status: 0 ok; 1 a runtime error; 2 bad usage; 77 not enough privilege\n"
-"\n"
-"examples:\n";
+	"\n"
+	"tables:  every tracepoint (columns: _time _cpu _pid _tid _comm _period, aliases time cpu\n"
+	"         pid tid comm, then the event's fields; _time is the perf clock, ns since boot);\n"
+	"         PMU tables cpu_clock(HZ), task_clock, page_faults, cycles, ... (ip, addr);\n"
+	"         every table has a hidden stack column (the call chain, read with stack_text());\n"
+	"         counters (perf stat counts); pairs(START, KEY, END, KEY) (latency);\n"
+	"         perf_sql_events (the catalog); perf_sql_stats (received/lost per table and CPU)\n"
+	"functions: workload_pid(), log2_hist(), lin_hist(), percentile(), p50() .. p999(), "
+	"stats(),\n"
+	"         heatmap(), syscall_name(), errno_name(), task_state(), symbolic(), flags(),\n"
+	"         dur(), ts(), ipv4(), stack_text(), folded_stack(), ksym(), usym(), ...\n"
+	"         (docs/functions.md)\n"
+	"\n"
+	"exit status: 0 ok; 1 a runtime error; 2 bad usage; 77 not enough privilege\n"
+	"\n"
+	"examples:\n";
 
 /* one command a line, continued by a trailing backslash: --help and the man page */
 static const char usage_examples[] =
-"  perf-sql \"select comm, count(*) from sched_switch group by comm order by 2 desc\"\n"
-"  perf-sql -d 5 \"select prev_comm, count(*) n from sched_switch group by 1 order by n desc limit 5\"\n"
-"  perf-sql -i 1000 --csv \"select count(*) from sys_enter_write\"\n"
-"  perf-sql \"select count(*), sum(count) from sys_enter_write where _pid = workload_pid()\" \\\n"
-"      -- dd if=/dev/zero of=/dev/null count=1000\n"
-"  perf-sql \"select name, fields from perf_sql_events where system = 'sched'\"\n"
-"  perf-sql --schema sched_switch\n";
+	"  perf-sql \"select comm, count(*) from sched_switch group by comm order by 2 desc\"\n"
+	"  perf-sql -d 5 \"select prev_comm, count(*) n from sched_switch group by 1 order by n "
+	"desc limit 5\"\n"
+	"  perf-sql -i 1000 --csv \"select count(*) from sys_enter_write\"\n"
+	"  perf-sql \"select count(*), sum(count) from sys_enter_write where _pid = "
+	"workload_pid()\" \\\n"
+	"      -- dd if=/dev/zero of=/dev/null count=1000\n"
+	"  perf-sql \"select name, fields from perf_sql_events where system = 'sched'\"\n"
+	"  perf-sql --schema sched_switch\n";
 
 void options__usage(FILE *f)
 {
@@ -495,7 +542,4 @@ void options__usage(FILE *f)
 	fputs(usage_examples, f);
 }
 
-const char *options__examples(void)
-{
-	return usage_examples;
-}
+const char *options__examples(void) { return usage_examples; }

@@ -49,8 +49,7 @@ static char *cell_text(sqlite3_stmt *st, int col, bool as_bars)
 	int n;
 
 	switch (sqlite3_column_type(st, col)) {
-	case SQLITE_NULL:
-		return NULL;
+	case SQLITE_NULL: return NULL;
 	case SQLITE_BLOB:
 		blob = sqlite3_column_blob(st, col);
 		n = sqlite3_column_bytes(st, col);
@@ -59,8 +58,7 @@ static char *cell_text(sqlite3_stmt *st, int col, bool as_bars)
 		if (heatmap_is(blob, n) && as_bars)
 			return heatmap_to_text(blob, n);
 		return hex(blob, n);
-	default:
-		return strdup((const char *)sqlite3_column_text(st, col));
+	default: return strdup((const char *)sqlite3_column_text(st, col));
 	}
 }
 
@@ -127,7 +125,8 @@ static void json_row(struct output *o, sqlite3_stmt *st, const char *window)
 		v = cell_text(st, i, false);
 		if (!v)
 			fputs("null", o->f);
-		else if (type == SQLITE_BLOB && hist_is(sqlite3_column_blob(st, i), sqlite3_column_bytes(st, i)))
+		else if (type == SQLITE_BLOB &&
+			 hist_is(sqlite3_column_blob(st, i), sqlite3_column_bytes(st, i)))
 			fputs(v, o->f);
 		else
 			json_string(o->f, v);
@@ -176,8 +175,8 @@ static void csv_header(struct output *o, sqlite3_stmt *st, int nth)
 /* table mode: buffered rows */
 struct grid {
 	int nc, nr, cap;
-	char **cells;      /* nr * nc; NULL = SQL NULL */
-	bool *numeric;     /* per column: every non-NULL cell is a number */
+	char **cells;  /* nr * nc; NULL = SQL NULL */
+	bool *numeric; /* per column: every non-NULL cell is a number */
 	int *width;
 };
 
@@ -204,10 +203,7 @@ static int grid_add(struct grid *g, sqlite3_stmt *st)
 	return SQLITE_OK;
 }
 
-static bool is_bars(const char *v)
-{
-	return v && strchr(v, '\n');
-}
+static bool is_bars(const char *v) { return v && strchr(v, '\n'); }
 
 static void grid_print(struct output *o, struct grid *g, sqlite3_stmt *st, const char *window)
 {
@@ -228,14 +224,15 @@ static void grid_print(struct output *o, struct grid *g, sqlite3_stmt *st, const
 	}
 	if (window)
 		fprintf(o->f, "-- window %s\n", window);
-	if (any_bars && g->nc == 1) {   /* a lone histogram: just the bars, as bcc prints them */
+	if (any_bars && g->nc == 1) { /* a lone histogram: just the bars, as bcc prints them */
 		for (int r = 0; r < g->nr; r++)
 			fprintf(o->f, "%s", g->cells[r] ? g->cells[r] : "");
 		return;
 	}
-	for (int i = 0; i < g->nc; i++)   /* headers align as their column does */
+	for (int i = 0; i < g->nc; i++) /* headers align as their column does */
 		fprintf(o->f, g->numeric[i] ? "%s%*s" : "%s%-*s", i ? "  " : "",
-			i == g->nc - 1 && !g->numeric[i] ? 0 : g->width[i], sqlite3_column_name(st, i));
+			i == g->nc - 1 && !g->numeric[i] ? 0 : g->width[i],
+			sqlite3_column_name(st, i));
 	fputc('\n', o->f);
 	for (int i = 0; i < g->nc; i++) {
 		fprintf(o->f, "%s", i ? "  " : "");
@@ -253,7 +250,8 @@ static void grid_print(struct output *o, struct grid *g, sqlite3_stmt *st, const
 			if (g->numeric[i])
 				fprintf(o->f, "%s%*s", i ? "  " : "", g->width[i], v ? v : "");
 			else
-				fprintf(o->f, "%s%-*s", i ? "  " : "", last ? 0 : g->width[i], v ? v : "");
+				fprintf(o->f, "%s%-*s", i ? "  " : "", last ? 0 : g->width[i],
+					v ? v : "");
 		}
 		fputc('\n', o->f);
 		for (int i = 0; any_bars && i < g->nc; i++)
@@ -279,7 +277,8 @@ static void collect_heatmap(struct output *o, sqlite3_stmt *st)
 		int n = sqlite3_column_bytes(st, i);
 		void *copy;
 
-		if (sqlite3_column_type(st, i) != SQLITE_BLOB || !heatmap_is(b, n) || !(copy = malloc((size_t)n)))
+		if (sqlite3_column_type(st, i) != SQLITE_BLOB || !heatmap_is(b, n) ||
+		    !(copy = malloc((size_t)n)))
 			continue;
 		memcpy(copy, b, (size_t)n);
 		free(o->heatmap);
@@ -320,7 +319,7 @@ static void collect_folded(struct output *o, sqlite3_stmt *st, const char *windo
 	for (int i = 0; i < sqlite3_column_count(st); i++) {
 		const char *v;
 
-		if (sqlite3_column_type(st, i) != SQLITE_TEXT)   /* before _text() converts it */
+		if (sqlite3_column_type(st, i) != SQLITE_TEXT) /* before _text() converts it */
 			continue;
 		v = (const char *)sqlite3_column_text(st, i);
 		if (folded_is(v))
@@ -358,10 +357,10 @@ int output__statement(struct output *o, sqlite3_stmt *st, int nth, const char *w
 	o->f = real;
 	fclose(mem);
 	if (len && (n = write(fileno(real), buf, len)) != (ssize_t)len) {
-		o->write_error = n < 0 ? errno : ENOSPC;   /* a short write: the disk is full */
+		o->write_error = n < 0 ? errno : ENOSPC; /* a short write: the disk is full */
 		if (at >= 0 && ftruncate(fileno(real), at) == 0)
 			lseek(fileno(real), at, SEEK_SET);
-		if (nth < 31)   /* a CSV header not written is written again */
+		if (nth < 31) /* a CSV header not written is written again */
 			o->headers_done &= ~(1 << nth);
 	}
 	free(buf);
@@ -408,7 +407,4 @@ static int render(struct output *o, sqlite3_stmt *st, int nth, const char *windo
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-FILE *output__open(const char *path, struct err *e)
-{
-	return outfile__create(path, 0644, e);
-}
+FILE *output__open(const char *path, struct err *e) { return outfile__create(path, 0644, e); }

@@ -13,12 +13,12 @@ enum out_mode { OUT_TABLE, OUT_CSV, OUT_JSON };
 struct output {
 	enum out_mode mode;
 	FILE *f;
-	bool windowed;          /* -i: a window_start column (csv/json) or a window line (table) */
-	int headers_done;       /* CSV: statements whose header was printed (bit per statement) */
-	bool broken_pipe;       /* the reader went away: stop quietly */
-	int write_error;        /* errno of a statement's rows not written to a file (disk full) */
-	struct flame *flame;    /* --flame-graph: folded_stack() columns are collected here */
-	void *heatmap;          /* --heatmap: a copy of the last heatmap() value printed */
+	bool windowed;       /* -i: a window_start column (csv/json) or a window line (table) */
+	int headers_done;    /* CSV: statements whose header was printed (bit per statement) */
+	bool broken_pipe;    /* the reader went away: stop quietly */
+	int write_error;     /* errno of a statement's rows not written to a file (disk full) */
+	struct flame *flame; /* --flame-graph: folded_stack() columns are collected here */
+	void *heatmap;       /* --heatmap: a copy of the last heatmap() value printed */
 	int heatmap_len;
 	bool want_heatmap;
 };

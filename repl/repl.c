@@ -37,13 +37,14 @@
 #include "sqlite/functions.h"
 #include "vtab/tp_table.h"
 
-#define PROMPT      "perf-sql> "
+#define PROMPT "perf-sql> "
 #define PROMPT_MORE "     ...> "
-#define STATS_SQL   "SELECT \"table\", sum(received) AS received, sum(lost) AS lost " \
-		    "FROM perf_sql_stats GROUP BY 1 ORDER BY 1"
+#define STATS_SQL                                                                                  \
+	"SELECT \"table\", sum(received) AS received, sum(lost) AS lost "                          \
+	"FROM perf_sql_stats GROUP BY 1 ORDER BY 1"
 
 static volatile sig_atomic_t got_int, got_quit;
-static struct repl *rl_repl;   /* readline's callbacks take no context pointer */
+static struct repl *rl_repl; /* readline's callbacks take no context pointer */
 
 static void on_signal(int sig)
 {
@@ -84,14 +85,14 @@ static int history_open(struct repl *r)
 	int fd = outfile__append(r->history, 0600, &e);
 
 	if (fd < 0) {
-		if (e.code == -ELOOP || e.code == -EMLINK)   /* a link: the fix is here, not a name */
+		if (e.code == -ELOOP || e.code == -EMLINK) /* a link: the fix is here, not a name */
 			snprintf(e.hint, sizeof(e.hint), "remove it, or set XDG_STATE_HOME");
 		say("%s; history is not saved%s%s%s", e.msg, e.hint[0] ? " (" : "", e.hint,
 		    e.hint[0] ? ")" : "");
 		free(r->history);
 		r->history = NULL;
 	} else {
-		fchmod(fd, 0600);   /* queries name pids and paths, whatever made the file */
+		fchmod(fd, 0600); /* queries name pids and paths, whatever made the file */
 	}
 	return fd;
 }
@@ -177,7 +178,7 @@ static void history_add(struct repl *r, const char *entry)
 		goto out;
 	for (char *p = one; *p; p++)
 		if (*p == '\n')
-			*p = ' ';   /* one statement, one history line */
+			*p = ' '; /* one statement, one history line */
 	for (size_t n = strlen(one); n && one[n - 1] == ' '; n--)
 		one[n - 1] = '\0';
 	last = history_length ? history_get(history_base + history_length - 1) : NULL;
@@ -198,7 +199,7 @@ out:
 struct frame {
 	FILE *tty;
 	long interval_ms;
-	char window[64];   /* the window being drawn: its statements share one screen */
+	char window[64]; /* the window being drawn: its statements share one screen */
 };
 
 static ssize_t frame_write(void *ctx, const char *buf, size_t n)
@@ -215,7 +216,8 @@ static ssize_t frame_write(void *ctx, const char *buf, size_t n)
 		if (strncmp(fr->window, buf + k, len) || fr->window[len]) {
 			memcpy(fr->window, buf + k, len);
 			fr->window[len] = '\0';
-			fprintf(fr->tty, "\033[H\033[2J(every %ld ms; Ctrl-C stops)\n", fr->interval_ms);
+			fprintf(fr->tty, "\033[H\033[2J(every %ld ms; Ctrl-C stops)\n",
+				fr->interval_ms);
 		}
 	}
 	if (fwrite(buf, 1, n, fr->tty) != n || fflush(fr->tty))
@@ -265,7 +267,7 @@ static bool reads_events(struct repl *r, const char *sql)
 		sqlite3_stmt *st = NULL;
 
 		if (sqlite3_prepare_v2(r->db, sql, -1, &st, &tail) != SQLITE_OK)
-			p.found = true;   /* query__run reports the error */
+			p.found = true; /* query__run reports the error */
 		sqlite3_finalize(st);
 		sql = tail;
 	}
@@ -297,7 +299,7 @@ static bool query_settings(struct repl *r, struct run *q, const char *sql, bool 
 	q->q.so.interval_ms = r->interval_ms;
 	if (r->freq_hz)
 		q->q.so.freq = (int)r->freq_hz;
-	if (watched)   /* until Ctrl-C; a script cannot press it: .duration ends it there */
+	if (watched) /* until Ctrl-C; a script cannot press it: .duration ends it there */
 		q->q.so.duration_ms = r->tty ? 0 : r->duration_ms;
 	else
 		q->q.so.duration_ms = events ? r->duration_ms : 0;
@@ -314,7 +316,7 @@ int repl__query(struct repl *r, struct run *q)
 {
 	int status;
 
-	session_stop = 0;   /* a Ctrl-C that stopped the last query does not stop this one */
+	session_stop = 0; /* a Ctrl-C that stopped the last query does not stop this one */
 	status = run__query(q);
 
 	if (r->stdin_copy >= 0 && fcntl(STDIN_FILENO, F_GETFD) < 0 && errno == EBADF)
@@ -377,7 +379,7 @@ int repl__run_sql(struct repl *r, const char *sql, const struct query_param *par
 	if (r->timer)
 		printf("time: %.3f s\n", r->last_ms / 1e3);
 	fflush(stdout);
-	got_int = 0;   /* it stopped the query; it is not a Ctrl-C at the prompt */
+	got_int = 0; /* it stopped the query; it is not a Ctrl-C at the prompt */
 	return repl__fail(r, r->last_status);
 }
 
@@ -428,7 +430,7 @@ static void script_loop(struct repl *r)
 		if ((n = getline(&line, &cap, stdin)) < 0) {
 			if (errno != EINTR || !got_int || got_quit)
 				break;
-			clearerr(stdin);   /* Ctrl-C while reading: nothing to stop */
+			clearerr(stdin); /* Ctrl-C while reading: nothing to stop */
 			got_int = 0;
 			continue;
 		}
@@ -437,7 +439,7 @@ static void script_loop(struct repl *r)
 	}
 	free(line);
 	if (r->pending && !r->quit && !got_quit) {
-		char *last = r->pending;   /* a last statement without ';' still runs */
+		char *last = r->pending; /* a last statement without ';' still runs */
 
 		r->pending = NULL;
 		if (!blank_or_comment(last))
@@ -450,7 +452,7 @@ static void on_line(char *line)
 {
 	struct repl *r = rl_repl;
 
-	rl_callback_handler_remove();   /* a cooked terminal while a query runs: Ctrl-C is a signal */
+	rl_callback_handler_remove(); /* a cooked terminal while a query runs: Ctrl-C is a signal */
 	if (!line) {
 		fputc('\n', stdout);
 		r->quit = true;
@@ -533,8 +535,8 @@ static void open_catalog(struct repl *r)
 	}
 	if (sqlite3_open_v2(":memory:", &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) ||
 	    vtabs__register(r->db, r->cat) || sql_functions__register(r->db, r->cat)) {
-		say("sqlite: %s; completion and .tables are off", r->db ? sqlite3_errmsg(r->db) :
-		    "out of memory");
+		say("sqlite: %s; completion and .tables are off",
+		    r->db ? sqlite3_errmsg(r->db) : "out of memory");
 		sqlite3_close(r->db);
 		r->db = NULL;
 	}
@@ -558,8 +560,10 @@ int repl__main(struct run *q)
 	if (r.tty) {
 		history_init(&r);
 		complete__init(&r);
-		printf("perf-sql: %d tables. \".help\" lists commands, \".tables GLOB\" finds tables; "
-		       "end queries with ';'.\n", r.cat ? catalog__nr_events(r.cat->cat) : 0);
+		printf("perf-sql: %d tables. \".help\" lists commands, \".tables GLOB\" finds "
+		       "tables; "
+		       "end queries with ';'.\n",
+		       r.cat ? catalog__nr_events(r.cat->cat) : 0);
 		tty_loop(&r);
 	} else {
 		script_loop(&r);

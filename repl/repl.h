@@ -13,28 +13,28 @@
 #include "repl/run.h"
 
 struct repl {
-	struct run q;           /* the settings every query starts from (options, output) */
-	struct session *cat;      /* never started: its catalog and tables serve completion */
-	sqlite3 *db;              /* tables and functions registered on cat, for completion */
-	bool tty;                 /* stdin is a terminal: readline, redraw in place */
-	bool own_out;             /* q.out.f was opened by .output (ours to close) */
-	bool timer, stats;        /* .timer, .stats */
+	struct run q;        /* the settings every query starts from (options, output) */
+	struct session *cat; /* never started: its catalog and tables serve completion */
+	sqlite3 *db;         /* tables and functions registered on cat, for completion */
+	bool tty;            /* stdin is a terminal: readline, redraw in place */
+	bool own_out;        /* q.out.f was opened by .output (ours to close) */
+	bool timer, stats;   /* .timer, .stats */
 	bool quit;
-	bool armed;               /* Ctrl-C at an empty prompt: the next one exits */
-	char *history;            /* history file path (NULL: no history) */
-	int stdin_copy;           /* dup of fd 0, see repl__query() */
-	long duration_ms;         /* one-shot collection (default 1000; 0: until Ctrl-C) */
-	long interval_ms;         /* .interval: 0 = one-shot */
-	long freq_hz;             /* .freq: for PMU tables */
+	bool armed;       /* Ctrl-C at an empty prompt: the next one exits */
+	char *history;    /* history file path (NULL: no history) */
+	int stdin_copy;   /* dup of fd 0, see repl__query() */
+	long duration_ms; /* one-shot collection (default 1000; 0: until Ctrl-C) */
+	long interval_ms; /* .interval: 0 = one-shot */
+	long freq_hz;     /* .freq: for PMU tables */
 	char cpu_list[256], pid_list[256];
-	char out_path[PATH_MAX];  /* .output FILE ("" for stdout) */
-	char *pending;            /* the statement being typed (lines so far) */
-	char *last_sql;           /* the last query run, for .save and .explain */
-	struct query_param last_params[32];   /* and its parameters (strings ours) */
+	char out_path[PATH_MAX];            /* .output FILE ("" for stdout) */
+	char *pending;                      /* the statement being typed (lines so far) */
+	char *last_sql;                     /* the last query run, for .save and .explain */
+	struct query_param last_params[32]; /* and its parameters (strings ours) */
 	int nr_last_params;
-	double last_ms;           /* its wall time */
+	double last_ms; /* its wall time */
 	int last_status;
-	int status;               /* first failure's exit status */
+	int status; /* first failure's exit status */
 };
 
 /* Runs the REPL with q's settings (q->q.sql unset); returns the exit status. */

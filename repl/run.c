@@ -73,7 +73,8 @@ static int on_window(void *ctx, struct query *q, struct session *s, struct err *
 		sqlite3_reset(q->stmts[i]);
 		rc = output__statement(&r->out, q->stmts[i], i, window);
 		if (r->out.write_error)
-			say("output: %s; the rows of the window starting %s are not written (whole rows "
+			say("output: %s; the rows of the window starting %s are not written (whole "
+			    "rows "
 			    "only: the file is as it was; the next window tries again)",
 			    strerror(r->out.write_error), window);
 		if (r->out.broken_pipe) {
@@ -183,7 +184,8 @@ static int write_files(struct run *r)
 
 	if (r->out.flame && flame__empty(r->out.flame)) {
 		say("--flame-graph %s: the result has no folded_stack() value (no samples, or no "
-		    "such column); nothing written", r->flame_graph);
+		    "such column); nothing written",
+		    r->flame_graph);
 		status = EXIT_ERR;
 	} else if (r->out.flame && flame__save(r->out.flame, r->flame_graph, title, &e)) {
 		status = report(&e);
@@ -217,7 +219,8 @@ int run__query(struct run *r)
 	r->out.windowed = r->q.so.interval_ms > 0;
 	if (r->schema) {
 		r->q.sql = schema_sql = sqlite3_mprintf("SELECT name AS column, type FROM "
-							"pragma_table_xinfo(%Q)", r->schema);
+							"pragma_table_xinfo(%Q)",
+							r->schema);
 		r->q.so.workload = NULL;
 	}
 	r->q.plan_only = r->schema || r->explain;

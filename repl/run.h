@@ -16,16 +16,16 @@ struct status;
 enum { EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_PRIV = 77 };
 
 struct run {
-	struct query q;            /* what the engine runs */
+	struct query q; /* what the engine runs */
 	struct output out;
-	const char *schema;        /* --schema TABLE instead of SQL */
-	bool explain;              /* --explain: print the plan, collect nothing */
-	const char *flame_graph;   /* --flame-graph FILE */
-	const char *heatmap_svg;   /* --heatmap FILE */
-	const char *out_path;      /* -o FILE: checked first, made once planning held (out.f) */
-	bool quiet;                /* -q: no status line (repl/status.c) */
-	struct status *status_line;   /* while running: erased before anything is printed */
-	int status;                /* while running: the first failure's exit status */
+	const char *schema;         /* --schema TABLE instead of SQL */
+	bool explain;               /* --explain: print the plan, collect nothing */
+	const char *flame_graph;    /* --flame-graph FILE */
+	const char *heatmap_svg;    /* --heatmap FILE */
+	const char *out_path;       /* -o FILE: checked first, made once planning held (out.f) */
+	bool quiet;                 /* -q: no status line (repl/status.c) */
+	struct status *status_line; /* while running: erased before anything is printed */
+	int status;                 /* while running: the first failure's exit status */
 };
 
 /* Plans, collects and prints; returns an exit status (0 ok). Ctrl-C ends collection. */

@@ -45,72 +45,70 @@
 #define ERROR_EVERY_S 60.0
 
 struct serve_arg {
-	const char *name;              /* --name, or the profiler's */
-	const char *prof_name;         /* NAME as given; NULL for SQL */
+	const char *name;      /* --name, or the profiler's */
+	const char *prof_name; /* NAME as given; NULL for SQL */
 	const char *sql;
-	char *owned_sql;               /* a profiler's bound SQL (sqlite3_free) */
+	char *owned_sql; /* a profiler's bound SQL (sqlite3_free) */
 	struct profiler *p;
-	char *args[QUERY_MAX_PARAMS];  /* its PARAM=VALUE arguments */
+	char *args[QUERY_MAX_PARAMS]; /* its PARAM=VALUE arguments */
 	int nr_args;
 	struct query_param params[QUERY_MAX_PARAMS];
 	int nr_params;
 	char help[300];
-	double err_said;               /* when its last error was printed (5) */
+	double err_said; /* when its last error was printed (5) */
 };
 
 struct serve {
 	const char *listen;
-	char bound[80];                /* the address listened on */
+	char bound[80]; /* the address listened on */
 	long max_series;
 	struct serve_arg arg[SERVE_MAX_ARGS];
 	int nr_arg;
-	struct mbuf sql;               /* every argument's SQL, joined (3) */
+	struct mbuf sql; /* every argument's SQL, joined (3) */
 	struct metrics *m;
 	struct http *http;
-	int *stmt_of;                  /* q->stmts[i] -> metrics statement, -1: a marker */
+	int *stmt_of; /* q->stmts[i] -> metrics statement, -1: a marker */
 	int *family_of;
 	uint64_t windows;
 	double window_seconds, window_end, start_time;
-	struct err e;                  /* a failure of ours in a callback */
+	struct err e; /* a failure of ours in a callback */
 	struct said {
-		char table[128];           /* "raw_syscalls:sys_enter " */
+		char table[128]; /* "raw_syscalls:sys_enter " */
 		double t;
-	} *said;                       /* lost-event warnings: when each table's was printed */
+	} * said; /* lost-event warnings: when each table's was printed */
 	int nr_said;
 };
 
 static const char serve_usage[] =
-"usage: perf-sql serve [--listen ADDR:PORT] [--max-series N] [OPTIONS]\n"
-"                      NAME [PARAM=VALUE ...] | [--name NAME] \"SQL\" ...\n"
-"\n"
-"Runs the profilers and queries every window (-i MS, default 1000) and serves the last\n"
-"window's results as Prometheus metrics at http://ADDR:PORT/metrics (docs/prometheus.md).\n"
-"\n"
-"  --listen ADDR:PORT   where to listen (default 127.0.0.1:9464; 0.0.0.0:9464 for every\n"
-"                       address; port 0 picks a free one, printed at start)\n"
-"  --name NAME          the metric names' part for the next profiler or SQL\n"
-"                       (perf_sql_NAME_COLUMN)\n"
-"  --max-series N       series held at most (default 10000); rows of new series past it\n"
-"                       are dropped and counted in perf_sql_dropped_series_total\n"
-"  OPTIONS              a query's collection options: -i -d -C -p -t --cgroup -m\n"
-"                       --max-memory --query-timeout --allow-attach --no-pushdown -F\n"
-"                       --uprobe --uretprobe --usdt --breakpoint -v\n"
-"\n"
-"Ends on SIGTERM or Ctrl-C (exit 0). Example:\n"
-"  perf-sql serve syscalls --name writes \\\n"
-"      \"select comm, count(*) as calls, log2_hist(count) as bytes from sys_enter_write group by comm\"\n";
+	"usage: perf-sql serve [--listen ADDR:PORT] [--max-series N] [OPTIONS]\n"
+	"                      NAME [PARAM=VALUE ...] | [--name NAME] \"SQL\" ...\n"
+	"\n"
+	"Runs the profilers and queries every window (-i MS, default 1000) and serves the last\n"
+	"window's results as Prometheus metrics at http://ADDR:PORT/metrics (docs/prometheus.md).\n"
+	"\n"
+	"  --listen ADDR:PORT   where to listen (default 127.0.0.1:9464; 0.0.0.0:9464 for every\n"
+	"                       address; port 0 picks a free one, printed at start)\n"
+	"  --name NAME          the metric names' part for the next profiler or SQL\n"
+	"                       (perf_sql_NAME_COLUMN)\n"
+	"  --max-series N       series held at most (default 10000); rows of new series past it\n"
+	"                       are dropped and counted in perf_sql_dropped_series_total\n"
+	"  OPTIONS              a query's collection options: -i -d -C -p -t --cgroup -m\n"
+	"                       --max-memory --query-timeout --allow-attach --no-pushdown -F\n"
+	"                       --uprobe --uretprobe --usdt --breakpoint -v\n"
+	"\n"
+	"Ends on SIGTERM or Ctrl-C (exit 0). Example:\n"
+	"  perf-sql serve syscalls --name writes \\\n"
+	"      \"select comm, count(*) as calls, log2_hist(count) as bytes from sys_enter_write "
+	"group by comm\"\n";
 
 /* the options of a query that serve takes (1) */
 static const char *const serve_options[] = {
-	"duration", "interval", "cpu", "pid", "tid", "cgroup", "mmap-pages", "max-memory",
-	"query-timeout", "allow-attach", "no-pushdown", "freq", "uprobe", "uretprobe", "usdt",
-	"breakpoint", "verbose",
+	"duration",   "interval",   "cpu",           "pid",          "tid",         "cgroup",
+	"mmap-pages", "max-memory", "query-timeout", "allow-attach", "no-pushdown", "freq",
+	"uprobe",     "uretprobe",  "usdt",          "breakpoint",   "verbose",
 };
 
-static void on_signal(int sig)
-{
-	session_stop = 1;
-}
+static void on_signal(int sig) { session_stop = 1; }
 
 static double now_s(clockid_t clock)
 {
@@ -164,7 +162,8 @@ static int query_opt(struct cli *c, int argc, char **argv, int i)
 		usage_error("serve: unknown option '%s'", argv[i]);
 	if (!serve_takes(o) || !o->set)
 		usage_error("serve: option '%s' does not apply: serve's output is /metrics and it "
-			    "runs until SIGTERM", argv[i]);
+			    "runs until SIGTERM",
+			    argv[i]);
 	if (o->arg && !value) {
 		if (i + 1 >= argc)
 			usage_error("option '%s' needs a value", argv[i]);
@@ -232,7 +231,8 @@ static void parse_args(struct serve *sv, struct cli *c, int argc, char **argv)
 			fputs(serve_usage, stdout);
 			exit(0);
 		} else if (!strcmp(a, "--")) {
-			usage_error("serve takes no command: it runs until SIGTERM; pick tasks with -p, "
+			usage_error("serve takes no command: it runs until SIGTERM; pick tasks "
+				    "with -p, "
 				    "--cgroup or WHERE");
 		} else if (is_opt(a, "--listen")) {
 			sv->listen = opt_value(argc, argv, &i, "--listen");
@@ -251,7 +251,9 @@ static void parse_args(struct serve *sv, struct cli *c, int argc, char **argv)
 			struct serve_arg *sa = sv->nr_arg ? &sv->arg[sv->nr_arg - 1] : NULL;
 
 			if (!sa || !sa->prof_name)
-				usage_error("serve: '%s': PARAM=VALUE goes after the profiler NAME it is for", a);
+				usage_error("serve: '%s': PARAM=VALUE goes after the profiler NAME "
+					    "it is for",
+					    a);
 			if (sa->nr_args == QUERY_MAX_PARAMS)
 				usage_error("serve: too many parameters for %s", sa->prof_name);
 			sa->args[sa->nr_args++] = (char *)a;
@@ -260,9 +262,11 @@ static void parse_args(struct serve *sv, struct cli *c, int argc, char **argv)
 		}
 	}
 	if (name)
-		usage_error("serve: --name %s names nothing: put it before a profiler or SQL", name);
+		usage_error("serve: --name %s names nothing: put it before a profiler or SQL",
+			    name);
 	if (!sv->nr_arg)
-		usage_error("serve: give at least one profiler NAME or \"SQL\" (perf-sql serve --help)");
+		usage_error("serve: give at least one profiler NAME or \"SQL\" (perf-sql serve "
+			    "--help)");
 }
 
 /* ------------------------------------------------------------- the statements to run */
@@ -283,7 +287,7 @@ static int bind_arg(struct serve_arg *sa, int nth_sql, struct err *e)
 		n = strlen(sa->sql);
 		snprintf(sa->help, sizeof(sa->help), "perf-sql serve query: %.*s%s", 200, sa->sql,
 			 n > 200 ? " ..." : "");
-		for (char *p = sa->help; *p; p++)   /* one line */
+		for (char *p = sa->help; *p; p++) /* one line */
 			if (*p == '\n' || *p == '\t')
 				*p = ' ';
 		return 0;
@@ -325,15 +329,18 @@ static int merge_params(struct query *q, const struct serve_arg *sa, struct err 
 		while (j < q->nr_params && strcmp(q->params[j].name, p->name))
 			j++;
 		if (j < q->nr_params && !same_param(&q->params[j], p)) {
-			err_set(e, -EINVAL, "serve: %s: parameter %s differs from an earlier profiler's: "
-				"the statements of one server share their parameters", sa->name, p->name);
+			err_set(e, -EINVAL,
+				"serve: %s: parameter %s differs from an earlier profiler's: "
+				"the statements of one server share their parameters",
+				sa->name, p->name);
 			err_hint(e, "give both the same value, or run two servers");
 			return err_usage(e);
 		}
 		if (j < q->nr_params)
 			continue;
 		if (q->nr_params == QUERY_MAX_PARAMS) {
-			err_set(e, -E2BIG, "serve: more than %d parameters in all", QUERY_MAX_PARAMS);
+			err_set(e, -E2BIG, "serve: more than %d parameters in all",
+				QUERY_MAX_PARAMS);
 			return err_usage(e);
 		}
 		q->params[q->nr_params++] = *p;
@@ -350,18 +357,18 @@ static int check_arg(const struct query *base, const struct serve_arg *sa, struc
 
 	if (!ended)
 		return err_set(e, -ENOMEM, "out of memory");
-	if (!sqlite3_complete(ended)) {   /* SQLite takes it alone: joined, it hides the rest (3) */
+	if (!sqlite3_complete(ended)) { /* SQLite takes it alone: joined, it hides the rest (3) */
 		sqlite3_free(ended);
 		err_set(e, -EINVAL, "serve: %.64s: its SQL ends inside an unclosed /* comment",
 			sa->name);
 		return err_hint(e, "close it with */ (serve joins the arguments' SQL: it would "
-				"hide the statements after it)");
+				   "hide the statements after it)");
 	}
 	sqlite3_free(ended);
 	memcpy(q.params, sa->params, sizeof(q.params));
 	q.nr_params = sa->nr_params;
 	if (base->nr_probes || !query__check(&q, e))
-		return 0;   /* probe tables are made by the run: it checks those */
+		return 0; /* probe tables are made by the run: it checks those */
 	snprintf(msg, sizeof(msg), "serve: %.64s: %s", sa->name, e->msg);
 	snprintf(e->msg, sizeof(e->msg), "%.*s", (int)sizeof(e->msg) - 1, msg);
 	return e->code;
@@ -378,8 +385,8 @@ static int plan_args(struct serve *sv, struct query *q, struct err *e)
 		    (ret = merge_params(q, sa, e)) || (ret = check_arg(q, sa, e)))
 			return ret;
 		nth_sql += !sa->prof_name;
-		mbuf__printf(&sv->sql, "%s\n;\n%s", sa->sql, i + 1 < sv->nr_arg ?
-			     "SELECT 1 AS " SERVE_MARK ";\n" : "");
+		mbuf__printf(&sv->sql, "%s\n;\n%s", sa->sql,
+			     i + 1 < sv->nr_arg ? "SELECT 1 AS " SERVE_MARK ";\n" : "");
 		if (metrics__family(sv->m, sa->name, sa->help) < 0)
 			return err_set(e, -ENOMEM, "out of memory");
 	}
@@ -410,7 +417,7 @@ static void process_health(struct metrics_health *h)
 		h->open_fds += de->d_name[0] != '.';
 	if (d) {
 		closedir(d);
-		h->open_fds--;   /* opendir's own */
+		h->open_fds--; /* opendir's own */
 	}
 }
 
@@ -419,14 +426,17 @@ static void publish(struct serve *sv, struct session *s)
 {
 	struct metrics_table *tables = s ? calloc((size_t)s->nr_src + 1, sizeof(*tables)) : NULL;
 	struct metrics_health h = {
-		.windows = sv->windows, .window_seconds = sv->window_seconds,
-		.window_end = sv->window_end, .tables = tables, .start_time = sv->start_time,
+		.windows = sv->windows,
+		.window_seconds = sv->window_seconds,
+		.window_end = sv->window_end,
+		.tables = tables,
+		.start_time = sv->start_time,
 	};
 	struct mbuf text = { 0 }, om = { 0 };
 
 	if (s && !tables)
-		return;   /* out of memory: scrapes keep the last whole one */
-	for (int i = 0; s && i < s->nr_src; i++) {   /* one series per table name */
+		return; /* out of memory: scrapes keep the last whole one */
+	for (int i = 0; s && i < s->nr_src; i++) { /* one series per table name */
 		int t = 0;
 
 		while (t < h.nr_tables && strcmp(tables[t].name, s->src[i]->ev->full))
@@ -440,7 +450,7 @@ static void publish(struct serve *sv, struct session *s)
 	metrics__render(sv->m, &h, METRICS_TEXT, &text);
 	metrics__render(sv->m, &h, METRICS_OPENMETRICS, &om);
 	if (!text.oom && !om.oom)
-		http__publish(sv->http, &text, &om);   /* else scrapes keep the last whole one */
+		http__publish(sv->http, &text, &om); /* else scrapes keep the last whole one */
 	mbuf__free(&text);
 	mbuf__free(&om);
 	free(tables);
@@ -471,9 +481,11 @@ static int on_planned(void *ctx, struct query *q, struct session *s)
 
 	for (int i = 0; i < q->nr_stmts; i++)
 		marks += is_mark(q->stmts[i]);
-	if (marks != sv->nr_arg - 1) {   /* else statements would go to the wrong family */
-		err_set(&sv->e, -EINVAL, "serve: the statements of %d arguments were not told "
-			"apart (%d separators of %d)", sv->nr_arg, marks, sv->nr_arg - 1);
+	if (marks != sv->nr_arg - 1) { /* else statements would go to the wrong family */
+		err_set(&sv->e, -EINVAL,
+			"serve: the statements of %d arguments were not told "
+			"apart (%d separators of %d)",
+			sv->nr_arg, marks, sv->nr_arg - 1);
 		return err_hint(&sv->e, "a column may not be named " SERVE_MARK);
 	}
 	sv->stmt_of = calloc((size_t)q->nr_stmts + 1, sizeof(int));
@@ -491,8 +503,9 @@ static int on_planned(void *ctx, struct query *q, struct session *s)
 			continue;
 		}
 		/* a text for each statement, or none trusted (then no counters: never wrong ones) */
-		if (metrics__statement(sv->m, f, st, j < nr_texts && nr_texts == stmts_in(q, i - j) ?
-				       texts[j] : ""))
+		if (metrics__statement(sv->m, f, st,
+				       j < nr_texts && nr_texts == stmts_in(q, i - j) ? texts[j]
+										      : ""))
 			return err_set(&sv->e, -ENOMEM, "out of memory");
 		j++;
 		sv->stmt_of[i] = metrics__nr_statements(sv->m) - 1;
@@ -504,15 +517,16 @@ static int on_started(void *ctx, struct query *q, struct session *s)
 {
 	struct serve *sv = ctx;
 
-	if (!s->nr_src) {   /* the engine would answer once and end */
+	if (!s->nr_src) { /* the engine would answer once and end */
 		err_set(&sv->e, -EINVAL, "serve: the SQL reads no event table: nothing to collect");
-		err_hint(&sv->e, "serve a query of a tracepoint or PMU table (perf-sql list: profilers)");
+		err_hint(&sv->e,
+			 "serve a query of a tracepoint or PMU table (perf-sql list: profilers)");
 		return err_usage(&sv->e);
 	}
 	if (q->so.verbose)
 		query__explain(s, stderr);
-	say("serving http://%s/metrics: %d profilers and queries, a window every %ld ms",
-	    sv->bound, sv->nr_arg, q->so.interval_ms);
+	say("serving http://%s/metrics: %d profilers and queries, a window every %ld ms", sv->bound,
+	    sv->nr_arg, q->so.interval_ms);
 	sv->window_end = 0;
 	publish(sv, s);
 	return 0;
@@ -531,7 +545,8 @@ static void statement_failed(struct serve *sv, struct query *q, struct session *
 		return;
 	sa->err_said = now;
 	say("serve: %s: %s; this window's rows of %s are left out (counted in "
-	    "perf_sql_query_errors_total; said at most once a minute)", sa->name, e.msg, sa->name);
+	    "perf_sql_query_errors_total; said at most once a minute)",
+	    sa->name, e.msg, sa->name);
 }
 
 static int on_window(void *ctx, struct query *q, struct session *s, struct err *e)
@@ -570,7 +585,7 @@ static void on_notice(void *ctx, const char *line)
 		i++;
 	if (i < sv->nr_said && now - sv->said[i].t < ERROR_EVERY_S)
 		return;
-	if (i == sv->nr_said) {   /* a new table (out of memory: said, not remembered) */
+	if (i == sv->nr_said) { /* a new table (out of memory: said, not remembered) */
 		struct said *p = realloc(sv->said, (size_t)(sv->nr_said + 1) * sizeof(*p));
 
 		if (p) {
@@ -581,7 +596,8 @@ static void on_notice(void *ctx, const char *line)
 	if (i < sv->nr_said)
 		sv->said[i].t = now;
 	say("%s (serve: said at most once a minute per table; perf_sql_events_lost_total{table} "
-	    "counts them all)", line);
+	    "counts them all)",
+	    line);
 }
 
 static const struct query_ops serve_ops = {
@@ -616,7 +632,7 @@ int serve__main(int argc, char **argv, struct cli *c)
 	int ret;
 
 	parse_args(&sv, c, argc, argv);
-	q->extend = profilers__register_views;   /* profilers as tables, as in a query */
+	q->extend = profilers__register_views; /* profilers as tables, as in a query */
 	if (!q->so.interval_ms)
 		q->so.interval_ms = DEFAULT_INTERVAL_MS;
 	sv.start_time = now_s(CLOCK_REALTIME);
@@ -624,13 +640,13 @@ int serve__main(int argc, char **argv, struct cli *c)
 		say("out of memory");
 		return EXIT_ERR;
 	}
-	session_stop = 0;   /* before the handlers: a signal from now on stops the run */
+	session_stop = 0; /* before the handlers: a signal from now on stops the run */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if ((ret = plan_args(&sv, q, &e)) || !(sv.http = http__start(sv.listen, sv.bound,
-								      sizeof(sv.bound), &e))) {
+	if ((ret = plan_args(&sv, q, &e)) ||
+	    !(sv.http = http__start(sv.listen, sv.bound, sizeof(sv.bound), &e))) {
 		serve_free(&sv);
 		return report(&e);
 	}

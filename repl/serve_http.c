@@ -34,7 +34,7 @@
 #define HTTP_TIMEOUT_S 10
 
 struct snapshot {
-	int refs;                /* under http.lock */
+	int refs; /* under http.lock */
 	struct mbuf text, om;
 };
 
@@ -106,7 +106,8 @@ bool http__wants_openmetrics(const char *accept)
 
 			q_om = q > q_om ? q : q_om;
 		} else if ((t == 10 && !strncasecmp(r, "text/plain", t)) ||
-			   (t == 6 && !strncasecmp(r, "text/*", t)) || (t == 3 && !strncmp(r, "*/*", t))) {
+			   (t == 6 && !strncasecmp(r, "text/*", t)) ||
+			   (t == 3 && !strncmp(r, "*/*", t))) {
 			double q = media_q(r, n);
 
 			q_text = q > q_text ? q : q_text;
@@ -119,8 +120,8 @@ bool http__wants_openmetrics(const char *accept)
 static enum MHD_Result reply_static(struct MHD_Connection *conn, unsigned int status,
 				    const char *body)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body,
-								 MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
 	if (!r)
@@ -145,21 +146,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_static(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
-	if (!*con_cls) {   /* the headers: answer on the next call, once the request is whole, so
+	if (!*con_cls) { /* the headers: answer on the next call, once the request is whole, so
 			    * the connection may stay open for the next scrape */
 		*con_cls = h;
 		return MHD_YES;
 	}
-	if (*upload_len) {   /* a body: read and dropped */
+	if (*upload_len) { /* a body: read and dropped */
 		*upload_len = 0;
 		return MHD_YES;
 	}
 	if (!strcmp(url, "/"))
 		return reply_static(conn, MHD_HTTP_OK, index_page);
 	if (strcmp(url, "/metrics"))
-		return reply_static(conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n");
-	om = http__wants_openmetrics(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-								 MHD_HTTP_HEADER_ACCEPT));
+		return reply_static(conn, MHD_HTTP_NOT_FOUND,
+				    "not found: the metrics are at /metrics\n");
+	om = http__wants_openmetrics(
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
 	if (!(rel = malloc(sizeof(*rel))))
 		return MHD_NO;
 	pthread_mutex_lock(&h->lock);
@@ -168,7 +170,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	rel->s->refs++;
 	pthread_mutex_unlock(&h->lock);
 	r = MHD_create_response_from_buffer_with_free_callback_cls(
-		om ? rel->s->om.len : rel->s->text.len, om ? rel->s->om.p : rel->s->text.p, on_sent, rel);
+		om ? rel->s->om.len : rel->s->text.len, om ? rel->s->om.p : rel->s->text.p, on_sent,
+		rel);
 	if (!r) {
 		on_sent(rel);
 		return MHD_NO;
@@ -183,8 +186,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 /* ADDR:PORT or [ADDR]:PORT, numeric only, bound and listening; the fd or -errno */
 static int listen_on(const char *spec, char *bound, size_t len, struct err *e)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICHOST |
-				  AI_NUMERICSERV | AI_PASSIVE }, *ai = NULL;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE },
+			*ai = NULL;
 	const char *colon = strrchr(spec, ':'), *given = spec;
 	char host[INET6_ADDRSTRLEN + 2], port[8];
 	struct sockaddr_storage ss;
@@ -215,7 +219,8 @@ static int listen_on(const char *spec, char *bound, size_t len, struct err *e)
 		freeaddrinfo(ai);
 		err_set(e, rc, "--listen %s: %s", given, strerror(-rc));
 		if (rc == -EADDRINUSE)
-			err_hint(e, "another program listens there; pick another port with --listen "
+			err_hint(e,
+				 "another program listens there; pick another port with --listen "
 				 "ADDR:PORT");
 		return rc;
 	}
@@ -225,8 +230,10 @@ static int listen_on(const char *spec, char *bound, size_t len, struct err *e)
 	snprintf(bound, len, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
 	return fd;
 bad:
-	err_set(e, -EINVAL, "--listen '%s': expected ADDR:PORT, a numeric address and a port "
-		"0..65535 (127.0.0.1:9464, 0.0.0.0:9464, [::1]:9464)", given);
+	err_set(e, -EINVAL,
+		"--listen '%s': expected ADDR:PORT, a numeric address and a port "
+		"0..65535 (127.0.0.1:9464, 0.0.0.0:9464, [::1]:9464)",
+		given);
 	return err_usage(e);
 }
 
@@ -252,17 +259,17 @@ struct http *http__start(const char *listen, char *bound, size_t len, struct err
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &block, &old);   /* (4): the server's thread inherits it */
+	pthread_sigmask(SIG_BLOCK, &block, &old); /* (4): the server's thread inherits it */
 	h->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, h,
-				MHD_OPTION_LISTEN_SOCKET, h->fd,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
-				MHD_OPTION_END);
+				MHD_OPTION_LISTEN_SOCKET, h->fd, MHD_OPTION_CONNECTION_LIMIT,
+				(unsigned int)HTTP_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned int)HTTP_TIMEOUT_S, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (h->d)
-		h->fd = -1;   /* the daemon's now: MHD_stop_daemon() closes it */
+		h->fd = -1; /* the daemon's now: MHD_stop_daemon() closes it */
 	if (!h->d) {
-		err_set(e, -EIO, "--listen %s: libmicrohttpd could not start its server thread", bound);
+		err_set(e, -EIO, "--listen %s: libmicrohttpd could not start its server thread",
+			bound);
 		http__stop(h);
 		return NULL;
 	}
@@ -274,7 +281,7 @@ void http__publish(struct http *h, struct mbuf *text, struct mbuf *om)
 	struct snapshot *s = calloc(1, sizeof(*s)), *old;
 
 	if (!s)
-		return;   /* scrapes keep the previous window */
+		return; /* scrapes keep the previous window */
 	s->refs = 1;
 	s->text = *text;
 	s->om = *om;

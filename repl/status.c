@@ -55,13 +55,14 @@ static void source_counts(const struct source *src, int nr_cpus, uint64_t *recv,
 			continue;
 		}
 		*recv += src->received[c];
-		if (src->period_used != 1) {   /* sampled: the kernel's PERF_FORMAT_LOST */
+		if (src->period_used != 1) { /* sampled: the kernel's PERF_FORMAT_LOST */
 			*lost += src->lost_samples[c] - src->lost_all[c] + src->dropped[c];
 			continue;
 		}
 		got = src->received_all[c] + src->received[c] + src->dropped[c] + src->filtered[c];
 		missing = src->count_seen[c] > got ? src->count_seen[c] - got : 0;
-		*lost += (missing > src->lost_all[c] ? missing - src->lost_all[c] : 0) + src->dropped[c];
+		*lost += (missing > src->lost_all[c] ? missing - src->lost_all[c] : 0) +
+			 src->dropped[c];
 	}
 }
 
@@ -72,7 +73,7 @@ void status__counts(const struct session *s, uint64_t *received, uint64_t *lost)
 		const struct source *src = s->src[i];
 		uint64_t r = 0, l = 0;
 
-		if (src->counter || src->unsupported)   /* counters count cycles, not events */
+		if (src->counter || src->unsupported) /* counters count cycles, not events */
 			continue;
 		if (s->replay) {
 			for (int c = 0; c < s->nr_cpus; c++) {
@@ -110,7 +111,8 @@ static int what(char *buf, size_t len, const struct status *st, const struct ses
 	else
 		n = snprintf(buf, len, "collecting %.1fs", secs);
 	if (r->q.so.duration_ms)
-		n += snprintf(buf + n, len - (size_t)n, " of %gs", (double)r->q.so.duration_ms / 1e3);
+		n += snprintf(buf + n, len - (size_t)n, " of %gs",
+			      (double)r->q.so.duration_ms / 1e3);
 	else if (s->opts.workload)
 		n += snprintf(buf + n, len - (size_t)n, " until %s exits", s->opts.workload[0]);
 	return n;
@@ -134,7 +136,7 @@ void status__tick(void *ctx, struct session *s)
 		      (unsigned long long)recv, (unsigned long long)lost);
 	if (n > width)
 		n = width;
-	fflush(stdout);   /* rows first, when both are the terminal */
+	fflush(stdout); /* rows first, when both are the terminal */
 	dprintf(st->fd, "\r%.*s\033[K", n, line);
 	st->shown = true;
 }

@@ -16,10 +16,10 @@ struct run;
 struct session;
 
 struct status {
-	bool on;                 /* stderr is a terminal, no -q, something is collected */
-	bool shown;              /* a line is on the screen now */
-	int fd;                  /* stderr */
-	uint64_t start_ns;       /* CLOCK_MONOTONIC at the start of collection */
+	bool on;           /* stderr is a terminal, no -q, something is collected */
+	bool shown;        /* a line is on the screen now */
+	int fd;            /* stderr */
+	uint64_t start_ns; /* CLOCK_MONOTONIC at the start of collection */
 	const struct run *r;
 };
 

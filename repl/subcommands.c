@@ -29,7 +29,7 @@
 #include "repl/subcommands.h"
 #include "profilers/profiler.h"
 
-static struct profiler *running;   /* (3) */
+static struct profiler *running; /* (3) */
 static char *running_sql;
 static char **new_argv;
 
@@ -72,7 +72,8 @@ static int cmd_list(int argc, char **argv, struct cli *c)
 	}
 	printf("\n%d profilers; perf-sql help NAME shows one; * = a saved profiler shadowing a "
 	       "built-in\nevery profiler is usable as a table: select * from syscalls('1ms') where "
-	       "calls > 100 (perf-sql help NAME: its name as a table)\n", nr);
+	       "calls > 100 (perf-sql help NAME: its name as a table)\n",
+	       nr);
 	profilers__free(list, nr);
 	return 0;
 }
@@ -97,7 +98,7 @@ static void as_table(const struct profiler *p)
 	size_t off = 0;
 
 	if (!s)
-		return;   /* no catalog (not root): nothing to say */
+		return; /* no catalog (not root): nothing to say */
 	for (int i = 0; i < p->nr_params && off < sizeof(args) - 80; i++)
 		off += (size_t)snprintf(args + off, sizeof(args) - off, "%s%s", i ? ", " : "",
 					p->params[i].name);
@@ -105,8 +106,8 @@ static void as_table(const struct profiler *p)
 		printf("\nas a table: none: tables named %s shadow it (run it by name)\n", p->name);
 	else
 		printf("\nas a table:\n  select * from %s%s%s%s\n  (parameters: arguments in this "
-		       "order, or WHERE NAME = value; _NAME where a column has the name)\n", name,
-		       p->nr_params ? "(" : "", args, p->nr_params ? ")" : "");
+		       "order, or WHERE NAME = value; _NAME where a column has the name)\n",
+		       name, p->nr_params ? "(" : "", args, p->nr_params ? ")" : "");
 	session__close(s);
 }
 
@@ -141,8 +142,8 @@ static int help_of(const char *name)
 		for (int i = 0; i < p->nr_params; i++) {
 			const struct prof_param *pp = &p->params[i];
 
-			printf("  %-*s  %-8s  default %-6s  %s\n", w, pp->name, param_type__name(pp->type),
-			       pp->def, pp->help);
+			printf("  %-*s  %-8s  default %-6s  %s\n", w, pp->name,
+			       param_type__name(pp->type), pp->def, pp->help);
 		}
 	}
 	if (p->example[0]) {
@@ -185,12 +186,14 @@ static int cmd_save(int argc, char **argv, struct cli *c)
 			summary = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			err_set(&e, -EINVAL, "save: unknown option '%s'", argv[i]);
-			err_hint(&e, "usage: perf-sql save NAME \"SQL\" [--summary TEXT] [--force]");
+			err_hint(&e,
+				 "usage: perf-sql save NAME \"SQL\" [--summary TEXT] [--force]");
 			return usage_err(&e);
 		} else if (nr < 2) {
 			pos[nr++] = argv[i];
 		} else {
-			err_set(&e, -EINVAL, "save: unexpected argument '%s' (quote the SQL as one argument)",
+			err_set(&e, -EINVAL,
+				"save: unexpected argument '%s' (quote the SQL as one argument)",
 				argv[i]);
 			return usage_err(&e);
 		}
@@ -233,8 +236,10 @@ static int cmd_delete(int argc, char **argv, struct cli *c)
 static int usage_of(const struct profiler *p, struct err *e)
 {
 	if (!e->hint[0])
-		err_hint(e, "usage: perf-sql %s [PARAM=VALUE ...] [OPTIONS] [-- CMD ...]; perf-sql help %s",
-		 p->name, p->name);
+		err_hint(e,
+			 "usage: perf-sql %s [PARAM=VALUE ...] [OPTIONS] [-- CMD ...]; perf-sql "
+			 "help %s",
+			 p->name, p->name);
 	return usage_err(e);
 }
 
@@ -324,14 +329,16 @@ static int run(int *argc, char ***argv, struct query *q)
 		if (save_as) {
 			struct err e = { 0 };
 
-			err_set(&e, -EINVAL, "--save saves a query, and %s is a profiler already", pos[0]);
-			err_hint(&e, "copy it with: perf-sql help %s, then perf-sql save NAME \"SQL\"",
+			err_set(&e, -EINVAL, "--save saves a query, and %s is a profiler already",
+				pos[0]);
+			err_hint(&e,
+				 "copy it with: perf-sql help %s, then perf-sql save NAME \"SQL\"",
 				 pos[0]);
 			rc = usage_err(&e);
 		} else {
 			rc = run_profiler(pos[0], pos + 1, nr_pos - 1, q);
 		}
-		nr_pos = 0;   /* main() must not see them */
+		nr_pos = 0; /* main() must not see them */
 	} else if (save_as) {
 		rc = save_query(save_as, nr_pos ? pos[0] : NULL);
 	}
@@ -393,8 +400,9 @@ static const struct cli_subcommand cli_subcommands[] = {
 
 const struct cli_subcommand *subcommands__nth(int n)
 {
-	return n >= 0 && n < (int)(sizeof(cli_subcommands) / sizeof(cli_subcommands[0])) ?
-		&cli_subcommands[n] : NULL;
+	return n >= 0 && n < (int)(sizeof(cli_subcommands) / sizeof(cli_subcommands[0]))
+		       ? &cli_subcommands[n]
+		       : NULL;
 }
 
 const struct cli_subcommand *subcommands__find(const char *name)
@@ -412,22 +420,24 @@ int subcommands__check_name(const char *name, struct err *e)
 	if (profiler__check_name(name, e))
 		return e->code;
 	if (subcommands__find(name))
-		return err_set(e, -EINVAL, "profiler name '%s' is a subcommand of perf-sql; pick "
-			       "another", name);
+		return err_set(e, -EINVAL,
+			       "profiler name '%s' is a subcommand of perf-sql; pick "
+			       "another",
+			       name);
 	return 0;
 }
 
 int subcommands__main(int *argc, char ***argv, struct cli *c)
 {
 	const char *a = *argc > 1 ? (*argv)[1] : NULL;
-	const struct cli_subcommand *sc = a ? subcommands__find(!strcmp(a, "--list") ? "list" : a)
-					    : NULL;
+	const struct cli_subcommand *sc =
+		a ? subcommands__find(!strcmp(a, "--list") ? "list" : a) : NULL;
 
 	if (!a)
 		return -1;
 	if (sc && sc->main)
 		return sc->main(*argc, *argv, c);
-	if (sc) {   /* record: the rest is a query's command line, with -o the capture */
+	if (sc) { /* record: the rest is a query's command line, with -o the capture */
 		c->record = true;
 		(*argv)[1] = (*argv)[0];
 		(*argv)++;

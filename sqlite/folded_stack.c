@@ -48,7 +48,8 @@ static int folded_add(struct folded *f, char *key)
 		for (size_t k = 0; k < f->cap; k++) {
 			if (!f->keys[k])
 				continue;
-			for (i = hash_str(f->keys[k]) & (n.cap - 1); n.keys[i]; i = (i + 1) & (n.cap - 1))
+			for (i = hash_str(f->keys[k]) & (n.cap - 1); n.keys[i];
+			     i = (i + 1) & (n.cap - 1))
 				;
 			n.keys[i] = f->keys[k];
 			n.counts[i] = f->counts[k];
@@ -87,7 +88,8 @@ void folded_stack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (frame_flags(ctx, argc > 1 ? argv[1] : NULL, "folded_stack", &flags))
 		return;
 	if (sqlite3_value_type(argv[0]) != SQLITE_BLOB ||
-	    !stack_blob__view(sqlite3_value_blob(argv[0]), (size_t)sqlite3_value_bytes(argv[0]), &v))
+	    !stack_blob__view(sqlite3_value_blob(argv[0]), (size_t)sqlite3_value_bytes(argv[0]),
+			      &v))
 		return;
 	n = stack_frames(&v, frames, 512);
 	comm = s ? session__comm(s, v.tid, v.time) : NULL;

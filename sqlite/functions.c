@@ -7,21 +7,30 @@
 #include <stdlib.h>
 #include "sqlite/functions.h"
 
-#define SCALAR(n, a, f, u, s) { n, a, f, NULL, NULL, u, s }
-#define AGG(n, a, st, fi, u, s) { n, a, NULL, st, fi, u, s }
+#define SCALAR(n, a, f, u, s)                                                                      \
+	{                                                                                          \
+		n, a, f, NULL, NULL, u, s                                                          \
+	}
+#define AGG(n, a, st, fi, u, s)                                                                    \
+	{                                                                                          \
+		n, a, NULL, st, fi, u, s                                                           \
+	}
 
 static const struct sql_func sql_funcs[] = {
 	SCALAR("workload_pid", 0, workload_pid_func, "workload_pid()",
 	       "pid of the workload started with -- CMD (NULL without one)"),
 	SCALAR("stack_text", 1, stack_text_func, "stack_text(STACK [, SEP [, OPTIONS]])",
 	       "call chain as text, innermost first: func+0xoff (file)"),
-	SCALAR("stack_text", 2, stack_text_func, "stack_text(STACK, SEP)", "the same, frames joined by SEP"),
+	SCALAR("stack_text", 2, stack_text_func, "stack_text(STACK, SEP)",
+	       "the same, frames joined by SEP"),
 	SCALAR("stack_text", 3, stack_text_func, "stack_text(STACK, SEP, OPTIONS)",
 	       "OPTIONS 'srcline': func (file.c:LINE); 'inline': inlined functions as frames"),
 	SCALAR("stack_depth", 1, stack_depth_func, "stack_depth(STACK)", "number of frames"),
-	AGG("folded_stack", 1, folded_stack_step, folded_stack_final, "folded_stack(STACK [, OPTIONS])",
+	AGG("folded_stack", 1, folded_stack_step, folded_stack_final,
+	    "folded_stack(STACK [, OPTIONS])",
 	    "flame graph folded lines: comm;outer;...;inner COUNT"),
-	AGG("folded_stack", 2, folded_stack_step, folded_stack_final, "folded_stack(STACK, OPTIONS)",
+	AGG("folded_stack", 2, folded_stack_step, folded_stack_final,
+	    "folded_stack(STACK, OPTIONS)",
 	    "the same, with 'srcline' and/or 'inline' frames as stack_text()"),
 	SCALAR("ksym", 1, ksym_func, "ksym(ADDR)", "kernel address -> function+0xoff"),
 	SCALAR("usym", 2, usym_func, "usym(PID, ADDR)", "user address -> function+0xoff (file)"),
@@ -60,7 +69,8 @@ static const struct sql_func sql_funcs[] = {
 	SCALAR("mac", 1, mac_func, "mac(ADDR)", "6-byte blob -> '02:42:ac:11:00:02'"),
 	SCALAR("task_state", 1, task_state_func, "task_state(PREV_STATE)",
 	       "sched_switch prev_state -> 'R', 'S', 'D', 'R+', ..."),
-	SCALAR("dur", 1, dur_func, "dur(NS)", "nanoseconds -> '512ns', '2.50us', '1.23ms', '4.00s'"),
+	SCALAR("dur", 1, dur_func, "dur(NS)",
+	       "nanoseconds -> '512ns', '2.50us', '1.23ms', '4.00s'"),
 	SCALAR("ts", 1, ts_func, "ts(NS)",
 	       "CLOCK_MONOTONIC ns -> local RFC 3339 time with microseconds"),
 };
@@ -81,8 +91,8 @@ int sql_functions__register(sqlite3 *db, struct session *s)
 		/* workload_pid() and friends depend on the session: not deterministic */
 		if (f->func == workload_pid_func)
 			flags = SQLITE_UTF8;
-		rc = sqlite3_create_function_v2(db, f->name, f->nr_args, flags, s, f->func,
-						f->step, f->final, NULL);
+		rc = sqlite3_create_function_v2(db, f->name, f->nr_args, flags, s, f->func, f->step,
+						f->final, NULL);
 		if (rc != SQLITE_OK)
 			return rc;
 	}
@@ -105,8 +115,8 @@ void sql_result_errorf(sqlite3_context *ctx, const char *fmt, ...)
 	sqlite3_free(msg);
 }
 
-void *sql_agg_state(sqlite3_context *ctx, int argc, int min_args, int max_args,
-		    const char *usage, int size)
+void *sql_agg_state(sqlite3_context *ctx, int argc, int min_args, int max_args, const char *usage,
+		    int size)
 {
 	void *st;
 

@@ -14,10 +14,10 @@ struct session;
 /* One registry row: what --help, docs and the REPL's completion list. */
 struct sql_func {
 	const char *name;
-	int nr_args; /* -1: variadic */
-	void (*func)(sqlite3_context *, int, sqlite3_value **);   /* scalar */
-	void (*step)(sqlite3_context *, int, sqlite3_value **);   /* aggregate */
-	void (*final)(sqlite3_context *);                         /* aggregate */
+	int nr_args;                                            /* -1: variadic */
+	void (*func)(sqlite3_context *, int, sqlite3_value **); /* scalar */
+	void (*step)(sqlite3_context *, int, sqlite3_value **); /* aggregate */
+	void (*final)(sqlite3_context *);                       /* aggregate */
 	const char *usage;
 	const char *summary;
 };
@@ -67,8 +67,8 @@ void percentile_set_exact_cap(long n);
 void sql_result_errorf(sqlite3_context *ctx, const char *fmt, ...);
 /* an aggregate's state (zeroed on the first row); NULL with the SQL error set when argc is
  * outside [min_args, max_args] (the error is USAGE) or out of memory */
-void *sql_agg_state(sqlite3_context *ctx, int argc, int min_args, int max_args,
-		    const char *usage, int size);
+void *sql_agg_state(sqlite3_context *ctx, int argc, int min_args, int max_args, const char *usage,
+		    int size);
 /* the result is BLOB (malloc'd, freed by SQLite); a NULL BLOB is out of memory */
 void sql_result_blob_free(sqlite3_context *ctx, void *blob, int len);
 /* an integer VAL -> NAME_OF(VAL) as static text (NULL when it has none); VAL NULL -> NULL,
@@ -77,8 +77,8 @@ void sql_result_name_of(sqlite3_context *ctx, sqlite3_value *val, const char *fn
 			const char *(*name_of)(sqlite3_int64));
 
 /* C helpers behind the SQL functions, for the front end and other aggregates */
-const char *syscall_name_of(sqlite3_int64 nr);   /* NULL: no name */
-void dur_format(char *buf, size_t size, double ns);              /* "1.23ms" */
+const char *syscall_name_of(sqlite3_int64 nr);      /* NULL: no name */
+void dur_format(char *buf, size_t size, double ns); /* "1.23ms" */
 /* a non-negative number as an integer; false with the SQL error set ("FNAME: value ...") */
 bool log2_value(sqlite3_context *ctx, sqlite3_value *val, const char *fname, uint64_t *out);
 /* a histogram UNIT argument into unit_out[32]; false with the SQL error set */

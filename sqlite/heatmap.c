@@ -28,17 +28,14 @@
 #define MAX_COLUMNS 52
 
 struct heatmap_state {
-	uint64_t *counts; /* [cap][HIST_LOG2_NR], slot base + i in row i */
+	uint64_t *counts;     /* [cap][HIST_LOG2_NR], slot base + i in row i */
 	int64_t base, lo, hi; /* slot indexes: allocated from base, used lo..hi */
 	uint32_t cap;
 	int64_t slot_ns;
 	bool any;
 };
 
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	return a / b - (a % b < 0);
-}
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b < 0); }
 
 static int grow(struct heatmap_state *st, int64_t idx)
 {
@@ -110,8 +107,8 @@ void heatmap_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			sqlite3_result_error_nomem(ctx);
 			return;
 		} else if (rc) {
-			sqlite3_result_error(ctx, "heatmap: more than 10000 time slots; raise slot_ns",
-					     -1);
+			sqlite3_result_error(
+				ctx, "heatmap: more than 10000 time slots; raise slot_ns", -1);
 			return;
 		}
 	}
@@ -179,7 +176,8 @@ char *heatmap_to_text(const void *blob, int len)
 		for (uint32_t c = 0; c < nr_cols; c++) {
 			uint64_t n = column_count(&v, c, per_col, b);
 			/* ceil(n * 9 / max): any non-zero cell is visible, the largest is '@' */
-			unsigned level = max ? (unsigned)(((unsigned __int128)n * 9 + max - 1) / max) : 0;
+			unsigned level =
+				max ? (unsigned)(((unsigned __int128)n * 9 + max - 1) / max) : 0;
 
 			fputc(SHADES[level], f);
 		}

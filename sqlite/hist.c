@@ -69,7 +69,8 @@ static void log2_text(FILE *f, const struct hist_view *v, uint32_t last, uint64_
 		uint64_t c = hist_view__count(v, i);
 
 		hist_view__range(v, i, &low, &high, &has_low, &has_high);
-		fprintf(f, "%*" PRId64 " -> %-*" PRId64 " : %-8" PRIu64 " ", width, low, width, high, c);
+		fprintf(f, "%*" PRId64 " -> %-*" PRId64 " : %-8" PRIu64 " ", width, low, width,
+			high, c);
 		print_stars(f, c, val_max, stars);
 	}
 }
@@ -103,7 +104,8 @@ static void lin_text(FILE *f, const struct hist_view *v, uint32_t first, uint32_
 	stars = TEXT_COLS - (8 + width + 3 + 8 + 1 + 2);
 	if (stars > STARS_MAX)
 		stars = STARS_MAX;
-	fprintf(f, "     %-*s : count    distribution\n", width + 3, v->unit[0] ? v->unit : "value");
+	fprintf(f, "     %-*s : count    distribution\n", width + 3,
+		v->unit[0] ? v->unit : "value");
 	for (uint32_t i = first; i <= last; i++) {
 		uint64_t c = hist_view__count(v, i);
 
@@ -155,12 +157,6 @@ static char *render(const void *blob, int len, bool json)
 	return buf;
 }
 
-char *hist_to_text(const void *blob, int len)
-{
-	return render(blob, len, false);
-}
+char *hist_to_text(const void *blob, int len) { return render(blob, len, false); }
 
-char *hist_to_json(const void *blob, int len)
-{
-	return render(blob, len, true);
-}
+char *hist_to_json(const void *blob, int len) { return render(blob, len, true); }

@@ -9,6 +9,6 @@
 #include "vtab/blob_format.h"
 
 /* malloc'd, NUL-terminated; NULL on a malformed blob or out of memory */
-char *hist_to_text(const void *blob, int len);  /* bcc-style bars, lines end in '\n', <= 80 cols */
-char *hist_to_json(const void *blob, int len);  /* [{"low":..,"high":..,"count":..},...] */
+char *hist_to_text(const void *blob, int len); /* bcc-style bars, lines end in '\n', <= 80 cols */
+char *hist_to_json(const void *blob, int len); /* [{"low":..,"high":..,"count":..},...] */
 #endif

@@ -23,8 +23,7 @@ void ipv4_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	char buf[16];
 
 	switch (sqlite3_value_type(argv[0])) {
-	case SQLITE_NULL:
-		return;
+	case SQLITE_NULL: return;
 	case SQLITE_BLOB:
 		if (sqlite3_value_bytes(argv[0]) != 4)
 			goto bad;
@@ -41,8 +40,7 @@ void ipv4_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		b[3] = (unsigned char)v;
 		break;
 	}
-	default:
-		goto bad;
+	default: goto bad;
 	}
 	snprintf(buf, sizeof(buf), "%u.%u.%u.%u", b[0], b[1], b[2], b[3]);
 	sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);

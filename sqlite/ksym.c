@@ -27,10 +27,11 @@ static void symbol_result(sqlite3_context *ctx, uint32_t pid, uint64_t addr, boo
 	if (!name)
 		return;
 	if (kernel || !dso)
-		sqlite3_result_text(ctx, sqlite3_mprintf("%s+0x%" PRIx64, name, off), -1, sqlite3_free);
-	else
-		sqlite3_result_text(ctx, sqlite3_mprintf("%s+0x%" PRIx64 " (%s)", name, off, dso), -1,
+		sqlite3_result_text(ctx, sqlite3_mprintf("%s+0x%" PRIx64, name, off), -1,
 				    sqlite3_free);
+	else
+		sqlite3_result_text(ctx, sqlite3_mprintf("%s+0x%" PRIx64 " (%s)", name, off, dso),
+				    -1, sqlite3_free);
 }
 
 void ksym_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)

@@ -75,8 +75,7 @@ static bool lin_hist_setup(sqlite3_context *ctx, struct lin_hist_state *st, int 
 }
 
 /* bucket of V, or -1 with the error set */
-static int64_t lin_bucket(sqlite3_context *ctx, const struct lin_hist_state *st,
-			  sqlite3_value *val)
+static int64_t lin_bucket(sqlite3_context *ctx, const struct lin_hist_state *st, sqlite3_value *val)
 {
 	int type = sqlite3_value_numeric_type(val);
 	double d;
@@ -132,8 +131,10 @@ void lin_hist_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	int n;
 
 	if (argc < 4 || argc > 5) {
-		sqlite3_result_error(ctx, "lin_hist_merge: usage: lin_hist_merge(COUNTS, MIN, MAX, "
-				     "STEP [, UNIT])", -1);
+		sqlite3_result_error(ctx,
+				     "lin_hist_merge: usage: lin_hist_merge(COUNTS, MIN, MAX, "
+				     "STEP [, UNIT])",
+				     -1);
 		return;
 	}
 	if (!(st = sqlite3_aggregate_context(ctx, sizeof(*st)))) {
@@ -151,7 +152,8 @@ void lin_hist_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	b = sqlite3_value_blob(argv[0]);
 	n = sqlite3_value_bytes(argv[0]);
 	if (sqlite3_value_type(argv[0]) != SQLITE_BLOB || n != (int)st->nr * 8) {
-		sql_result_errorf(ctx, "lin_hist_merge: COUNTS must be a blob of %u u64 bucket counts",
+		sql_result_errorf(ctx,
+				  "lin_hist_merge: COUNTS must be a blob of %u u64 bucket counts",
 				  st->nr);
 		st->failed = true;
 		return;

@@ -110,7 +110,8 @@ void log2_hist_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	int n;
 
 	if (argc < 1 || argc > 2) {
-		sqlite3_result_error(ctx, "log2_hist_merge: usage: log2_hist_merge(COUNTS [, UNIT])", -1);
+		sqlite3_result_error(
+			ctx, "log2_hist_merge: usage: log2_hist_merge(COUNTS [, UNIT])", -1);
 		return;
 	}
 	if (!(st = sqlite3_aggregate_context(ctx, sizeof(*st)))) {
@@ -127,8 +128,10 @@ void log2_hist_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	b = sqlite3_value_blob(argv[0]);
 	n = sqlite3_value_bytes(argv[0]);
 	if (sqlite3_value_type(argv[0]) != SQLITE_BLOB || n % 8 || n > 64 * 8) {
-		sqlite3_result_error(ctx, "log2_hist_merge: COUNTS must be a blob of at most 64 "
-				     "u64 bucket counts", -1);
+		sqlite3_result_error(ctx,
+				     "log2_hist_merge: COUNTS must be a blob of at most 64 "
+				     "u64 bucket counts",
+				     -1);
 		return;
 	}
 	for (int i = 0; i < n / 8; i++) {

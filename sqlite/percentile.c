@@ -33,10 +33,7 @@
 
 static long exact_cap = PERCENTILE_EXACT_CAP;
 
-void percentile_set_exact_cap(long n)
-{
-	exact_cap = n < 0 ? PERCENTILE_EXACT_CAP : n;
-}
+void percentile_set_exact_cap(long n) { exact_cap = n < 0 ? PERCENTILE_EXACT_CAP : n; }
 
 struct sketch_store {
 	uint64_t *bins; /* bins[k - base] counts values of key k */

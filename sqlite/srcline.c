@@ -29,8 +29,10 @@ void srcline_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	pid = (uint32_t)sqlite3_value_int64(argv[0]);
 	symbols__note_pid(sy, pid);
 	if (symbols__srcline(sy, pid, (uint64_t)sqlite3_value_int64(argv[1]), false, &src, 1))
-		sqlite3_result_text(ctx, src.file[0] == '/' || !src.dir ?
-					 sqlite3_mprintf("%s:%d", src.file, src.line) :
-					 sqlite3_mprintf("%s/%s:%d", src.dir, src.file, src.line),
-				    -1, sqlite3_free);
+		sqlite3_result_text(
+			ctx,
+			src.file[0] == '/' || !src.dir
+				? sqlite3_mprintf("%s:%d", src.file, src.line)
+				: sqlite3_mprintf("%s/%s:%d", src.dir, src.file, src.line),
+			-1, sqlite3_free);
 }

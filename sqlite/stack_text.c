@@ -102,8 +102,12 @@ void frame_text(struct symbols *sy, const struct stack_view *v, const struct sta
 
 int frame_flags(sqlite3_context *ctx, sqlite3_value *opts, const char *fname, unsigned *flags)
 {
-	static const struct { const char *word; unsigned set, clear; } words[] = {
-		{ "srcline", FRAME_SRCLINE, 0 }, { "inline", FRAME_INLINE, 0 },
+	static const struct {
+		const char *word;
+		unsigned set, clear;
+	} words[] = {
+		{ "srcline", FRAME_SRCLINE, 0 },
+		{ "inline", FRAME_INLINE, 0 },
 		{ "noinline", 0, FRAME_INLINE },
 	};
 	const char *s = opts ? (const char *)sqlite3_value_text(opts) : NULL;
@@ -119,8 +123,10 @@ int frame_flags(sqlite3_context *ctx, sqlite3_value *opts, const char *fname, un
 				break;
 		if (len && i == sizeof(words) / sizeof(words[0])) {
 			if (fname) {
-				char *msg = sqlite3_mprintf("%s: no such option '%.*s'; choices: srcline "
-							    "inline noinline", fname, (int)len, s);
+				char *msg = sqlite3_mprintf(
+					"%s: no such option '%.*s'; choices: srcline "
+					"inline noinline",
+					fname, (int)len, s);
 
 				sqlite3_result_error(ctx, msg, -1);
 				sqlite3_free(msg);
@@ -150,7 +156,7 @@ void stack_text_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	size_t n;
 
 	if (argc == 2 && sep && *sep && frame_flags(ctx, argv[1], NULL, &probe) == 0) {
-		flags |= probe;   /* stack_text(stack, 'srcline'): options, not a separator */
+		flags |= probe; /* stack_text(stack, 'srcline'): options, not a separator */
 		sep = "\n";
 	} else if (frame_flags(ctx, argc > 2 ? argv[2] : NULL, "stack_text", &flags)) {
 		return;
@@ -160,7 +166,7 @@ void stack_text_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sep = sep ? sep : "\n";
 	n = stack_frames(&v, frames, 512);
 	out = sqlite3_str_new(sqlite3_context_db_handle(ctx));
-	for (size_t i = n; i-- > 0;) {   /* innermost first */
+	for (size_t i = n; i-- > 0;) { /* innermost first */
 		frame_text(stack_symbols(ctx), &v, &frames[i], flags, sep, out);
 		if (i)
 			sqlite3_str_appendall(out, sep);

@@ -34,7 +34,8 @@ void symbolic_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		return;
 	v = sqlite3_value_int64(argv[1]);
 	arg = arg_for(ctx, argv, false);
-	for (const struct tep_print_flag_sym *sym = arg ? arg->symbol.symbols : NULL; sym; sym = sym->next)
+	for (const struct tep_print_flag_sym *sym = arg ? arg->symbol.symbols : NULL; sym;
+	     sym = sym->next)
 		if (strtoll(sym->value, NULL, 0) == v) {
 			sqlite3_result_text(ctx, sym->str, -1, SQLITE_TRANSIENT);
 			return;
@@ -59,7 +60,8 @@ void flags_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		unsigned long long bit = strtoull(f->value, NULL, 0);
 
 		if ((bit == 0 && v == 0) || (bit && (rest & bit) == bit)) {
-			sqlite3_str_appendf(out, "%s%s", sqlite3_str_length(out) ? delim : "", f->str);
+			sqlite3_str_appendf(out, "%s%s", sqlite3_str_length(out) ? delim : "",
+					    f->str);
 			rest &= ~bit;
 			if (bit == 0)
 				break;

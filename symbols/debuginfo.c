@@ -26,11 +26,11 @@
 #define MAX_ID 64
 
 struct want {
-	const uint8_t *id;      /* the binary's build-id (NULL: none) */
+	const uint8_t *id; /* the binary's build-id (NULL: none) */
 	size_t id_len;
 	bool has_crc;
-	unsigned int crc;       /* .gnu_debuglink's */
-	dev_t dev;              /* the binary itself, never its own debug file */
+	unsigned int crc; /* .gnu_debuglink's */
+	dev_t dev;        /* the binary itself, never its own debug file */
 	ino_t ino;
 };
 
@@ -134,7 +134,7 @@ static int by_debuglink(const char *path, const char *name, const struct want *w
 	int dir_len = slash ? (int)(slash - path) : 0;
 
 	if (!strncmp(path, "/proc/", 6) && (root = strstr(path, "/root/")))
-		logical = root + 5;   /* /proc/PID/root/usr/bin/x -> /usr/bin/x */
+		logical = root + 5; /* /proc/PID/root/usr/bin/x -> /usr/bin/x */
 	slash = strrchr(logical, '/');
 	snprintf(cand, sizeof(cand), "%.*s/%s", dir_len, path, name);
 	if (!found(cand, w, out, len))
@@ -142,8 +142,8 @@ static int by_debuglink(const char *path, const char *name, const struct want *w
 	snprintf(cand, sizeof(cand), "%.*s/.debug/%s", dir_len, path, name);
 	if (!found(cand, w, out, len))
 		return 0;
-	snprintf(cand, sizeof(cand), "/usr/lib/debug%.*s/%s",
-		 slash ? (int)(slash - logical) : 0, logical, name);
+	snprintf(cand, sizeof(cand), "/usr/lib/debug%.*s/%s", slash ? (int)(slash - logical) : 0,
+		 logical, name);
 	return found(cand, w, out, len);
 }
 

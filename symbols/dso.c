@@ -91,13 +91,14 @@ Dwarf *dso__dwarf(struct dso *d)
 	d->dbg_fd = -1;
 	if (!(elf = open_elf(d, &fd)))
 		return NULL;
-	if (debuginfo__find(elf, access(d->real, F_OK) ? d->path : d->real, path, sizeof(path)) == 0 &&
+	if (debuginfo__find(elf, access(d->real, F_OK) ? d->path : d->real, path, sizeof(path)) ==
+		    0 &&
 	    (d->dbg_fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		d->dwarf = dwarf_begin(d->dbg_fd, DWARF_C_READ);
 		if (d->dwarf)
 			d->debug_path = strdup(path);
 	}
-	if (!d->dwarf) {   /* the binary's own .debug_info, if any */
+	if (!d->dwarf) { /* the binary's own .debug_info, if any */
 		if (d->dbg_fd >= 0)
 			close(d->dbg_fd);
 		d->dbg_fd = dup(fd);
@@ -119,7 +120,7 @@ void dso__close_debug(struct dso *d)
 	if (d->fd >= 0 && d->cfi_tried)
 		close(d->fd);
 	if (d->dwarf)
-		dwarf_end(d->dwarf);   /* frees dbg_cfi too: dwarf_getcfi's belongs to it */
+		dwarf_end(d->dwarf); /* frees dbg_cfi too: dwarf_getcfi's belongs to it */
 	if (d->dbg_fd >= 0 && d->dwarf_tried)
 		close(d->dbg_fd);
 	free(d->debug_path);

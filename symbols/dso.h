@@ -11,24 +11,24 @@
 #include "symbols/symtab.h"
 
 struct dso {
-	char *path;             /* as the process maps it */
-	char *real;             /* as perf-sql opens it (/proc/PID/root/PATH in a container) */
-	uint64_t dev, ino;      /* of real when first seen: path is used instead once PID is gone
+	char *path;        /* as the process maps it */
+	char *real;        /* as perf-sql opens it (/proc/PID/root/PATH in a container) */
+	uint64_t dev, ino; /* of real when first seen: path is used instead once PID is gone
 				 * (CFI and DWARF open late), if it is the same file */
 	struct symtab syms;
-	int64_t bias;           /* ELF vaddr - file offset of the executable segment */
+	int64_t bias; /* ELF vaddr - file offset of the executable segment */
 	bool loaded;
 	/* unwinding (symbols/unwind.c) */
 	bool cfi_tried;
 	int fd;
 	Elf *elf;
-	Dwarf_CFI *eh_cfi;      /* the binary's .eh_frame */
-	Dwarf_CFI *dbg_cfi;     /* .debug_frame of the debug information (borrowed from dwarf) */
+	Dwarf_CFI *eh_cfi;  /* the binary's .eh_frame */
+	Dwarf_CFI *dbg_cfi; /* .debug_frame of the debug information (borrowed from dwarf) */
 	/* source lines (symbols/srcline.c) */
 	bool dwarf_tried;
 	int dbg_fd;
-	Dwarf *dwarf;           /* the debug file's DWARF, else the binary's own */
-	char *debug_path;       /* the file dwarf came from */
+	Dwarf *dwarf;     /* the debug file's DWARF, else the binary's own */
+	char *debug_path; /* the file dwarf came from */
 };
 
 struct symbols;

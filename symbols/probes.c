@@ -67,7 +67,8 @@ int probes__add_uprobe(struct catalog *c, const char *spec, bool ret, struct err
 	int type;
 
 	if (!at || at == spec || !at[1] || (size_t)(at - spec) >= sizeof(func)) {
-		err_set(e, -EINVAL, "--%s '%s': expected FUNC@BINARY", ret ? "uretprobe" : "uprobe", spec);
+		err_set(e, -EINVAL, "--%s '%s': expected FUNC@BINARY", ret ? "uretprobe" : "uprobe",
+			spec);
 		return err_hint(e, "e.g. --uprobe malloc@/lib/x86_64-linux-gnu/libc.so.6");
 	}
 	snprintf(func, sizeof(func), "%.*s", (int)(at - spec), spec);
@@ -88,12 +89,12 @@ int probes__add_uprobe(struct catalog *c, const char *spec, bool ret, struct err
 	ev->pmu_type = (uint32_t)type;
 	ev->pmu_config = ret ? 1 : 0;
 	ev->pmu_config2 = off;
-	for (int k = 0; k < 6; k++)   /* the x86-64 ABI: di si dx cx r8 r9 */
+	for (int k = 0; k < 6; k++) /* the x86-64 ABI: di si dx cx r8 r9 */
 		ev->arg_reg[k] = (int8_t)(int[]){ 5, 4, 3, 2, 16, 17 }[k];
 	ev->probe_path = strdup(binary);
 	if (!ev->probe_path)
 		return err_set(e, -ENOMEM, "out of memory");
-	catalog__resort(c);   /* ev is stale from here */
+	catalog__resort(c); /* ev is stale from here */
 	return 0;
 }
 
@@ -127,31 +128,37 @@ int probes__add_breakpoint(struct catalog *c, const char *spec, const char *work
 	int type;
 
 	if (nth >= 4)
-		return err_set(e, -ENOSPC, "--breakpoint %s: at most 4 hardware breakpoints (the CPU "
-				   "has 4 debug registers)", spec);
+		return err_set(e, -ENOSPC,
+			       "--breakpoint %s: at most 4 hardware breakpoints (the CPU "
+			       "has 4 debug registers)",
+			       spec);
 	/* suffixes are read from the end, so a binary's path may hold '/' too */
 	snprintf(target, sizeof(target), "%s", p);
 	if ((end = strrchr(target, ':')) && end[1] && strspn(end + 1, "rwx") == strlen(end + 1)) {
 		snprintf(rwx, sizeof(rwx), "%.7s", end + 1);
 		*end = '\0';
 	}
-	if ((end = strrchr(target, '/')) && end[1] && strspn(end + 1, "0123456789") == strlen(end + 1)) {
+	if ((end = strrchr(target, '/')) && end[1] &&
+	    strspn(end + 1, "0123456789") == strlen(end + 1)) {
 		len = (unsigned)strtoul(end + 1, NULL, 10);
 		*end = '\0';
 	}
 	type = bp_type_of(rwx);
 	if (!target[0] || type < 0 || (len != 1 && len != 2 && len != 4 && len != 8)) {
-		err_set(e, -EINVAL, "--breakpoint '%s': expected ADDR|SYMBOL[@BINARY][/LEN][:rwx]", spec);
+		err_set(e, -EINVAL, "--breakpoint '%s': expected ADDR|SYMBOL[@BINARY][/LEN][:rwx]",
+			spec);
 		return err_hint(e, "LEN is 1, 2, 4 or 8; e.g. --breakpoint counter/8:w -- ./app");
 	}
 	addr = strtoull(target, &end, 0);
-	if (*end) {   /* a symbol */
+	if (*end) { /* a symbol */
 		at = strchr(target, '@');
 		if (at)
 			*at = '\0';
 		if (!find_binary(at ? at + 1 : workload ? workload : "", binary, sizeof(binary)))
-			return err_set(e, -ENOENT, "--breakpoint %s: no binary to find '%s' in; give "
-					   "SYMBOL@BINARY or run a workload after --", spec, target);
+			return err_set(e, -ENOENT,
+				       "--breakpoint %s: no binary to find '%s' in; give "
+				       "SYMBOL@BINARY or run a workload after --",
+				       spec, target);
 		addr = symbols__elf_address(binary, target, NULL);
 		if (!addr)
 			return err_set(e, -ENOENT, "--breakpoint %s: no symbol '%s' in %s", spec,
@@ -190,7 +197,8 @@ int probes__add_usdt(struct catalog *c, const char *spec, struct err *e)
 			p = &probes[i];
 	if (!p || !p->pc_offset) {
 		free(probes);
-		err_set(e, -ENOENT, "--usdt %s: no probe %s:%s in %s", spec, provider, name, binary);
+		err_set(e, -ENOENT, "--usdt %s: no probe %s:%s in %s", spec, provider, name,
+			binary);
 		return err_hint(e, "list its probes with: perf-sql --list-usdt %s", binary);
 	}
 	if ((type = uprobe_pmu_type(e)) < 0) {
@@ -221,6 +229,6 @@ int probes__add_usdt(struct catalog *c, const char *spec, struct err *e)
 	ev->probe_path = strdup(binary);
 	if (!ev->probe_path)
 		return err_set(e, -ENOMEM, "out of memory");
-	catalog__resort(c);   /* ev is stale from here */
+	catalog__resort(c); /* ev is stale from here */
 	return 0;
 }

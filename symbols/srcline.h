@@ -12,10 +12,10 @@ struct symbols;
 struct dso;
 
 struct srcline {
-	const char *func;   /* an inlined function's name; NULL for the function holding the code
+	const char *func; /* an inlined function's name; NULL for the function holding the code
 			     * (its name is the symbol table's) */
-	const char *file;   /* as the line table names it: relative to dir when not absolute */
-	const char *dir;    /* the compilation directory (DW_AT_comp_dir), or NULL */
+	const char *file; /* as the line table names it: relative to dir when not absolute */
+	const char *dir;  /* the compilation directory (DW_AT_comp_dir), or NULL */
 	int line;
 	bool inlined;
 };
@@ -28,6 +28,5 @@ struct srcline {
 size_t symbols__srcline(struct symbols *sy, uint32_t pid, uint64_t addr, bool inlines,
 			struct srcline *out, size_t max);
 /* The same for an address in an ELF file (vaddr). */
-size_t dso__srcline(struct dso *d, uint64_t vaddr, bool inlines, struct srcline *out,
-		    size_t max);
+size_t dso__srcline(struct dso *d, uint64_t vaddr, bool inlines, struct srcline *out, size_t max);
 #endif

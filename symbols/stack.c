@@ -13,8 +13,8 @@
 
 #define HDR (8 + 4 + 4 + 8)
 
-void *stack_blob__new(uint32_t pid, uint32_t tid, uint64_t time, const uint64_t *frames,
-		      size_t nr, size_t *len_out)
+void *stack_blob__new(uint32_t pid, uint32_t tid, uint64_t time, const uint64_t *frames, size_t nr,
+		      size_t *len_out)
 {
 	uint8_t *b = malloc(HDR + nr * 8);
 

@@ -32,14 +32,14 @@
 
 struct map {
 	uint64_t start, end, pgoff;
-	struct dso *dso;        /* NULL: anonymous (perf map) */
+	struct dso *dso; /* NULL: anonymous (perf map) */
 };
 
 struct proc {
 	uint32_t pid;
 	struct map *maps;
 	size_t nr;
-	struct symtab jit;      /* /tmp/perf-PID.map */
+	struct symtab jit; /* /tmp/perf-PID.map */
 };
 
 struct symbols {
@@ -49,29 +49,23 @@ struct symbols {
 	size_t nr_dsos;
 	struct proc *procs;
 	size_t nr_procs, cap_procs;
-	size_t last_proc;        /* index of the last one found: stacks come in runs of a pid */
+	size_t last_proc; /* index of the last one found: stacks come in runs of a pid */
 	bool vdso_tried;
-	int vdso_fd;             /* a memfd holding perf-sql's own vDSO image (-1: none) */
-	bool offline;            /* replaying: no /proc of this machine's processes */
+	int vdso_fd;  /* a memfd holding perf-sql's own vDSO image (-1: none) */
+	bool offline; /* replaying: no /proc of this machine's processes */
 	/* every file mapping learnt, in order (dso NULL: the pid exec'd), for captures */
 	struct maplog {
 		uint32_t pid;
 		uint64_t start, end, pgoff;
 		struct dso *dso;
-	} *log;
+	} * log;
 	size_t nr_log, cap_log;
 	struct unwind_stats ustats;
 };
 
-struct unwind_stats *symbols__ustats(struct symbols *sy)
-{
-	return &sy->ustats;
-}
+struct unwind_stats *symbols__ustats(struct symbols *sy) { return &sy->ustats; }
 
-struct symbols *symbols__new(void)
-{
-	return calloc(1, sizeof(struct symbols));
-}
+struct symbols *symbols__new(void) { return calloc(1, sizeof(struct symbols)); }
 
 void symbols__free(struct symbols *sy)
 {
@@ -272,7 +266,7 @@ void symbols__add_map(struct symbols *sy, uint32_t pid, uint64_t start, uint64_t
 		}
 		return;
 	}
-	if (!p) {   /* first news of pid: what it mapped before, then this */
+	if (!p) { /* first news of pid: what it mapped before, then this */
 		symbols__note_pid(sy, pid);
 		p = proc_find(sy, pid);
 		if (!p && !(p = proc_new(sy, pid)))
@@ -297,7 +291,8 @@ void symbols__note_pid(struct symbols *sy, uint32_t pid)
 	while (fgets(line, sizeof(line), f)) {
 		file[0] = '\0';
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off,
-			   file) < 4 || perms[2] != 'x')
+			   file) < 4 ||
+		    perms[2] != 'x')
 			continue;
 		map_add(sy, p, (struct map){ start, end, off, map_dso(sy, file, pid) });
 	}
@@ -325,7 +320,7 @@ static struct proc *proc_of(struct symbols *sy, uint32_t pid)
 
 static struct map *map_of(struct proc *p, uint64_t addr)
 {
-	for (size_t i = 0; p && i < p->nr; i++)   /* newest first */
+	for (size_t i = 0; p && i < p->nr; i++) /* newest first */
 		if (addr >= p->maps[i].start && addr < p->maps[i].end)
 			return &p->maps[i];
 	return NULL;
@@ -341,10 +336,7 @@ struct dso *symbols__dso_at(struct symbols *sy, uint32_t pid, uint64_t addr, uin
 	return m->dso;
 }
 
-void symbols__set_offline(struct symbols *sy)
-{
-	sy->offline = true;
-}
+void symbols__set_offline(struct symbols *sy) { sy->offline = true; }
 
 void symbols__maps_since(struct symbols *sy, size_t *cursor,
 			 void (*fn)(void *arg, uint32_t pid, uint64_t start, uint64_t len,
@@ -354,7 +346,8 @@ void symbols__maps_since(struct symbols *sy, size_t *cursor,
 	for (; *cursor < sy->nr_log; (*cursor)++) {
 		const struct maplog *l = &sy->log[*cursor];
 
-		fn(arg, l->pid, l->start, l->end - l->start, l->pgoff, l->dso ? l->dso->path : NULL);
+		fn(arg, l->pid, l->start, l->end - l->start, l->pgoff,
+		   l->dso ? l->dso->path : NULL);
 	}
 }
 
@@ -363,8 +356,7 @@ bool symbols__mapped(struct symbols *sy, uint32_t pid, uint64_t addr)
 	return map_of(proc_of(sy, pid), addr) != NULL;
 }
 
-const char *symbols__file_offset(struct symbols *sy, uint32_t pid, uint64_t addr,
-				 uint64_t *off_out)
+const char *symbols__file_offset(struct symbols *sy, uint32_t pid, uint64_t addr, uint64_t *off_out)
 {
 	struct map *m = map_of(proc_of(sy, pid), addr);
 
@@ -421,7 +413,8 @@ static int elf_lookup(const char *path, const char *name, GElf_Sym *out, Elf **e
 	while (elf && (scn = elf_nextscn(elf, scn))) {
 		Elf_Data *data;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
 		data = elf_getdata(scn, NULL);
 		for (size_t i = 0; data && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {

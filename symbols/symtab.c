@@ -182,8 +182,9 @@ static int load_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct symtab *t)
 			int bind = GELF_ST_BIND(sym.st_info);
 
 			ret = symtab__add_elf(t, sym.st_value, sym.st_size, demangled(name, &dm),
-					      bind == STB_WEAK ? SYM_WEAK : bind == STB_LOCAL ? SYM_LOCAL
-											: SYM_GLOBAL);
+					      bind == STB_WEAK    ? SYM_WEAK
+					      : bind == STB_LOCAL ? SYM_LOCAL
+								  : SYM_GLOBAL);
 			free(dm);
 		}
 	}
@@ -327,7 +328,8 @@ int elf_syms__load(const char *path, struct symtab *t, int64_t *load_bias_out)
 		for (size_t i = 0; i < nph; i++) {
 			GElf_Phdr ph;
 
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    (ph.p_flags & PF_X)) {
 				*load_bias_out = (int64_t)(ph.p_vaddr - ph.p_offset);
 				break;
 			}

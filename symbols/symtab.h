@@ -8,9 +8,9 @@
 #include <stdint.h>
 
 struct sym {
-	uint64_t start, size;   /* size 0: up to the next symbol */
-	const char *name;       /* points into the table's string pool */
-	int bind;               /* of aliases, the lowest is printed: SYM_GLOBAL, _LOCAL, _WEAK */
+	uint64_t start, size; /* size 0: up to the next symbol */
+	const char *name;     /* points into the table's string pool */
+	int bind;             /* of aliases, the lowest is printed: SYM_GLOBAL, _LOCAL, _WEAK */
 };
 
 enum { SYM_GLOBAL, SYM_LOCAL, SYM_WEAK };
@@ -18,7 +18,7 @@ enum { SYM_GLOBAL, SYM_LOCAL, SYM_WEAK };
 struct symtab {
 	struct sym *syms;
 	size_t nr, cap;
-	char *pool;             /* names, NUL-separated */
+	char *pool; /* names, NUL-separated */
 	size_t pool_len, pool_cap;
 };
 

@@ -27,23 +27,25 @@
 #include "symbols/dso.h"
 #include "symbols/unwind.h"
 
-#define NR_REGS 17     /* DWARF x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, 16 = rip */
+#define NR_REGS 17 /* DWARF x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, 16 = rip */
 #define REG_BP 6
 #define REG_SP 7
 #define REG_IP 16
 
 /* DWARF register -> its slot among the sampled ones (UPROBE_REGS_MASK: ax bx cx dx si di bp sp
  * ip r8..r15) */
-static const int8_t perf_slot[NR_REGS] = { 0, 3, 2, 1, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 8 };
+static const int8_t perf_slot[NR_REGS] = {
+	0, 3, 2, 1, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 8
+};
 
 struct regs {
 	uint64_t v[NR_REGS];
-	uint32_t valid;   /* bit per register */
+	uint32_t valid; /* bit per register */
 };
 
 struct walk {
 	const uint8_t *stack;
-	uint64_t base;    /* the sampled rsp: stack[0] is there */
+	uint64_t base; /* the sampled rsp: stack[0] is there */
 	size_t len;
 };
 
@@ -178,7 +180,7 @@ static int caller_reg(const struct walk *w, Dwarf_Frame *f, int reg, const struc
 		return -1;
 	if (!nops && ops == mem)
 		return 0;
-	if (!nops)   /* the same value as in this frame */
+	if (!nops) /* the same value as in this frame */
 		return reg_get(r, (uint64_t)reg, out) ? 1 : -1;
 	if (!eval(w, ops, nops, r, cfa, out, &loc))
 		return -1;
@@ -189,8 +191,8 @@ static int caller_reg(const struct walk *w, Dwarf_Frame *f, int reg, const struc
  * One frame up: r (this frame's registers) becomes its caller's. 1: stepped; 0: this was the
  * outermost frame; -1: cannot go on. *exact_out: the caller's pc is not a return address.
  */
-static int step(struct symbols *sy, uint32_t pid, const struct walk *w, struct regs *r,
-		bool exact, bool *exact_out)
+static int step(struct symbols *sy, uint32_t pid, const struct walk *w, struct regs *r, bool exact,
+		bool *exact_out)
 {
 	uint64_t pc = r->v[REG_IP], vaddr, cfa, v;
 	struct dso *d = symbols__dso_at(sy, pid, exact ? pc : pc - 1, &vaddr);
@@ -210,18 +212,18 @@ static int step(struct symbols *sy, uint32_t pid, const struct walk *w, struct r
 	if (ra < 0 || ra >= NR_REGS || dwarf_frame_cfa(f, &ops, &nops) || !nops ||
 	    !eval(w, ops, nops, r, 0, &cfa, &loc))
 		goto out;
-	ret = caller_reg(w, f, ra, r, cfa, &v);   /* undefined: this is the outermost frame */
+	ret = caller_reg(w, f, ra, r, cfa, &v); /* undefined: this is the outermost frame */
 	if (ret <= 0)
 		goto out;
 	ret = -1;
 	for (int reg = 0; reg < NR_REGS; reg++)
 		if (reg != ra && caller_reg(w, f, reg, r, cfa, &n.v[reg]) > 0)
 			n.valid |= 1u << reg;
-	n.v[REG_SP] = cfa;   /* the caller's rsp is the CFA, whatever rule rsp has */
+	n.v[REG_SP] = cfa; /* the caller's rsp is the CFA, whatever rule rsp has */
 	n.v[REG_IP] = v;
 	n.valid |= 1u << REG_SP | 1u << REG_IP;
 	if (!v || (cfa <= r->v[REG_SP] && !signal))
-		goto out;   /* no progress: a loop, or garbage */
+		goto out; /* no progress: a loop, or garbage */
 	*r = n;
 	*exact_out = signal;
 	ret = 1;
@@ -238,9 +240,8 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-size_t unwind__user(struct symbols *sy, uint32_t pid, const uint64_t *regs,
-		    const uint8_t *stack, size_t stack_len, uint64_t *out, size_t max,
-		    bool *clean_out)
+size_t unwind__user(struct symbols *sy, uint32_t pid, const uint64_t *regs, const uint8_t *stack,
+		    size_t stack_len, uint64_t *out, size_t max, bool *clean_out)
 {
 	struct walk w = { stack, 0, stack_len };
 	struct regs r = { .valid = 0 };
@@ -261,7 +262,6 @@ size_t unwind__user(struct symbols *sy, uint32_t pid, const uint64_t *regs,
 	*clean_out = ret == 0;
 	return n;
 }
-
 
 /* a u64 of a ring record (8-aligned in the kernel's layout; copied, to be safe) */
 static uint64_t at(const uint64_t *p, size_t i)
@@ -287,14 +287,15 @@ static bool fp_valid(struct symbols *sy, uint32_t pid, uint64_t pc, bool exact)
 	size_t nops;
 	bool ok;
 
-	if (!d)   /* JIT code has frame pointers to go by; an address in no mapping is garbage */
+	if (!d) /* JIT code has frame pointers to go by; an address in no mapping is garbage */
 		return symbols__mapped(sy, pid, pc);
 	if (!dso__cfi(d, vaddr, &f))
-		return true;   /* no CFI: frame pointers are all there is */
+		return true; /* no CFI: frame pointers are all there is */
 	ok = !dwarf_frame_cfa(f, &ops, &nops) && nops == 1 &&
-	     (ops[0].atom == DW_OP_breg0 + REG_BP || (ops[0].atom == DW_OP_bregx && ops[0].number == REG_BP));
+	     (ops[0].atom == DW_OP_breg0 + REG_BP ||
+	      (ops[0].atom == DW_OP_bregx && ops[0].number == REG_BP));
 	if (!ok && exact && !dwarf_frame_register(f, REG_BP, mem, &ops, &nops))
-		ok = !nops && ops != mem;   /* rbp: same value */
+		ok = !nops && ops != mem; /* rbp: same value */
 	free(f);
 	return ok;
 }
@@ -323,18 +324,18 @@ size_t unwind__chain(struct symbols *sy, const struct sample *smp, uint64_t *cha
 			nr_fp = smp->nr_stack - i - 1;
 			break;
 		}
-	for (; n < user_at && n + 1 < max; n++)   /* the kernel part, as the kernel gave it */
+	for (; n < user_at && n + 1 < max; n++) /* the kernel part, as the kernel gave it */
 		chain[n] = at(smp->stack, n);
 	if (n + 2 > max)
 		return n;
 	chain[n++] = (uint64_t)PERF_CONTEXT_USER;
-	nu = unwind__user(sy, smp->pid, smp->regs, smp->user_stack, smp->user_stack_size,
-			  chain + n, max - n, &clean);
+	nu = unwind__user(sy, smp->pid, smp->regs, smp->user_stack, smp->user_stack_size, chain + n,
+			  max - n, &clean);
 	st->samples++;
 	st->clean += clean;
 	if (!clean && nr_fp > nu)
 		nr_fp = fp_frames(sy, smp->pid, smp->stack + user_at + 1, nr_fp);
-	if (!clean && nr_fp > nu) {   /* auto: the kernel's frame-pointer walk went further */
+	if (!clean && nr_fp > nu) { /* auto: the kernel's frame-pointer walk went further */
 		nu = nr_fp < max - n ? nr_fp : max - n;
 		for (size_t i = 0; i < nu; i++)
 			chain[n + i] = at(smp->stack, user_at + 1 + i);

@@ -17,9 +17,8 @@ struct symbols;
  * *clean_out: the walk reached the outermost frame (the CFI says the return address is
  * undefined: _start, a thread's start), rather than stopping where it could not go on.
  */
-size_t unwind__user(struct symbols *sy, uint32_t pid, const uint64_t *regs,
-		    const uint8_t *stack, size_t stack_len, uint64_t *out, size_t max,
-		    bool *clean_out);
+size_t unwind__user(struct symbols *sy, uint32_t pid, const uint64_t *regs, const uint8_t *stack,
+		    size_t stack_len, uint64_t *out, size_t max, bool *clean_out);
 /*
  * smp's call chain (PERF_CONTEXT_* markers and all) with its user part from unwind__user():
  * the kernel's part kept, then PERF_CONTEXT_USER and the unwound frames. When smp also has the
@@ -33,10 +32,10 @@ size_t unwind__chain(struct symbols *sy, const struct sample *smp, uint64_t *cha
 
 /* What unwinding did so far (for -v and the benchmark). */
 struct unwind_stats {
-	uint64_t samples, frames;   /* samples unwound, user frames they gave */
-	uint64_t clean;             /* samples whose walk reached the outermost frame */
-	uint64_t fp_kept;           /* auto: samples where the fp chain was deeper and kept */
-	uint64_t ns;                /* time spent unwinding */
+	uint64_t samples, frames; /* samples unwound, user frames they gave */
+	uint64_t clean;           /* samples whose walk reached the outermost frame */
+	uint64_t fp_kept;         /* auto: samples where the fp chain was deeper and kept */
+	uint64_t ns;              /* time spent unwinding */
 };
 void symbols__unwind_stats(const struct symbols *sy, struct unwind_stats *out);
 #endif

@@ -63,7 +63,8 @@ static int add_note(Elf *elf, const uint8_t *desc, size_t len, int64_t base_shif
 	p->sema_offset = p->semaphore ? file_offset(elf, p->semaphore) : 0;
 	snprintf(p->provider, sizeof(p->provider), "%s", prov);
 	snprintf(p->name, sizeof(p->name), "%s", name);
-	snprintf(p->args, sizeof(p->args), "%.*s", args < end ? (int)strnlen(args, (size_t)(end - args)) : 0, args);
+	snprintf(p->args, sizeof(p->args), "%.*s",
+		 args < end ? (int)strnlen(args, (size_t)(end - args)) : 0, args);
 	return 0;
 }
 
@@ -108,7 +109,8 @@ int usdt__list(const char *path, struct usdt_probe **out, int *nr_out, struct er
 				continue;
 			memcpy(&recorded_base, desc + 8, 8);
 			ret = add_note(elf, desc, nh.n_descsz,
-				       base_shift ? base_shift - (int64_t)recorded_base : 0, out, nr_out);
+				       base_shift ? base_shift - (int64_t)recorded_base : 0, out,
+				       nr_out);
 		}
 		break;
 	}
@@ -125,9 +127,12 @@ out:
  * R8 16 .. R15 23), every width of each */
 static int perf_reg_of(const char *r)
 {
-	static const struct { const char *names[4]; int reg; } regs[] = {
-		{ { "rax", "eax", "ax", "al" }, 0 }, { { "rbx", "ebx", "bx", "bl" }, 1 },
-		{ { "rcx", "ecx", "cx", "cl" }, 2 }, { { "rdx", "edx", "dx", "dl" }, 3 },
+	static const struct {
+		const char *names[4];
+		int reg;
+	} regs[] = {
+		{ { "rax", "eax", "ax", "al" }, 0 },  { { "rbx", "ebx", "bx", "bl" }, 1 },
+		{ { "rcx", "ecx", "cx", "cl" }, 2 },  { { "rdx", "edx", "dx", "dl" }, 3 },
 		{ { "rsi", "esi", "si", "sil" }, 4 }, { { "rdi", "edi", "di", "dil" }, 5 },
 		{ { "rbp", "ebp", "bp", "bpl" }, 6 }, { { "rsp", "esp", "sp", "spl" }, 7 },
 	};

@@ -46,7 +46,7 @@
 #define HIST_LIN 2
 #define HIST_UNIT_MAX 31
 #define HIST_HDR_LEN 40
-#define HIST_LOG2_NR 63  /* bucket 62 ends at INT64_MAX */
+#define HIST_LOG2_NR 63 /* bucket 62 ends at INT64_MAX */
 #define HIST_LIN_NR_MAX 100000
 
 #define HEATMAP_MAGIC "PSQLHEAT"
@@ -95,19 +95,10 @@ void *heatmap_blob__encode(const uint64_t *rows, uint32_t nr_slots, int64_t slot
 			   int *len_out);
 
 /* Inclusive bounds of log2 bucket b: 0..1 for bucket 0, [2^b, 2^(b+1)-1] above. */
-static inline int64_t hist_log2_low(int b)
-{
-	return b == 0 ? 0 : (int64_t)1 << b;
-}
+static inline int64_t hist_log2_low(int b) { return b == 0 ? 0 : (int64_t)1 << b; }
 
-static inline int64_t hist_log2_high(int b)
-{
-	return (int64_t)(((uint64_t)1 << (b + 1)) - 1);
-}
+static inline int64_t hist_log2_high(int b) { return (int64_t)(((uint64_t)1 << (b + 1)) - 1); }
 
 /* log2 bucket of a non-negative value (see above). */
-static inline int hist_log2_bucket(uint64_t v)
-{
-	return v < 2 ? 0 : 63 - __builtin_clzll(v);
-}
+static inline int hist_log2_bucket(uint64_t v) { return v < 2 ? 0 : 63 - __builtin_clzll(v); }
 #endif

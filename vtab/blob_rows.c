@@ -176,8 +176,7 @@ static const struct blob_kind blob_kinds[] = {
 	  hist_next, hist_column },
 	{ "heatmap_rows",
 	  "CREATE TABLE x(slot_start INTEGER, low INTEGER, high INTEGER, count INTEGER, h HIDDEN)",
-	  "argument is not a heatmap", HM_COL_H, 256, heatmap_start, heatmap_next,
-	  heatmap_column },
+	  "argument is not a heatmap", HM_COL_H, 256, heatmap_start, heatmap_next, heatmap_column },
 };
 
 /* --- the module, shared by both kinds --- */
@@ -273,10 +272,7 @@ static int blob_rows_next(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
-static int blob_rows_eof(sqlite3_vtab_cursor *cur)
-{
-	return ((struct blob_rows_cursor *)cur)->eof;
-}
+static int blob_rows_eof(sqlite3_vtab_cursor *cur) { return ((struct blob_rows_cursor *)cur)->eof; }
 
 /* the hidden column h is only ever an input: the hooks leave it NULL */
 static int blob_rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)

@@ -22,10 +22,24 @@
 #include "vtab/tp_table.h"
 
 static const char *const counter_events[] = {
-	"cpu_clock", "task_clock", "context_switches", "cpu_migrations", "page_faults",
-	"minor_faults", "major_faults", "alignment_faults", "emulation_faults",
-	"cycles", "instructions", "branch_instructions", "branch_misses", "cache_references",
-	"cache_misses", "stalled_cycles_frontend", "stalled_cycles_backend", "ref_cycles",
+	"cpu_clock",
+	"task_clock",
+	"context_switches",
+	"cpu_migrations",
+	"page_faults",
+	"minor_faults",
+	"major_faults",
+	"alignment_faults",
+	"emulation_faults",
+	"cycles",
+	"instructions",
+	"branch_instructions",
+	"branch_misses",
+	"cache_references",
+	"cache_misses",
+	"stalled_cycles_frontend",
+	"stalled_cycles_backend",
+	"ref_cycles",
 };
 #define NR_COUNTERS ((int)(sizeof(counter_events) / sizeof(counter_events[0])))
 
@@ -40,15 +54,16 @@ struct ct_vtab {
 	int window[NR_COUNTERS];
 };
 
-
 static int counters_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 			    sqlite3_vtab **out, char **pzErr)
 {
 	struct session *s = aux;
 	struct err e = { 0 };
 	int rc;
-	struct ct_vtab *vt = vtab__new(db, "CREATE TABLE x(name TEXT, value INTEGER, raw INTEGER, "
-					   "scaled INTEGER, supported INTEGER)", sizeof(*vt), &rc);
+	struct ct_vtab *vt = vtab__new(db,
+				       "CREATE TABLE x(name TEXT, value INTEGER, raw INTEGER, "
+				       "scaled INTEGER, supported INTEGER)",
+				       sizeof(*vt), &rc);
 
 	if (!vt)
 		return rc;
@@ -67,16 +82,11 @@ static int counters_connect(sqlite3 *db, void *aux, int argc, const char *const 
 	return SQLITE_OK;
 }
 
-
 static int counters_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
 	info->estimatedCost = NR_COUNTERS;
 	return SQLITE_OK;
 }
-
-
-
-
 
 static int counters_eof(sqlite3_vtab_cursor *c)
 {
@@ -127,11 +137,13 @@ static int counters_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col
 		raw += src->received[k];
 	window_times(vt, i, &ena, &run);
 	if (src->ev->kind == EV_SOFTWARE)
-		ena = run;   /* never multiplexed; per-CPU task events run only on their CPU */
+		ena = run; /* never multiplexed; per-CPU task events run only on their CPU */
 	switch (col) {
 	case CT_COL_VALUE:
-		sqlite3_result_int64(ctx, (sqlite3_int64)(run && run < ena ?
-							  (double)raw * (double)ena / (double)run : raw));
+		sqlite3_result_int64(
+			ctx,
+			(sqlite3_int64)(run && run < ena ? (double)raw * (double)ena / (double)run
+							 : raw));
 		break;
 	case CT_COL_RAW: sqlite3_result_int64(ctx, (sqlite3_int64)raw); break;
 	case CT_COL_SCALED: sqlite3_result_int(ctx, run && run < ena); break;
@@ -139,9 +151,8 @@ static int counters_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col
 	return SQLITE_OK;
 }
 
-
 static const sqlite3_module counters_module = {
-	.xCreate = NULL,   /* eponymous-only */
+	.xCreate = NULL, /* eponymous-only */
 	.xConnect = counters_connect,
 	.xBestIndex = counters_best_index,
 	.xDisconnect = vtab__free,

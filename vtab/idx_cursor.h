@@ -12,10 +12,7 @@ struct idx_cursor {
 	int idx;
 };
 
-static inline int idx_of(sqlite3_vtab_cursor *c)
-{
-	return ((struct idx_cursor *)c)->idx;
-}
+static inline int idx_of(sqlite3_vtab_cursor *c) { return ((struct idx_cursor *)c)->idx; }
 
 /* Declares schema and returns a zeroed vtab of size bytes (NULL with *rc set on failure). */
 void *vtab__new(sqlite3 *db, const char *schema, size_t size, int *rc);

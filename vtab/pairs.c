@@ -34,9 +34,22 @@
 #define PAIRS_MAX_PENDING (1 << 20)
 #define PAIRS_MAX 32
 
-enum { PC_KEY, PC_START_TIME, PC_END_TIME, PC_LATENCY, PC_START_CPU, PC_END_CPU, PC_START_PID,
-       PC_START_TID, PC_END_TID, PC_COMM, PC_START_VALUE, PC_END_VALUE, PC_LOST,
-       PC_ARG0 /* six hidden arguments follow */ };
+enum {
+	PC_KEY,
+	PC_START_TIME,
+	PC_END_TIME,
+	PC_LATENCY,
+	PC_START_CPU,
+	PC_END_CPU,
+	PC_START_PID,
+	PC_START_TID,
+	PC_END_TID,
+	PC_COMM,
+	PC_START_VALUE,
+	PC_END_VALUE,
+	PC_LOST,
+	PC_ARG0 /* six hidden arguments follow */
+};
 
 enum spec_kind { SPEC_NONE, SPEC_FIELD, SPEC_TID, SPEC_PID, SPEC_CPU, SPEC_TIME, SPEC_COMM };
 
@@ -46,7 +59,7 @@ struct spec {
 };
 
 struct cell {
-	int type;   /* SQLITE_NULL, SQLITE_INTEGER or SQLITE_TEXT */
+	int type; /* SQLITE_NULL, SQLITE_INTEGER or SQLITE_TEXT */
 	int64_t i;
 	char s[48];
 };
@@ -71,12 +84,12 @@ struct pairer {
 	char *args[6];
 	struct source *start, *end;
 	struct spec start_key, end_key, start_col, end_col;
-	struct pending *tab;       /* open addressing on key */
+	struct pending *tab; /* open addressing on key */
 	uint32_t cap, used;
-	struct pair_row *rows;     /* this window's pairs */
+	struct pair_row *rows; /* this window's pairs */
 	size_t nr_rows, cap_rows;
-	int window;                /* s->nr_windows the rows belong to, -1: none yet */
-	int stat;                  /* index in s->extra */
+	int window; /* s->nr_windows the rows belong to, -1: none yet */
+	int stat;   /* index in s->extra */
 };
 
 struct pairs_module {
@@ -99,8 +112,11 @@ struct pairs_cursor {
 static int parse_spec(struct source *src, const char *name, bool value, struct spec *out,
 		      char **err)
 {
-	static const struct { const char *name; enum spec_kind kind; } metas[] = {
-		{ "_tid", SPEC_TID }, { "_pid", SPEC_PID }, { "_cpu", SPEC_CPU },
+	static const struct {
+		const char *name;
+		enum spec_kind kind;
+	} metas[] = {
+		{ "_tid", SPEC_TID },   { "_pid", SPEC_PID },   { "_cpu", SPEC_CPU },
 		{ "_time", SPEC_TIME }, { "_comm", SPEC_COMM },
 	};
 
@@ -112,8 +128,9 @@ static int parse_spec(struct source *src, const char *name, bool value, struct s
 	out->f = field__find(src->ev, name);
 	if (!out->f || (!value && out->f->kind != FIELD_INT)) {
 		*err = sqlite3_mprintf("pairs: %s has no %s column '%s'; use a field name or "
-				       "_tid _pid _cpu _time%s", src->ev->full,
-				       value ? "" : "integer", name, value ? " _comm" : "");
+				       "_tid _pid _cpu _time%s",
+				       src->ev->full, value ? "" : "integer", name,
+				       value ? " _comm" : "");
 		return SQLITE_ERROR;
 	}
 	out->kind = SPEC_FIELD;
@@ -157,7 +174,8 @@ static struct pairer *pairer_get(struct pairs_module *m, char **args, char **err
 		bool same = true;
 
 		for (int k = 0; k < 6; k++)
-			same &= !strcmp(m->p[i]->args[k] ? m->p[i]->args[k] : "", args[k] ? args[k] : "");
+			same &= !strcmp(m->p[i]->args[k] ? m->p[i]->args[k] : "",
+					args[k] ? args[k] : "");
 		if (same)
 			return m->p[i];
 	}
@@ -222,9 +240,7 @@ static bool read_spec(struct session *s, const struct spec *sp, const struct wro
 		out->type = SQLITE_TEXT;
 		snprintf(out->s, sizeof(out->s), "%.*s", (int)len, (const char *)bytes);
 		return true;
-	default:
-		out->type = SQLITE_NULL;
-		return true;
+	default: out->type = SQLITE_NULL; return true;
 	}
 }
 
@@ -248,7 +264,7 @@ static void rehash(struct pairer *p, uint32_t ncap, uint64_t older_than)
 	uint32_t ocap = p->cap;
 
 	p->tab = calloc(ncap, sizeof(*p->tab));
-	if (!p->tab) {   /* keep the old table: nothing is lost but the growth */
+	if (!p->tab) { /* keep the old table: nothing is lost but the growth */
 		p->tab = old;
 		return;
 	}
@@ -258,7 +274,7 @@ static void rehash(struct pairer *p, uint32_t ncap, uint64_t older_than)
 		if (!old[i].used)
 			continue;
 		if (old[i].time < older_than) {
-			session__extra_add(p->start->s, p->stat, 0, 1);   /* evicted: lost */
+			session__extra_add(p->start->s, p->stat, 0, 1); /* evicted: lost */
 			continue;
 		}
 		p->tab[slot_of(p, old[i].key)] = old[i];
@@ -424,12 +440,13 @@ static int pairs_connect(sqlite3 *db, void *aux, int argc, const char *const *ar
 			 sqlite3_vtab **out, char **pzErr)
 {
 	struct pairs_vtab *vt;
-	int rc = sqlite3_declare_vtab(db,
-		"CREATE TABLE x(key INTEGER, start_time INTEGER, end_time INTEGER, latency INTEGER, "
-		"start_cpu INTEGER, end_cpu INTEGER, start_pid INTEGER, start_tid INTEGER, "
-		"end_tid INTEGER, comm TEXT, start_value, end_value, lost INTEGER, "
-		"start_table HIDDEN, start_key HIDDEN, end_table HIDDEN, end_key HIDDEN, "
-		"start_col HIDDEN, end_col HIDDEN)");
+	int rc = sqlite3_declare_vtab(
+		db, "CREATE TABLE x(key INTEGER, start_time INTEGER, end_time INTEGER, latency "
+		    "INTEGER, "
+		    "start_cpu INTEGER, end_cpu INTEGER, start_pid INTEGER, start_tid INTEGER, "
+		    "end_tid INTEGER, comm TEXT, start_value, end_value, lost INTEGER, "
+		    "start_table HIDDEN, start_key HIDDEN, end_table HIDDEN, end_key HIDDEN, "
+		    "start_col HIDDEN, end_col HIDDEN)");
 
 	if (rc != SQLITE_OK)
 		return rc;
@@ -467,8 +484,9 @@ static int pairs_best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 			return SQLITE_CONSTRAINT;
 		if (sqlite3_vtab_rhs_value(info, i, &v) != SQLITE_OK || !v ||
 		    sqlite3_value_type(v) != SQLITE_TEXT) {
-			vt_->zErrMsg = sqlite3_mprintf("pairs: arguments must be string literals, "
-						       "e.g. pairs('sys_enter', '_tid', 'sys_exit', '_tid')");
+			vt_->zErrMsg = sqlite3_mprintf(
+				"pairs: arguments must be string literals, "
+				"e.g. pairs('sys_enter', '_tid', 'sys_exit', '_tid')");
 			return SQLITE_ERROR;
 		}
 		args[k] = (char *)sqlite3_value_text(v);
@@ -581,7 +599,7 @@ static int pairs_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *rowid)
 }
 
 static const sqlite3_module pairs_vmodule = {
-	.xCreate = NULL,   /* eponymous-only: a table-valued function */
+	.xCreate = NULL, /* eponymous-only: a table-valued function */
 	.xConnect = pairs_connect,
 	.xBestIndex = pairs_best_index,
 	.xDisconnect = pairs_disconnect,

@@ -19,13 +19,14 @@ struct ev_vtab {
 	struct session *s;
 };
 
-
 static int events_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 			  sqlite3_vtab **out, char **pzErr)
 {
 	int rc;
-	struct ev_vtab *vt = vtab__new(db, "CREATE TABLE x(name TEXT, system TEXT, event TEXT, "
-					   "kind TEXT, fields TEXT)", sizeof(*vt), &rc);
+	struct ev_vtab *vt = vtab__new(db,
+				       "CREATE TABLE x(name TEXT, system TEXT, event TEXT, "
+				       "kind TEXT, fields TEXT)",
+				       sizeof(*vt), &rc);
 
 	if (!vt)
 		return rc;
@@ -34,16 +35,11 @@ static int events_connect(sqlite3 *db, void *aux, int argc, const char *const *a
 	return SQLITE_OK;
 }
 
-
 static int events_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
 	info->estimatedCost = 2500;
 	return SQLITE_OK;
 }
-
-
-
-
 
 static int events_eof(sqlite3_vtab_cursor *c)
 {
@@ -58,7 +54,7 @@ static void fields_result(sqlite3_context *ctx, struct session *s, struct tp_eve
 	sqlite3_str *out;
 
 	if (catalog__parse(s->cat, ev, &e))
-		return;   /* an unparsable format: NULL */
+		return; /* an unparsable format: NULL */
 	out = sqlite3_str_new(NULL);
 	for (int i = 0; i < ev->nr_fields; i++)
 		sqlite3_str_appendf(out, "%s%s %s", i ? ", " : "", ev->fields[i].name,
@@ -77,15 +73,16 @@ static int events_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 		break;
 	case EV_COL_SYSTEM: sqlite3_result_text(ctx, ev->system, -1, SQLITE_STATIC); break;
 	case EV_COL_EVENT: sqlite3_result_text(ctx, ev->name, -1, SQLITE_STATIC); break;
-	case EV_COL_KIND: sqlite3_result_text(ctx, event_kind_name(ev->kind), -1, SQLITE_STATIC); break;
+	case EV_COL_KIND:
+		sqlite3_result_text(ctx, event_kind_name(ev->kind), -1, SQLITE_STATIC);
+		break;
 	case EV_COL_FIELDS: fields_result(ctx, vt->s, ev); break;
 	}
 	return SQLITE_OK;
 }
 
-
 static const sqlite3_module events_module = {
-	.xCreate = NULL,   /* eponymous-only */
+	.xCreate = NULL, /* eponymous-only */
 	.xConnect = events_connect,
 	.xBestIndex = events_best_index,
 	.xDisconnect = vtab__free,

@@ -17,14 +17,20 @@
 #include "vtab/idx_cursor.h"
 #include "vtab/tp_table.h"
 
-enum { ST_COL_TABLE, ST_COL_CPU, ST_COL_RECEIVED, ST_COL_LOST, ST_COL_WINDOW,
-       ST_COL_FILTERED_KERNEL, ST_COL_FILTERED_USER };
+enum {
+	ST_COL_TABLE,
+	ST_COL_CPU,
+	ST_COL_RECEIVED,
+	ST_COL_LOST,
+	ST_COL_WINDOW,
+	ST_COL_FILTERED_KERNEL,
+	ST_COL_FILTERED_USER
+};
 
 struct st_vtab {
 	sqlite3_vtab base;
 	struct session *s;
 };
-
 
 void format_rfc3339(unsigned long long ns, char *buf, unsigned long len)
 {
@@ -35,7 +41,7 @@ void format_rfc3339(unsigned long long ns, char *buf, unsigned long len)
 
 	localtime_r(&secs, &tm);
 	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
-	strftime(zone, sizeof(zone), "%z", &tm);   /* +0000 -> +00:00 */
+	strftime(zone, sizeof(zone), "%z", &tm); /* +0000 -> +00:00 */
 	snprintf(buf + n, len - n, ".%03llu%.3s:%.2s", ns / 1000000ull % 1000, zone, zone + 3);
 }
 
@@ -43,9 +49,10 @@ static int stats_connect(sqlite3 *db, void *aux, int argc, const char *const *ar
 			 sqlite3_vtab **out, char **pzErr)
 {
 	int rc;
-	struct st_vtab *vt = vtab__new(db, "CREATE TABLE x(\"table\" TEXT, cpu INTEGER, "
-					   "received INTEGER, lost INTEGER, window_start TEXT, "
-					   "filtered_in_kernel INTEGER, filtered_in_user INTEGER)",
+	struct st_vtab *vt = vtab__new(db,
+				       "CREATE TABLE x(\"table\" TEXT, cpu INTEGER, "
+				       "received INTEGER, lost INTEGER, window_start TEXT, "
+				       "filtered_in_kernel INTEGER, filtered_in_user INTEGER)",
 				       sizeof(*vt), &rc);
 
 	if (!vt)
@@ -55,16 +62,11 @@ static int stats_connect(sqlite3 *db, void *aux, int argc, const char *const *ar
 	return SQLITE_OK;
 }
 
-
 static int stats_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
 	info->estimatedCost = 10;
 	return SQLITE_OK;
 }
-
-
-
-
 
 static int stats_eof(sqlite3_vtab_cursor *c)
 {
@@ -80,7 +82,7 @@ static int extra_column(sqlite3_context *ctx, const struct extra_stat *x, int co
 	case ST_COL_TABLE: sqlite3_result_text(ctx, x->name, -1, SQLITE_TRANSIENT); break;
 	case ST_COL_RECEIVED: sqlite3_result_int64(ctx, (sqlite3_int64)x->received); break;
 	case ST_COL_LOST: sqlite3_result_int64(ctx, (sqlite3_int64)x->lost); break;
-	default: break;   /* cpu: NULL */
+	default: break; /* cpu: NULL */
 	}
 	return SQLITE_OK;
 }
@@ -102,7 +104,7 @@ static int stats_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 	case ST_COL_CPU: sqlite3_result_int(ctx, s->cpu_num[cpu]); break;
 	case ST_COL_RECEIVED: sqlite3_result_int64(ctx, (sqlite3_int64)src->received[cpu]); break;
 	case ST_COL_LOST: sqlite3_result_int64(ctx, (sqlite3_int64)src->lost[cpu]); break;
-	case ST_COL_FILTERED_KERNEL: break;   /* perf does not report what a filter rejected: NULL */
+	case ST_COL_FILTERED_KERNEL: break; /* perf does not report what a filter rejected: NULL */
 	case ST_COL_FILTERED_USER:
 		sqlite3_result_int64(ctx, (sqlite3_int64)src->filtered[cpu]);
 		break;
@@ -114,9 +116,8 @@ static int stats_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 	return SQLITE_OK;
 }
 
-
 static const sqlite3_module stats_module = {
-	.xCreate = NULL,   /* eponymous-only */
+	.xCreate = NULL, /* eponymous-only */
 	.xConnect = stats_connect,
 	.xBestIndex = stats_best_index,
 	.xDisconnect = vtab__free,

@@ -35,9 +35,22 @@
 #include "vtab/blob_rows.h"
 #include "vtab/tp_table.h"
 
-enum tp_col_kind { TP_COL_TIME, TP_COL_CPU, TP_COL_PID, TP_COL_TID, TP_COL_COMM, TP_COL_PERIOD,
-		   TP_COL_FIELD, TP_COL_IP, TP_COL_ADDR, TP_COL_ARG, TP_COL_RET, TP_COL_HZ,
-		   TP_COL_PERIOD_ARG, TP_COL_STACK };
+enum tp_col_kind {
+	TP_COL_TIME,
+	TP_COL_CPU,
+	TP_COL_PID,
+	TP_COL_TID,
+	TP_COL_COMM,
+	TP_COL_PERIOD,
+	TP_COL_FIELD,
+	TP_COL_IP,
+	TP_COL_ADDR,
+	TP_COL_ARG,
+	TP_COL_RET,
+	TP_COL_HZ,
+	TP_COL_PERIOD_ARG,
+	TP_COL_STACK
+};
 
 /* argument k of a probe row: its register (the ABI's for uprobes, the spec's for USDT), cut
  * to the argument's size and sign-extended */
@@ -61,13 +74,13 @@ static bool probe_arg(const struct tp_event *ev, const struct wrow *r, int k, in
 
 static const char *const meta_names[] = { "_time", "_cpu", "_pid", "_tid", "_comm", "_period" };
 static const char *const alias_names[] = { "time", "cpu", "pid", "tid", "comm", NULL };
-static const char *const meta_types[] = { "INTEGER", "INTEGER", "INTEGER", "INTEGER", "TEXT",
-					  "INTEGER" };
+static const char *const meta_types[] = { "INTEGER", "INTEGER", "INTEGER",
+					  "INTEGER", "TEXT",    "INTEGER" };
 
 struct tp_col {
 	enum tp_col_kind kind;
 	const struct tp_field *f;
-	int arg;   /* TP_COL_ARG: 0..5 */
+	int arg; /* TP_COL_ARG: 0..5 */
 };
 
 struct tp_aux {
@@ -85,10 +98,10 @@ struct tp_vtab {
 
 struct tp_cursor {
 	sqlite3_vtab_cursor base;
-	bool filtered;   /* dry run: xFilter reached */
+	bool filtered; /* dry run: xFilter reached */
 	struct wscan scan;
 	const struct wrow *row;
-	uint64_t nr_counted;   /* counting mode: rows left */
+	uint64_t nr_counted; /* counting mode: rows left */
 	sqlite3_int64 rowid;
 };
 
@@ -96,7 +109,8 @@ static const char *field_sql_type(const struct tp_field *f)
 {
 	switch (f->kind) {
 	case FIELD_INT: return "INTEGER";
-	case FIELD_STR: case FIELD_DYN_STR: return "TEXT";
+	case FIELD_STR:
+	case FIELD_DYN_STR: return "TEXT";
 	default: return "BLOB";
 	}
 }
@@ -163,7 +177,7 @@ static int tp_table_connect(sqlite3 *db, void *aux_, int argc, const char *const
 		return SQLITE_ERROR;
 	}
 	vt = sqlite3_malloc64(sizeof(*vt) + (size_t)(TP_COL_PERIOD + 24 + aux->ev->nr_fields) *
-					    sizeof(struct tp_col));
+						    sizeof(struct tp_col));
 	if (!vt)
 		return SQLITE_NOMEM;
 	memset(vt, 0, sizeof(*vt));
@@ -198,14 +212,15 @@ static const char *filter_name(const struct tp_col *col, int op, bool *is_str)
 	*is_str = false;
 	switch (col->kind) {
 	case TP_COL_CPU: return num_op ? "CPU" : NULL;
-	case TP_COL_TID: return num_op ? "common_pid" : NULL;   /* _pid is the tgid: not pushed */
+	case TP_COL_TID: return num_op ? "common_pid" : NULL; /* _pid is the tgid: not pushed */
 	case TP_COL_COMM: *is_str = true; return str_op ? "COMM" : NULL;
 	case TP_COL_FIELD:
 		if (col->f->kind == FIELD_INT)
 			return num_op ? col->f->name : NULL;
 		*is_str = true;
-		return (col->f->kind == FIELD_STR || col->f->kind == FIELD_DYN_STR) && str_op ?
-			       col->f->name : NULL;
+		return (col->f->kind == FIELD_STR || col->f->kind == FIELD_DYN_STR) && str_op
+			       ? col->f->name
+			       : NULL;
 	default: return NULL;
 	}
 }
@@ -224,8 +239,8 @@ static enum kf_op kf_op_of(int op)
 }
 
 /* cpu_clock(99) / WHERE period = 1000: the rate is known at prepare time, or it is an error */
-static int rate_arg(struct tp_vtab *vt, sqlite3_index_info *info, int i, bool hz,
-		    sqlite3_str *plan, int *argv_idx)
+static int rate_arg(struct tp_vtab *vt, sqlite3_index_info *info, int i, bool hz, sqlite3_str *plan,
+		    int *argv_idx)
 {
 	sqlite3_value *v = NULL;
 	sqlite3_int64 n;
@@ -233,17 +248,18 @@ static int rate_arg(struct tp_vtab *vt, sqlite3_index_info *info, int i, bool hz
 	if (sqlite3_vtab_rhs_value(info, i, &v) != SQLITE_OK || !v ||
 	    (sqlite3_value_type(v) != SQLITE_INTEGER && sqlite3_value_type(v) != SQLITE_NULL) ||
 	    (n = sqlite3_value_int64(v)) < 0) {
-		vt->base.zErrMsg = sqlite3_mprintf("%s: the %s must be an integer literal (0 or NULL: "
-						   "the default), e.g. %s(99) or WHERE period = 1000",
-						   vt->src->ev->name, hz ? "rate (Hz)" : "period",
-						   vt->src->ev->name);
+		vt->base.zErrMsg = sqlite3_mprintf(
+			"%s: the %s must be an integer literal (0 or NULL: "
+			"the default), e.g. %s(99) or WHERE period = 1000",
+			vt->src->ev->name, hz ? "rate (Hz)" : "period", vt->src->ev->name);
 		return SQLITE_ERROR;
 	}
 	if (n && source__set_rate(vt->src, hz ? (uint64_t)n : 0, hz ? 0 : (uint64_t)n)) {
-		vt->base.zErrMsg = sqlite3_mprintf("%s: one sampling rate per run: %s = %lld conflicts "
-						   "with the %s asked elsewhere", vt->src->ev->name,
-						   hz ? "hz" : "period", (long long)n,
-						   vt->src->hz ? "hz" : "period");
+		vt->base.zErrMsg =
+			sqlite3_mprintf("%s: one sampling rate per run: %s = %lld conflicts "
+					"with the %s asked elsewhere",
+					vt->src->ev->name, hz ? "hz" : "period", (long long)n,
+					vt->src->hz ? "hz" : "period");
 		return SQLITE_ERROR;
 	}
 	/* omit is honoured only with an argvIndex: the plan marks it "R" so the dry run skips it */
@@ -267,11 +283,11 @@ static int tp_table_best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 		bool used = i < 63 ? (info->colUsed >> i) & 1 : (info->colUsed >> 63) & 1;
 
 		if (k == TP_COL_HZ || k == TP_COL_PERIOD_ARG)
-			used_mask &= i < 63 ? ~(1ull << i) : ~0ull;   /* arguments are not data */
+			used_mask &= i < 63 ? ~(1ull << i) : ~0ull; /* arguments are not data */
 		if (!used)
 			continue;
 		raw |= k == TP_COL_FIELD;
-		comm |= k == TP_COL_COMM || k == TP_COL_STACK;   /* folded stacks start with it */
+		comm |= k == TP_COL_COMM || k == TP_COL_STACK; /* folded stacks start with it */
 		stack |= k == TP_COL_STACK;
 		addr |= k == TP_COL_ADDR;
 		regs |= k == TP_COL_ARG || k == TP_COL_RET;
@@ -294,7 +310,8 @@ static int tp_table_best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 			}
 			continue;
 		}
-		if (!c->usable || c->iColumn < 0 || !filter_name(&vt->cols[c->iColumn], c->op, &is_str))
+		if (!c->usable || c->iColumn < 0 ||
+		    !filter_name(&vt->cols[c->iColumn], c->op, &is_str))
 			continue;
 		in = c->op == SQLITE_INDEX_CONSTRAINT_EQ && sqlite3_vtab_in(info, i, -1);
 		if (in)
@@ -304,8 +321,8 @@ static int tp_table_best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 	}
 	info->idxStr = sqlite3_str_finish(plan);
 	info->needToFreeIdxStr = 1;
-	if (info->nOrderBy == 1 && !info->aOrderBy[0].desc &&
-	    info->aOrderBy[0].iColumn >= 0 && vt->cols[info->aOrderBy[0].iColumn].kind == TP_COL_TIME)
+	if (info->nOrderBy == 1 && !info->aOrderBy[0].desc && info->aOrderBy[0].iColumn >= 0 &&
+	    vt->cols[info->aOrderBy[0].iColumn].kind == TP_COL_TIME)
 		info->orderByConsumed = 1;
 	info->estimatedRows = 1000000 / (argv_idx + 1);
 	info->estimatedCost = 1000000.0 / (argv_idx + 1);
@@ -320,8 +337,9 @@ static bool kf_value_of(sqlite3_value *v, bool is_str, struct kf_value *out)
 	out->is_str = is_str;
 	if (is_str) {
 		/* IN values are re-used by SQLite: keep a copy (freed by dry_scan) */
-		out->s = sqlite3_value_type(v) == SQLITE_TEXT ?
-				 sqlite3_mprintf("%s", (const char *)sqlite3_value_text(v)) : NULL;
+		out->s = sqlite3_value_type(v) == SQLITE_TEXT
+				 ? sqlite3_mprintf("%s", (const char *)sqlite3_value_text(v))
+				 : NULL;
 		return out->s != NULL;
 	}
 	switch (sqlite3_value_type(v)) {
@@ -356,7 +374,7 @@ static void dry_scan(struct tp_vtab *vt, const char *idx_str, int argc, sqlite3_
 	const char *p = idx_str ? idx_str : "";
 	int arg = 0, col, op, n;
 
-	while (arg < argc && *p == 'R') {   /* a rate argument: not a filter */
+	while (arg < argc && *p == 'R') { /* a rate argument: not a filter */
 		p += 2;
 		arg++;
 	}
@@ -422,12 +440,12 @@ static int tp_table_filter(sqlite3_vtab_cursor *c_, int idx_num, const char *idx
 	struct tp_cursor *c = (struct tp_cursor *)c_;
 	struct tp_vtab *vt = (struct tp_vtab *)c_->pVtab;
 
-	if (vt->s->dry_run) {   /* every call: an inner loop's values OR together */
+	if (vt->s->dry_run) { /* every call: an inner loop's values OR together */
 		c->filtered = true;
 		dry_scan(vt, idx_str, argc, argv);
 	}
 	c->rowid = 1;
-	if (vt->src->counting) {   /* rows without columns: as many as the kernel counted */
+	if (vt->src->counting) { /* rows without columns: as many as the kernel counted */
 		c->nr_counted = 0;
 		for (int i = 0; i < vt->s->nr_cpus; i++)
 			c->nr_counted += vt->src->received[i];
@@ -498,12 +516,13 @@ static int tp_table_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int co
 	int64_t v;
 
 	if (vt->cols[col].kind == TP_COL_HZ || vt->cols[col].kind == TP_COL_PERIOD_ARG) {
-		sqlite3_result_int64(ctx, (sqlite3_int64)(vt->cols[col].kind == TP_COL_HZ ?
-							  vt->src->hz_used : vt->src->period_used));
+		sqlite3_result_int64(ctx, (sqlite3_int64)(vt->cols[col].kind == TP_COL_HZ
+								  ? vt->src->hz_used
+								  : vt->src->period_used));
 		return SQLITE_OK;
 	}
 	if (!r)
-		return SQLITE_OK;   /* a counted row has no columns: NULL */
+		return SQLITE_OK; /* a counted row has no columns: NULL */
 	switch (vt->cols[col].kind) {
 	case TP_COL_TIME: sqlite3_result_int64(ctx, (sqlite3_int64)r->time); break;
 	case TP_COL_CPU: sqlite3_result_int64(ctx, r->cpu); break;
@@ -523,11 +542,13 @@ static int tp_table_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int co
 			sqlite3_result_int64(ctx, v);
 		break;
 	case TP_COL_RET:
-		if (r->regs_off_nr)   /* ax: the first sampled register */
+		if (r->regs_off_nr) /* ax: the first sampled register */
 			sqlite3_result_int64(ctx, (sqlite3_int64)wrow_regs(r)[0]);
 		break;
 	case TP_COL_HZ: sqlite3_result_int64(ctx, (sqlite3_int64)vt->src->hz_used); break;
-	case TP_COL_PERIOD_ARG: sqlite3_result_int64(ctx, (sqlite3_int64)vt->src->period_used); break;
+	case TP_COL_PERIOD_ARG:
+		sqlite3_result_int64(ctx, (sqlite3_int64)vt->src->period_used);
+		break;
 	case TP_COL_STACK: stack_result(ctx, r); break;
 	}
 	return SQLITE_OK;
@@ -541,7 +562,7 @@ static int tp_table_rowid(sqlite3_vtab_cursor *c_, sqlite3_int64 *rowid)
 
 static const sqlite3_module tp_module = {
 	.iVersion = 0,
-	.xCreate = NULL,   /* eponymous-only */
+	.xCreate = NULL, /* eponymous-only */
 	.xConnect = tp_table_connect,
 	.xBestIndex = tp_table_best_index,
 	.xDisconnect = tp_table_disconnect,
@@ -556,10 +577,7 @@ static const sqlite3_module tp_module = {
 	/* read-only, no transactions, no renames */
 };
 
-static void note_pid(void *sy, uint32_t pid)
-{
-	symbols__note_pid(sy, pid);
-}
+static void note_pid(void *sy, uint32_t pid) { symbols__note_pid(sy, pid); }
 
 static void add_map(void *sy, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		    const char *path)
@@ -580,10 +598,7 @@ static void maps_since(void *sy, size_t *cursor,
 	symbols__maps_since(sy, cursor, fn, arg);
 }
 
-static void free_symbols(void *sy)
-{
-	symbols__free(sy);
-}
+static void free_symbols(void *sy) { symbols__free(sy); }
 
 int stack_hooks__install(struct session *s)
 {
@@ -597,7 +612,7 @@ int stack_hooks__install(struct session *s)
 	s->on_mmap = add_map;
 	s->on_user_stack = user_stack;
 	s->maps_since = maps_since;
-	if (s->replay)   /* the capture's pids are not this machine's */
+	if (s->replay) /* the capture's pids are not this machine's */
 		symbols__set_offline(s->stack_ctx);
 	return 0;
 }
@@ -621,10 +636,11 @@ int vtabs__register(sqlite3 *db, struct session *s)
 					      i == 0 ? sqlite3_free : NULL);
 		if (rc == SQLITE_OK && ev->short_unique)
 			rc = sqlite3_create_module_v2(db, ev->name, &tp_module, &aux[i], NULL);
-		if (rc == SQLITE_OK && ev->kind == EV_RAW) {   /* perf's spelling: "msr/tsc/" */
+		if (rc == SQLITE_OK && ev->kind == EV_RAW) { /* perf's spelling: "msr/tsc/" */
 			char *perf_name = sqlite3_mprintf("%s/%s/", ev->system, ev->name);
 
-			rc = perf_name ? sqlite3_create_module_v2(db, perf_name, &tp_module, &aux[i], NULL)
+			rc = perf_name ? sqlite3_create_module_v2(db, perf_name, &tp_module,
+								  &aux[i], NULL)
 				       : SQLITE_NOMEM;
 			sqlite3_free(perf_name);
 		}

@@ -55,7 +55,8 @@ static char *one(sqlite3 *db, const char *sql)
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return strdup(sqlite3_errmsg(db));
 	if (sqlite3_step(st) == SQLITE_ROW)
-		out = strdup(sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "NULL");
+		out = strdup(sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0)
+							: "NULL");
 	else
 		out = strdup(sqlite3_errmsg(db));
 	sqlite3_finalize(st);
@@ -109,7 +110,7 @@ static void two_connections(const char *cap, const char *other)
 	say("two connections: B opens", b, ob);
 	sqlite3_prepare_v2(a, "SELECT * FROM perf_sql_events", -1, &sa, NULL);
 	sqlite3_prepare_v2(b, "SELECT * FROM perf_sql_events", -1, &sb, NULL);
-	while (ra == SQLITE_ROW || rb == SQLITE_ROW) {   /* in turn */
+	while (ra == SQLITE_ROW || rb == SQLITE_ROW) { /* in turn */
 		if (ra == SQLITE_ROW && (ra = sqlite3_step(sa)) == SQLITE_ROW)
 			na++;
 		if (rb == SQLITE_ROW && (rb = sqlite3_step(sb)) == SQLITE_ROW)
@@ -142,9 +143,9 @@ static void close_with_cursors(const char *cap)
 		sqlite3_prepare_v2(db, sqls[i], -1, &st[i], NULL);
 		check(sqlite3_step(st[i]) == SQLITE_ROW, "first row", sqlite3_errmsg(db));
 	}
-	rc = sqlite3_close(db);   /* the legacy close refuses: statements are open */
+	rc = sqlite3_close(db); /* the legacy close refuses: statements are open */
 	printf("close with cursors: sqlite3_close %s\n", rc == SQLITE_BUSY ? "SQLITE_BUSY" : "?");
-	rc = sqlite3_close_v2(db);   /* a zombie until the last statement is finalized */
+	rc = sqlite3_close_v2(db); /* a zombie until the last statement is finalized */
 	printf("close with cursors: sqlite3_close_v2 %s\n", rc == SQLITE_OK ? "SQLITE_OK" : "?");
 	for (int i = 0; i < 3; i++) {
 		n[i] = 1 + step_count(st[i]);

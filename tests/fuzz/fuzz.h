@@ -15,13 +15,13 @@
 #endif
 
 /* a checked invariant: abort, so libFuzzer keeps the input as a crash */
-#define FUZZ_ASSERT(cond)                                                                \
-	do {                                                                             \
-		if (!(cond)) {                                                           \
-			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__,      \
-				__LINE__, #cond);                                        \
-			abort();                                                         \
-		}                                                                        \
+#define FUZZ_ASSERT(cond)                                                                          \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__,       \
+				#cond);                                                            \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 struct fz {

@@ -29,7 +29,8 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 		goto out;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	r = capture__open(path, &e);
-	while (r && (ret = capture__next(r, &type, &block, &len, &cut, &e)) == 1 && blocks++ < 1000) {
+	while (r && (ret = capture__next(r, &type, &block, &len, &cut, &e)) == 1 &&
+	       blocks++ < 1000) {
 		uint32_t hdr[2];
 		struct wscan sc;
 		size_t rows = 0;

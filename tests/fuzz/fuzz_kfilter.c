@@ -18,7 +18,7 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 	struct fz f = { data, size };
 	struct kfilter kf = { 0 };
 	char names[4][64], vals[4][300], add[1200], name[64];
-	size_t or_len = fz_u8(&f) * 9 + 1;   /* 1 .. 2296 */
+	size_t or_len = fz_u8(&f) * 9 + 1; /* 1 .. 2296 */
 	char *or_out = malloc(or_len);
 
 	or_out[0] = '\0';

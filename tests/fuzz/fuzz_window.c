@@ -17,10 +17,7 @@
 
 #define WIN_MAX_RAW (64u << 10)
 
-static uint8_t win_pattern(uint64_t time, uint32_t i)
-{
-	return (uint8_t)(time * 31 + i);
-}
+static uint8_t win_pattern(uint64_t time, uint32_t i) { return (uint8_t)(time * 31 + i); }
 
 static void win_scan(struct window *w)
 {

@@ -11,16 +11,16 @@
 
 static int t_pass, t_fail;
 
-#define T(cond, ...)                                                                   \
-	do {                                                                           \
-		if (cond) {                                                            \
-			t_pass++;                                                      \
-		} else {                                                               \
-			t_fail++;                                                      \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);           \
-			fprintf(stderr, __VA_ARGS__);                                  \
-			fputc('\n', stderr);                                           \
-		}                                                                      \
+#define T(cond, ...)                                                                               \
+	do {                                                                                       \
+		if (cond) {                                                                        \
+			t_pass++;                                                                  \
+		} else {                                                                           \
+			t_fail++;                                                                  \
+			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+		}                                                                                  \
 	} while (0)
 
 #define RUN(fn) fn()

@@ -76,9 +76,9 @@ static inline const char *q_blob(const char *sql, bool (*is_fn)(const void *, in
 	return out;
 }
 
-#define Q(sql, want)                                                                   \
-	do {                                                                           \
-		const char *got_ = q(sql);                                             \
-		T(!strcmp(got_, want), "%s\n  got:  %s\n  want: %s", sql, got_, want); \
+#define Q(sql, want)                                                                               \
+	do {                                                                                       \
+		const char *got_ = q(sql);                                                         \
+		T(!strcmp(got_, want), "%s\n  got:  %s\n  want: %s", sql, got_, want);             \
 	} while (0)
 #endif

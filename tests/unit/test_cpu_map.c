@@ -17,13 +17,16 @@
 #include "core/target.h"
 #include "t.h"
 
-#define SAMPLE_TYPE \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
+#define SAMPLE_TYPE                                                                                \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |           \
 	 PERF_SAMPLE_PERIOD)
 #define FAKE_ID 7
 
 static struct tp_event fake_ev = {
-	.system = "software", .name = "fake", .full = "software:fake", .kind = EV_SOFTWARE,
+	.system = "software",
+	.name = "fake",
+	.full = "software:fake",
+	.kind = EV_SOFTWARE,
 	.parsed = true,
 };
 
@@ -46,7 +49,7 @@ static struct session *fake_session(const char *cpu_list, struct source **src_ou
 	s->ids = calloc(1, sizeof(*s->ids));
 	s->ids[0] = (struct id_map){ .id = FAKE_ID, .src = *src_out };
 	s->nr_ids = 1;
-	s->evsrc[s->nr_evsrc++] = &ring_source;   /* its close frees the ids */
+	s->evsrc[s->nr_evsrc++] = &ring_source; /* its close frees the ids */
 	return s;
 }
 
@@ -91,9 +94,10 @@ static void test_dense(void)
 	T(ok, "cpu c <-> stream c for all 128");
 	T(src->win->nr_streams == 128, "the table's window has 128 streams");
 	deliver(s, 127, 5);
-	T(src->received[127] == 1 && total(src->received, 128) == 1, "cpu 127's sample in stream 127");
+	T(src->received[127] == 1 && total(src->received, 128) == 1,
+	  "cpu 127's sample in stream 127");
 	T(src->win->streams[127].head && !src->win->streams[0].head, "stored in stream 127 only");
-	for (int c = 0; c < 127; c++)   /* later CPUs first: the scan must merge by time */
+	for (int c = 0; c < 127; c++) /* later CPUs first: the scan must merge by time */
 		deliver(s, (uint32_t)c, 1000 - (uint64_t)c);
 	T(total(src->received, 128) == 128 && total(src->lost, 128) == 0, "128 samples, one a CPU");
 	T(wscan__init(&sc, src->win) == 0, "scan of 128 streams");
@@ -117,7 +121,8 @@ static void test_sparse(void)
 	T(target__stream(s, 0) == 0 && target__stream(s, 64) == 1 && target__stream(s, 127) == 2,
 	  "cpu -> stream");
 	T(target__stream(s, 5) == -1 && target__stream(s, 128) == -1 &&
-	  target__stream(s, 1u << 31) == -1, "cpus outside the map have no stream");
+		  target__stream(s, 1u << 31) == -1,
+	  "cpus outside the map have no stream");
 	deliver(s, 127, 1);
 	deliver(s, 64, 2);
 	T(src->received[2] == 1 && src->received[1] == 1 && src->received[0] == 0,
@@ -135,7 +140,8 @@ static void test_bad_lists(void)
 	struct err e = { 0 };
 
 	T(target__map_cpus(s, (const int[]){ 1, 1 }, 2, &e) == -EINVAL &&
-	  strstr(e.msg, "listed twice"), "a repeated cpu: %s", e.msg);
+		  strstr(e.msg, "listed twice"),
+	  "a repeated cpu: %s", e.msg);
 	T(target__map_cpus(s, (const int[]){ -1 }, 1, &e) == -EINVAL, "a negative cpu");
 	T(target__map_cpus(s, (const int[]){ CPU_NR_MAX }, 1, &e) == -EINVAL, "a huge cpu");
 	T(target__map_cpus(s, NULL, 0, &e) == -EINVAL, "no cpu");

@@ -40,8 +40,8 @@ static const struct {
 	const char *name;
 	int (*fn)(const uint8_t *, size_t);
 } targets[] = {
-	{ "sample", fuzz_sample }, { "window", fuzz_window }, { "kfilter", fuzz_kfilter },
-	{ "elf", fuzz_elf },       { "profiler", fuzz_profiler }, { "sql", fuzz_sql },
+	{ "sample", fuzz_sample },   { "window", fuzz_window },         { "kfilter", fuzz_kfilter },
+	{ "elf", fuzz_elf },         { "profiler", fuzz_profiler },     { "sql", fuzz_sql },
 	{ "capture", fuzz_capture }, { "sql_select", fuzz_sql_select },
 };
 
@@ -70,7 +70,7 @@ static int replay_dir(const char *dir, int (*fn)(const uint8_t *, size_t))
 		rewind(f);
 		buf = malloc(len > 0 ? (size_t)len : 1);
 		if (buf && len >= 0 && fread(buf, 1, (size_t)len, f) == (size_t)len) {
-			printf("replay %s\n", path);   /* the last line before a crash names it */
+			printf("replay %s\n", path); /* the last line before a crash names it */
 			fflush(stdout);
 			fn(buf, (size_t)len);
 			n++;

@@ -14,14 +14,11 @@
 
 #include "tests/unit/t_sql.h"
 
-static const char *qtext(const char *sql)
-{
-	return q_blob(sql, heatmap_is, heatmap_to_text);
-}
+static const char *qtext(const char *sql) { return q_blob(sql, heatmap_is, heatmap_to_text); }
 
-#define CELLS(h)                                                                    \
-	"SELECT group_concat(slot_start || '/' || low || '-' || high || '=' || count, ' ') " \
-		 "FROM heatmap_rows((" h "))"
+#define CELLS(h)                                                                                   \
+	"SELECT group_concat(slot_start || '/' || low || '-' || high || '=' || count, ' ') "       \
+	"FROM heatmap_rows((" h "))"
 
 /* (1) slot = floor(time / slot_ns), bucket as log2_hist; rows slot-major, empty cells omitted */
 static void test_cells(void)
@@ -56,12 +53,11 @@ static void test_errors(void)
 /* one row per bucket, highest first; ceil(9 * count / max) picks the shade */
 static void test_text(void)
 {
-	const char *want =
-		"        16 -> 31         |     @|\n"
-		"         8 -> 15         |      |\n"
-		"         4 -> 7          |  .:  |\n"
-		"         2 -> 3          |@     |\n"
-		"time: 6 columns of 1.00us from 0 ns; '@' = 9 per cell\n";
+	const char *want = "        16 -> 31         |     @|\n"
+			   "         8 -> 15         |      |\n"
+			   "         4 -> 7          |  .:  |\n"
+			   "         2 -> 3          |@     |\n"
+			   "time: 6 columns of 1.00us from 0 ns; '@' = 9 per cell\n";
 	const char *got;
 
 	got = qtext("WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 9) "

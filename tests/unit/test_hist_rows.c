@@ -22,11 +22,13 @@ static void test_rows(void)
 	  "FROM hist_rows((SELECT log2_hist(column1) FROM (VALUES (2), (17))))",
 	  "1:2-3=1 2:4-7=0 3:8-15=0 4:16-31=1");
 	/* (2) bucket 0 is 0..1 */
-	Q("SELECT low || '-' || high || '=' || count FROM hist_rows((SELECT log2_hist(0)))", "0-1=1");
+	Q("SELECT low || '-' || high || '=' || count FROM hist_rows((SELECT log2_hist(0)))",
+	  "0-1=1");
 	/* the hidden column is named h and may be given as a constraint */
 	Q("SELECT count(*) FROM hist_rows WHERE h = (SELECT log2_hist(7))", "1");
 	Q("SELECT typeof(low) || typeof(high) || typeof(count) FROM hist_rows("
-	  "(SELECT lin_hist(-1, 0, 10, 5)))", "nullintegerinteger");
+	  "(SELECT lin_hist(-1, 0, 10, 5)))",
+	  "nullintegerinteger");
 }
 
 static void test_arguments(void)
@@ -47,7 +49,8 @@ static void test_arguments(void)
 static void test_join(void)
 {
 	Q(SEQ(20) ", g AS (SELECT x % 3 AS k, log2_hist(x) AS h FROM s GROUP BY 1) "
-		  "SELECT group_concat(k || ':' || low || '=' || count, ' ') FROM g, hist_rows(g.h) "
+		  "SELECT group_concat(k || ':' || low || '=' || count, ' ') FROM g, "
+		  "hist_rows(g.h) "
 		  "WHERE count > 0",
 	  "0:2=1 0:4=1 0:8=3 0:16=1 1:0=1 1:4=2 1:8=2 1:16=2 2:2=1 2:4=1 2:8=3 2:16=2");
 }

@@ -22,10 +22,13 @@ static void test_ipv4(void)
 	Q("SELECT ipv4(4294967295)", "255.255.255.255");
 	/* (3) */
 	Q("SELECT ipv4(NULL)", "NULL");
-	Q("SELECT ipv4(4294967296)", "ERROR: ipv4: expected a 4-byte blob or an integer in [0, 2^32)");
+	Q("SELECT ipv4(4294967296)",
+	  "ERROR: ipv4: expected a 4-byte blob or an integer in [0, 2^32)");
 	Q("SELECT ipv4(-1)", "ERROR: ipv4: expected a 4-byte blob or an integer in [0, 2^32)");
-	Q("SELECT ipv4(x'7f0001')", "ERROR: ipv4: expected a 4-byte blob or an integer in [0, 2^32)");
-	Q("SELECT ipv4('1.2.3.4')", "ERROR: ipv4: expected a 4-byte blob or an integer in [0, 2^32)");
+	Q("SELECT ipv4(x'7f0001')",
+	  "ERROR: ipv4: expected a 4-byte blob or an integer in [0, 2^32)");
+	Q("SELECT ipv4('1.2.3.4')",
+	  "ERROR: ipv4: expected a 4-byte blob or an integer in [0, 2^32)");
 }
 
 int main(void)

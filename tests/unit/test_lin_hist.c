@@ -47,7 +47,8 @@ static void test_text_json(void)
 		"        30         : 10       |**********                              |\n"
 		"        40         : 10       |**********                              |\n"
 		"        >= 50      : 40       |****************************************|\n";
-	const char *got = qhist(SEQ(100) "SELECT lin_hist(x - 11, 0, 50, 10, 'bytes') FROM s", false);
+	const char *got =
+		qhist(SEQ(100) "SELECT lin_hist(x - 11, 0, 50, 10, 'bytes') FROM s", false);
 
 	T(!strcmp(got, want), "text:\n%s\nwant:\n%s", got, want);
 	got = qhist("SELECT lin_hist(column1, 0, 100, 10) FROM (VALUES (15), (-1), (35))", true);
@@ -57,10 +58,10 @@ static void test_text_json(void)
 	  "json: %s", got);
 	/* wide labels shrink the bars, lines stay within 80 columns */
 	got = qhist("SELECT lin_hist(column1, -9000000000000000000, 9000000000000000000, "
-		    "1000000000000000000) FROM (VALUES (-9000000000000000000), (0))", false);
+		    "1000000000000000000) FROM (VALUES (-9000000000000000000), (0))",
+		    false);
 	T(strstr(got, "        -9000000000000000000 : 1        "
-		      "|**************************************|\n") ==
-		  strchr(got, '\n') + 1,
+		      "|**************************************|\n") == strchr(got, '\n') + 1,
 	  "wide text (38 stars, 80 columns): %s", got);
 }
 
@@ -69,11 +70,13 @@ static void test_errors(void)
 {
 	Q("SELECT lin_hist(1, 0, 10, 0)", "ERROR: lin_hist: need step > 0 and max > min");
 	Q("SELECT lin_hist(1, 10, 10, 1)", "ERROR: lin_hist: need step > 0 and max > min");
-	Q("SELECT lin_hist(1, 0, 1000000, 1)", "ERROR: lin_hist: more than 100000 buckets; raise step");
+	Q("SELECT lin_hist(1, 0, 1000000, 1)",
+	  "ERROR: lin_hist: more than 100000 buckets; raise step");
 	Q("SELECT lin_hist(1, 'a', 10, 1)", "ERROR: lin_hist: min 'a' is not an integer");
 	Q("SELECT lin_hist(1, 0, 10.5, 1)", "ERROR: lin_hist: max '10.5' is not an integer");
 	Q("SELECT lin_hist('x', 0, 10, 1)", "ERROR: lin_hist: value 'x' is not a number");
-	Q("SELECT lin_hist(1, 0, 10)", "ERROR: lin_hist: usage: lin_hist(V, MIN, MAX, STEP [, UNIT])");
+	Q("SELECT lin_hist(1, 0, 10)",
+	  "ERROR: lin_hist: usage: lin_hist(V, MIN, MAX, STEP [, UNIT])");
 	Q("SELECT lin_hist(NULL, 0, 10, 1)", "NULL");
 	Q("SELECT lin_hist(1, 0, 10, 1, 'a-unit-name-that-is-far-too-long')",
 	  "ERROR: lin_hist: unit must be a text of at most 31 bytes");
@@ -83,9 +86,11 @@ static void test_errors(void)
 static void test_merge(void)
 {
 	Q("SELECT lin_hist_merge(b, 0, 10, 5, 'B') = (SELECT lin_hist(x, 0, 10, 5, 'B') FROM "
-	  "(SELECT -1 x UNION ALL SELECT 3 UNION ALL SELECT 7 UNION ALL SELECT 12 UNION ALL SELECT 9)) "
+	  "(SELECT -1 x UNION ALL SELECT 3 UNION ALL SELECT 7 UNION ALL SELECT 12 UNION ALL SELECT "
+	  "9)) "
 	  "FROM (SELECT x'0100000000000000010000000000000001000000000000000100000000000000' b "
-	  "UNION ALL SELECT CAST(zeroblob(16) || x'0100000000000000' || zeroblob(8) AS BLOB))", "1");
+	  "UNION ALL SELECT CAST(zeroblob(16) || x'0100000000000000' || zeroblob(8) AS BLOB))",
+	  "1");
 	Q("SELECT lin_hist_merge(x'01', 0, 10, 5)",
 	  "ERROR: lin_hist_merge: COUNTS must be a blob of 4 u64 bucket counts");
 	Q("SELECT lin_hist_merge(x'01', 0, 10, 0)", "ERROR: lin_hist: need step > 0 and max > min");

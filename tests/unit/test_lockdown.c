@@ -16,7 +16,8 @@ static sqlite3 *open_locked(struct lockdown *l)
 	char *msg = NULL;
 
 	T(sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) ==
-	  SQLITE_OK, "open :memory:");
+		  SQLITE_OK,
+	  "open :memory:");
 	T(lockdown__apply(db, l, &msg) == SQLITE_OK, "lockdown__apply: %s", msg ? msg : "");
 	sqlite3_free(msg);
 	lockdown__arm(l);
@@ -34,16 +35,16 @@ static int run(sqlite3 *db, const char *sql, char *msg, size_t len)
 	return rc;
 }
 
-#define OK(db, sql)                                                                      \
-	do {                                                                             \
-		char m_[256];                                                            \
-		T(run(db, sql, m_, sizeof(m_)) == SQLITE_OK, "allowed: %s (%s)", sql, m_); \
+#define OK(db, sql)                                                                                \
+	do {                                                                                       \
+		char m_[256];                                                                      \
+		T(run(db, sql, m_, sizeof(m_)) == SQLITE_OK, "allowed: %s (%s)", sql, m_);         \
 	} while (0)
-#define NO(db, sql, want)                                                                \
-	do {                                                                             \
-		char m_[256];                                                            \
-		T(run(db, sql, m_, sizeof(m_)) != SQLITE_OK && strstr(m_, want),          \
-		  "refused: %s (got '%s', want '%s')", sql, m_, want);                   \
+#define NO(db, sql, want)                                                                          \
+	do {                                                                                       \
+		char m_[256];                                                                      \
+		T(run(db, sql, m_, sizeof(m_)) != SQLITE_OK && strstr(m_, want),                   \
+		  "refused: %s (got '%s', want '%s')", sql, m_, want);                             \
 	} while (0)
 
 static void test_temp_writes(void)
@@ -102,12 +103,15 @@ static void test_messages(void)
 	char m[256];
 
 	T(run(db, "create table m(a)", m, sizeof(m)) == SQLITE_AUTH, "create table refused");
-	T(!strcmp(lockdown__error(&l, m), "not authorized: CREATE TABLE main.m; the SQL may "
+	T(!strcmp(lockdown__error(&l, m),
+		  "not authorized: CREATE TABLE main.m; the SQL may "
 		  "write only its own TEMP objects (CREATE TEMP TABLE IF NOT EXISTS ..., "
-		  "docs/security.md)"), "create table message: %s", lockdown__error(&l, m));
+		  "docs/security.md)"),
+	  "create table message: %s", lockdown__error(&l, m));
 	run(db, "attach 'f.db' as f", m, sizeof(m));
 	T(strstr(lockdown__error(&l, m), "ATTACH 'f.db'; database files are attached only "
-		 "with --allow-attach") != NULL, "attach message: %s", lockdown__error(&l, m));
+					 "with --allow-attach") != NULL,
+	  "attach message: %s", lockdown__error(&l, m));
 	run(db, "pragma writable_schema = 1", m, sizeof(m));
 	T(strstr(lockdown__error(&l, m), "PRAGMA writable_schema = 1; only pragmas that read"),
 	  "pragma message: %s", lockdown__error(&l, m));
@@ -162,8 +166,10 @@ static void test_timeout(void)
 	char m[256];
 	int rc;
 
-	rc = run(db, "with recursive r(x) as (select 1 union all select x + 1 from r) "
-		     "select count(*) from r", m, sizeof(m));
+	rc = run(db,
+		 "with recursive r(x) as (select 1 union all select x + 1 from r) "
+		 "select count(*) from r",
+		 m, sizeof(m));
 	T(rc == SQLITE_INTERRUPT, "runaway CTE interrupted (rc %d, %s)", rc, m);
 	T(lockdown__expired(&l), "expired is set");
 	T(strstr(lockdown__error(&l, m), "query took longer than --query-timeout 200ms;") != NULL,

@@ -60,7 +60,8 @@ static void test_text(void)
 	T(lines_fit(got, 80), "lines fit 80 columns");
 	/* no unit: "value"; 2^62 needs the wide layout (bucket 62 > 32), still <= 80 columns */
 	got = qhist("SELECT log2_hist(column1) FROM (VALUES (0), (4611686018427387904))", false);
-	T(!strncmp(got, "               value                         : count    distribution\n", 69),
+	T(!strncmp(got, "               value                         : count    distribution\n",
+		   69),
 	  "wide header: %s", got);
 	T(strstr(got, "                   0 -> 1                    : 1        "
 		      "|********************|\n") != NULL,
@@ -87,7 +88,8 @@ static void test_values(void)
 	Q("SELECT group_concat(low || '=' || count) FROM hist_rows("
 	  "(SELECT log2_hist(column1) FROM (VALUES (NULL), (0), (1), (3.9), (NULL))))",
 	  "0=2,2=1");
-	Q("SELECT log2_hist(column1) FROM (VALUES (1), (-5))", "ERROR: log2_hist: value -5 is negative");
+	Q("SELECT log2_hist(column1) FROM (VALUES (1), (-5))",
+	  "ERROR: log2_hist: value -5 is negative");
 	Q("SELECT log2_hist('abc')", "ERROR: log2_hist: value 'abc' is not a number");
 	Q("SELECT log2_hist(-0.5)", "ERROR: log2_hist: value -0.5 is negative");
 	Q("SELECT log2_hist(1e300)", "ERROR: log2_hist: value 1.0e+300 is out of range");
@@ -111,8 +113,10 @@ static void test_merge(void)
 {
 	Q("SELECT log2_hist_merge(b, 'ns') = (SELECT log2_hist(x, 'ns') FROM (SELECT 1 x UNION ALL "
 	  "SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 1000)) FROM (SELECT x'0100000000000000' b "
-	  "UNION ALL SELECT x'00000000000000000200000000000000' UNION ALL SELECT CAST(zeroblob(72) || "
-	  "x'0100000000000000' AS BLOB))", "1");
+	  "UNION ALL SELECT x'00000000000000000200000000000000' UNION ALL SELECT CAST(zeroblob(72) "
+	  "|| "
+	  "x'0100000000000000' AS BLOB))",
+	  "1");
 	Q("SELECT log2_hist_merge(b) FROM (SELECT 1 b WHERE 0)", "NULL");
 	Q("SELECT log2_hist_merge(x'01')",
 	  "ERROR: log2_hist_merge: COUNTS must be a blob of at most 64 u64 bucket counts");

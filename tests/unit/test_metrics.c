@@ -60,12 +60,15 @@ static void test_counted_columns(void)
 	unsigned char c[8];
 
 	metrics__counted_columns("select comm, count(*) as n, sum(x) s, round(sum(x) / 1e3, 1) "
-				 "as us, max(x) from t group by comm", 5, c);
+				 "as us, max(x) from t group by comm",
+				 5, c);
 	T(!c[0] && c[1] && c[2] && !c[3] && !c[4], "(3) count/sum as whole expressions only");
 	metrics__counted_columns("with a as (select count(*) as z from t) select total(x) "
 				 "filter (where x > 0) as \"t, x\", count(*) over (), sum(x) + 1, "
-				 "'a,b' from a -- count(*)", 4, c);
-	T(c[0] && !c[1] && !c[2] && !c[3], "(3) FILTER and quoted aliases; OVER and + do not count");
+				 "'a,b' from a -- count(*)",
+				 4, c);
+	T(c[0] && !c[1] && !c[2] && !c[3],
+	  "(3) FILTER and quoted aliases; OVER and + do not count");
 	metrics__counted_columns("select * from t", 2, c);
 	T(!c[0] && !c[1], "(3) a * reads as no counter");
 	metrics__counted_columns("select count(*) from t; select 1", 1, c);
@@ -108,8 +111,10 @@ static void test_accept(void)
 {
 	T(http__wants_openmetrics("application/openmetrics-text;version=1.0.0,application/"
 				  "openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;"
-				  "q=0.5,*/*;q=0.1"), "Prometheus's Accept asks for OpenMetrics");
-	T(!http__wants_openmetrics("text/plain;version=0.0.4;q=1,application/openmetrics-text;q=0.5"),
+				  "q=0.5,*/*;q=0.1"),
+	  "Prometheus's Accept asks for OpenMetrics");
+	T(!http__wants_openmetrics(
+		  "text/plain;version=0.0.4;q=1,application/openmetrics-text;q=0.5"),
 	  "text preferred");
 	T(!http__wants_openmetrics(NULL) && !http__wants_openmetrics("*/*"), "no preference: text");
 }
@@ -120,8 +125,10 @@ static void test_counters_and_labels(void)
 	sqlite3_stmt *st[1];
 	char *t;
 
-	sqlite3_exec(db, "create table w(comm text, n int); insert into w values('a', 2), "
-		     "('b', 3), ('a', 5)", NULL, NULL, NULL);
+	sqlite3_exec(db,
+		     "create table w(comm text, n int); insert into w values('a', 2), "
+		     "('b', 3), ('a', 5)",
+		     NULL, NULL, NULL);
 	metrics__family(m, "my-q", "writes per comm");
 	st[0] = prep("select comm as le, count(*) as calls, max(n) as top from w group by comm");
 	T(metrics__statement(m, 0, st[0], NULL) == 0, "statement");
@@ -138,8 +145,8 @@ static void test_counters_and_labels(void)
 	window(m, st, 1);
 	t = render(m, METRICS_OPENMETRICS);
 	LINE(t, "# TYPE perf_sql_my_q_calls counter");
-	LINE(t, "perf_sql_my_q_calls_total{le_=\"b\"} 2");   /* (5) counters keep their series */
-	NO(t, "perf_sql_my_q_calls_window{le_=\"b\"}");      /* gauges: the last window only */
+	LINE(t, "perf_sql_my_q_calls_total{le_=\"b\"} 2"); /* (5) counters keep their series */
+	NO(t, "perf_sql_my_q_calls_window{le_=\"b\"}");    /* gauges: the last window only */
 	LINE(t, "# EOF");
 	T(metrics__nr_series(m) == 2, "2 series");
 	sqlite3_finalize(st[0]);
@@ -187,7 +194,7 @@ static void test_histogram(void)
 	LINE(t, "perf_sql_h_sz_bucket{le=\"1023.0\"} 10");
 	LINE(t, "perf_sql_h_sz_bucket{le=\"+Inf\"} 10");
 	LINE(t, "perf_sql_h_sz_count 10");
-	LINE(t, "perf_sql_h_sz_sum 1212");   /* (4) the sz_sum column, not a metric of its own */
+	LINE(t, "perf_sql_h_sz_sum 1212"); /* (4) the sz_sum column, not a metric of its own */
 	NO(t, "perf_sql_h_sz_sum_");
 	sqlite3_finalize(st[0]);
 	st[0] = prep("select lin_hist(x, 0, 10, 5) as l from v");
@@ -211,8 +218,10 @@ static void test_cap_and_failure(void)
 	sqlite3_stmt *st[2];
 	char *t;
 
-	sqlite3_exec(db, "create table c(k text); insert into c values('a'), ('b'), ('c'), ('d'), "
-		     "('e')", NULL, NULL, NULL);
+	sqlite3_exec(db,
+		     "create table c(k text); insert into c values('a'), ('b'), ('c'), ('d'), "
+		     "('e')",
+		     NULL, NULL, NULL);
 	metrics__family(m, "c", "capped");
 	st[0] = prep("select k, count(*) as n from c group by k");
 	metrics__statement(m, 0, st[0], NULL);
@@ -227,8 +236,8 @@ static void test_cap_and_failure(void)
 	t = render(m, METRICS_TEXT);
 	LINE(t, "perf_sql_c_n_total{k=\"c\"} 1");
 	NO(t, "k=\"d\"");
-	LINE(t, "perf_sql_dropped_series_total 2");   /* (5) */
-	LINE(t, "perf_sql_query_errors_total{family=\"bad\"} 1");   /* (6) */
+	LINE(t, "perf_sql_dropped_series_total 2");               /* (5) */
+	LINE(t, "perf_sql_query_errors_total{family=\"bad\"} 1"); /* (6) */
 	NO(t, "perf_sql_bad_n");
 	sqlite3_finalize(st[0]);
 	sqlite3_finalize(st[1]);

@@ -45,10 +45,7 @@ static void put(const char *path, const char *text)
 	fclose(f);
 }
 
-static int put_hello(FILE *f, void *ctx)
-{
-	return fputs("hello\n", f) < 0 ? -EIO : 0;
-}
+static int put_hello(FILE *f, void *ctx) { return fputs("hello\n", f) < 0 ? -EIO : 0; }
 
 static int put_fail(FILE *f, void *ctx)
 {
@@ -81,10 +78,12 @@ static void test_links_refused(void)
 	T(!symlink(victim, at("sym")), "symlink");
 	T(!link(victim, at("hard")), "link");
 	f = outfile__create(at("sym"), 0644, &e);
-	T(!f && e.code == -ELOOP && strstr(e.msg, "a symbolic link (to ") && strstr(e.hint, "remove"),
+	T(!f && e.code == -ELOOP && strstr(e.msg, "a symbolic link (to ") &&
+		  strstr(e.hint, "remove"),
 	  "(1) create over a symlink: %d %s", e.code, e.msg);
 	T(outfile__replace(at("hard"), 0644, put_hello, NULL, &e) == -EMLINK &&
-	  strstr(e.msg, "a file with 2 hard links"), "(1) replace a hard link: %s", e.msg);
+		  strstr(e.msg, "a file with 2 hard links"),
+	  "(1) replace a hard link: %s", e.msg);
 	T(outfile__append(at("sym"), 0600, &e) == -ELOOP, "(1) append to a symlink");
 	T(outfile__append(at("hard"), 0600, &e) == -EMLINK, "(1) append to a hard link");
 	T(outfile__check(at("sym"), &e) == -ELOOP && outfile__check(at("new"), &e) == 0,
@@ -103,11 +102,14 @@ static void test_new_files(void)
 	int fd;
 
 	umask(022);
-	T(outfile__replace(at("new.svg"), 0644, put_hello, NULL, &e) == 0, "(2) replace: %s", e.msg);
+	T(outfile__replace(at("new.svg"), 0644, put_hello, NULL, &e) == 0, "(2) replace: %s",
+	  e.msg);
 	T(!strcmp(slurp(at("new.svg")), "hello\n") && !stat(at("new.svg"), &st) &&
-	  (st.st_mode & 0777) == 0644, "(2) the new file and its mode");
+		  (st.st_mode & 0777) == 0644,
+	  "(2) the new file and its mode");
 	T(outfile__replace(at("new.svg"), 0644, put_fail, NULL, &e) == -ENOSPC &&
-	  !strcmp(slurp(at("new.svg")), "hello\n"), "(2) a failed write leaves the file as it was");
+		  !strcmp(slurp(at("new.svg")), "hello\n"),
+	  "(2) a failed write leaves the file as it was");
 	put(at("old.csv"), "old\n");
 	fd = open(at("old.csv"), O_RDONLY);
 	fstat(fd, &old);
@@ -118,7 +120,8 @@ static void test_new_files(void)
 		fclose(f);
 	}
 	T(!stat(at("old.csv"), &st) && st.st_ino != old.st_ino && (st.st_mode & 0777) == 0600 &&
-	  !strcmp(slurp(at("old.csv")), "new\n"), "(2) a new inode with the new contents");
+		  !strcmp(slurp(at("old.csv")), "new\n"),
+	  "(2) a new inode with the new contents");
 	T(pread(fd, (char[8]){ 0 }, 8, 0) == 4, "(2) the old inode keeps its 4 bytes");
 	close(fd);
 	T(nr_tmp() == 0, "(2) no temporary file left: %d", nr_tmp());
@@ -132,14 +135,16 @@ static void test_in_place(void)
 	FILE *f;
 
 	T(!mkfifo(at("fifo"), 0600), "mkfifo");
-	rfd = open(at("fifo"), O_RDONLY | O_NONBLOCK);   /* a reader, so opening to write does not wait */
+	rfd = open(at("fifo"),
+		   O_RDONLY | O_NONBLOCK); /* a reader, so opening to write does not wait */
 	f = outfile__create(at("fifo"), 0644, &e);
 	T(f != NULL, "(3) a FIFO: %s", e.msg);
 	if (f) {
 		fputs("row\n", f);
 		fclose(f);
 	}
-	T(read(rfd, buf, sizeof(buf) - 1) == 4 && !strcmp(buf, "row\n"), "(3) the FIFO's reader: %s", buf);
+	T(read(rfd, buf, sizeof(buf) - 1) == 4 && !strcmp(buf, "row\n"),
+	  "(3) the FIFO's reader: %s", buf);
 	close(rfd);
 	T(!pipe(p), "pipe");
 	snprintf(path, sizeof(path), "/dev/fd/%d", p[1]);

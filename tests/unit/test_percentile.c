@@ -45,7 +45,8 @@ static void test_edges(void)
 	Q("SELECT percentile(1, 'x')", "ERROR: percentile: P must be a number between 0 and 100");
 	Q("SELECT percentile(column1, column1) FROM (VALUES (1), (2))",
 	  "ERROR: percentile: P must be the same on every row");
-	Q(SEQ(10) "SELECT group_concat(p, ' ') FROM (SELECT x % 2 AS k, p50(x) AS p FROM s GROUP BY k)",
+	Q(SEQ(10) "SELECT group_concat(p, ' ') FROM (SELECT x % 2 AS k, p50(x) AS p FROM s GROUP "
+		  "BY k)",
 	  "6.0 5.0");
 }
 
@@ -80,7 +81,7 @@ static void test_sketch_error(void)
 {
 	static const double ps[] = { 1, 10, 50, 90, 99, 99.9, 99.99 };
 	static const char *const dists[] = {
-		"x",                                    /* uniform 1..1e7 */
+		"x",                                      /* uniform 1..1e7 */
 		"exp((x * 7919 % 10000000) * 2.0123e-6)", /* log-uniform over 1 .. e^20.1 */
 	};
 	enum { NR_PS = sizeof(ps) / sizeof(ps[0]) };
@@ -94,25 +95,27 @@ static void test_sketch_error(void)
 		return;
 	percentile_set_exact_cap(10000);
 	for (size_t d = 0; d < sizeof(dists) / sizeof(dists[0]); d++) {
-		len = (size_t)snprintf(sql, sizeof(sql),
-				       "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 "
-				       "FROM s WHERE x < %ld), t(v) AS (SELECT %s FROM s) SELECT ''",
-				       n, dists[d]);
+		len = (size_t)snprintf(
+			sql, sizeof(sql),
+			"WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 "
+			"FROM s WHERE x < %ld), t(v) AS (SELECT %s FROM s) SELECT ''",
+			n, dists[d]);
 		for (int i = 0; i < NR_PS; i++)
 			len += (size_t)snprintf(sql + len, sizeof(sql) - len,
 						" || percentile(v, %g) || ' '", ps[i]);
 		snprintf(sql + len, sizeof(sql) - len, " FROM t");
 		p = (char *)q(sql);
 		for (long x = 1; x <= n; x++)
-			v[x - 1] = d == 0 ? (double)x : exp((double)(x * 7919 % 10000000) * 2.0123e-6);
+			v[x - 1] =
+				d == 0 ? (double)x : exp((double)(x * 7919 % 10000000) * 2.0123e-6);
 		qsort(v, n, sizeof(*v), cmp_double);
 		for (int i = 0; i < NR_PS; i++) {
 			double rank = ps[i] * (double)(n - 1) / 100, frac = rank - floor(rank);
 			double exact = v[(long)rank] + frac * (v[(long)rank + 1] - v[(long)rank]);
 			double got = strtod(p, &p), err = fabs(got / exact - 1);
 
-			T(err < 0.01, "%s: p%g = %.6g, exact %.6g, error %.4f %%", dists[d], ps[i], got,
-			  exact, err * 100);
+			T(err < 0.01, "%s: p%g = %.6g, exact %.6g, error %.4f %%", dists[d], ps[i],
+			  got, exact, err * 100);
 			printf("sketch %-36s p%-5g exact %-14.6g sketch %-14.6g error %.4f %%\n",
 			       dists[d], ps[i], exact, got, err * 100);
 		}

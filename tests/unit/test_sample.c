@@ -65,13 +65,14 @@ static void test_lying_sizes(void)
 	uint64_t nr = 1ull << 60, id = 1;
 	struct sample s;
 
-	memcpy(buf + 40, &huge, 4);   /* raw size field */
+	memcpy(buf + 40, &huge, 4); /* raw size field */
 	T(sample__parse(buf, len, ST, 0, &s) == -EINVAL, "raw size past the record");
 	memcpy(buf, &id, 8);
 	memcpy(buf + 8, &nr, 8);
 	T(sample__parse(buf, 16, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN, 0, &s) == -EINVAL,
 	  "callchain of 2^60 frames");
-	T(sample__parse(buf, 16, PERF_SAMPLE_BRANCH_STACK, 0, &s) == -EINVAL, "unknown sample bits");
+	T(sample__parse(buf, 16, PERF_SAMPLE_BRANCH_STACK, 0, &s) == -EINVAL,
+	  "unknown sample bits");
 }
 
 static void test_callchain(void)
@@ -79,7 +80,8 @@ static void test_callchain(void)
 	uint64_t rec[5] = { 7, 3, 0xffffffff81000000ull, 0x401000, 0x402000 };
 	struct sample s;
 
-	T(sample__parse(rec, sizeof(rec), PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN, 0, &s) == 0,
+	T(sample__parse(rec, sizeof(rec), PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN, 0, &s) ==
+		  0,
 	  "callchain parses");
 	T(s.id == 7 && s.nr_stack == 3 && s.stack[2] == 0x402000, "callchain frames");
 }
@@ -93,7 +95,7 @@ static void test_user_stack(void)
 	struct sample s;
 
 	memcpy(full, rec, sizeof(rec));
-	full[9] = 16;   /* dyn_size: half of the copy was filled */
+	full[9] = 16; /* dyn_size: half of the copy was filled */
 	T(sample__parse(full, sizeof(full), st, 0x3, &s) == 0, "regs + user stack parse");
 	T(s.nr_regs == 2 && s.regs[1] == 0x2222, "user registers");
 	T(s.user_stack && s.user_stack_size == 16 && ((const uint64_t *)s.user_stack)[1] == 0xb,
@@ -102,10 +104,11 @@ static void test_user_stack(void)
 	full[9] = 40;
 	T(sample__parse(full, sizeof(full), st, 0x3, &s) == -EINVAL, "dyn_size past the copy");
 	full[9] = 0;
-	T(sample__parse(full, sizeof(full), st, 0x3, &s) == 0 && !s.user_stack, "dyn_size 0: no stack");
+	T(sample__parse(full, sizeof(full), st, 0x3, &s) == 0 && !s.user_stack,
+	  "dyn_size 0: no stack");
 	full[4] = 1ull << 62;
 	T(sample__parse(full, sizeof(full), st, 0x3, &s) == -EINVAL, "copy size past the record");
-	full[1] = 0;   /* no regs (kernel thread), then a size-0 stack and nothing after it */
+	full[1] = 0; /* no regs (kernel thread), then a size-0 stack and nothing after it */
 	full[2] = 0;
 	T(sample__parse(full, 24, st, 0x3, &s) == 0 && !s.regs && !s.user_stack, "kernel thread");
 }

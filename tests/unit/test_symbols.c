@@ -14,10 +14,7 @@
 
 static char burn[512], target[512];
 
-__attribute__((noinline)) int test_symbols_marker(int x)
-{
-	return x * 3 + 1;
-}
+__attribute__((noinline)) int test_symbols_marker(int x) { return x * 3 + 1; }
 
 static void test_elf_symtab(void)
 {
@@ -57,8 +54,8 @@ static void test_own_process(void)
 	const char *name;
 
 	symbols__note_pid(sy, (uint32_t)getpid());
-	name = symbols__resolve(sy, (uint32_t)getpid(), (uint64_t)(uintptr_t)test_symbols_marker + 2,
-				0, &off, &dso);
+	name = symbols__resolve(sy, (uint32_t)getpid(),
+				(uint64_t)(uintptr_t)test_symbols_marker + 2, 0, &off, &dso);
 	T(name && !strcmp(name, "test_symbols_marker") && off == 2,
 	  "own function through /proc/self/maps (%s+%llu)", name ? name : "NULL",
 	  (unsigned long long)off);
@@ -68,9 +65,12 @@ static void test_own_process(void)
 
 static void test_stack_blob(void)
 {
-	uint64_t frames[] = { (uint64_t)-128 /* PERF_CONTEXT_KERNEL */, 0xffffffff81000010ull,
-			      0xffffffff81000020ull, (uint64_t)-512 /* PERF_CONTEXT_USER */,
-			      0x401000, 0x402000 };
+	uint64_t frames[] = { (uint64_t)-128 /* PERF_CONTEXT_KERNEL */,
+			      0xffffffff81000010ull,
+			      0xffffffff81000020ull,
+			      (uint64_t)-512 /* PERF_CONTEXT_USER */,
+			      0x401000,
+			      0x402000 };
 	struct stack_frame out[8];
 	struct stack_view v;
 	size_t len, n;

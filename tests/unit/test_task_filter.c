@@ -26,8 +26,13 @@ static struct tp_field sw_fields[] = {
 };
 
 static struct tp_event sched_switch = {
-	.system = "sched", .name = "sched_switch", .full = "sched:sched_switch",
-	.kind = EV_TRACEPOINT, .parsed = true, .nr_fields = 5, .fields = sw_fields,
+	.system = "sched",
+	.name = "sched_switch",
+	.full = "sched:sched_switch",
+	.kind = EV_TRACEPOINT,
+	.parsed = true,
+	.nr_fields = 5,
+	.fields = sw_fields,
 };
 
 /* a session on CPUs 0-1 whose targets are nr threads first, first+1, ... */
@@ -83,7 +88,7 @@ static void deliver(struct session *s, int32_t prev, int32_t next)
 	rec[3] = 1000;
 	memcpy(&rec[4], cpu_res, 8);
 	rec[5] = 1;
-	memcpy(&rec[6], &raw_size, 4);   /* then the raw record, padded to 8 bytes */
+	memcpy(&rec[6], &raw_size, 4); /* then the raw record, padded to 8 bytes */
 	memcpy(raw + PREV_OFF, &prev, 4);
 	memcpy(raw + NEXT_OFF, &next, 4);
 	ring__handle(s, (const union perf_event *)rec);
@@ -98,8 +103,16 @@ static void fork_rec(struct session *s, uint32_t parent, uint32_t child)
 		uint64_t time;
 		uint32_t id_pid, id_tid;
 		uint64_t id_time, id;
-	} r = { { PERF_RECORD_FORK, 0, sizeof(r) }, child, parent, child, parent, 500,
-		child, child, 500, FAKE_ID + 1 };
+	} r = { { PERF_RECORD_FORK, 0, sizeof(r) },
+		child,
+		parent,
+		child,
+		parent,
+		500,
+		child,
+		child,
+		500,
+		FAKE_ID + 1 };
 
 	ring__handle(s, (const union perf_event *)&r);
 }
@@ -115,30 +128,25 @@ static void test_targets(int nr)
 	session__plan_filters(s);
 	T(!strcmp(src->filter, "prev_state == 1"), "the query's filter alone: %s", src->filter);
 	s->tree.stat = -1;
-	for (int i = 0; i < s->nr_tids; i++)   /* as session__start makes them members */
+	for (int i = 0; i < s->nr_tids; i++) /* as session__start makes them members */
 		tree__add(&s->tree, (uint32_t)s->tids[i]);
-	deliver(s, 20000, 0);               /* a target switches out */
-	deliver(s, 5, 20000 + nr - 1);      /* a target switches in */
-	deliver(s, 5, 6);                   /* neither */
-	deliver(s, 19999, 20000 + nr);      /* neither: just outside the targets */
-	deliver(s, 7, 30000);               /* a child a target creates, read before its fork */
+	deliver(s, 20000, 0);          /* a target switches out */
+	deliver(s, 5, 20000 + nr - 1); /* a target switches in */
+	deliver(s, 5, 6);              /* neither */
+	deliver(s, 19999, 20000 + nr); /* neither: just outside the targets */
+	deliver(s, 7, 30000);          /* a child a target creates, read before its fork */
 	fork_rec(s, 20000, 30000);
-	s->evsrc[0]->drain(s);              /* the drain's end: held rows decided */
-	T(src->received[1] == 3 && src->filtered[1] == 2, "3 rows of the targets' tree kept, 2 "
-	  "others filtered (got %llu, %llu)", (unsigned long long)src->received[1],
-	  (unsigned long long)src->filtered[1]);
+	s->evsrc[0]->drain(s); /* the drain's end: held rows decided */
+	T(src->received[1] == 3 && src->filtered[1] == 2,
+	  "3 rows of the targets' tree kept, 2 "
+	  "others filtered (got %llu, %llu)",
+	  (unsigned long long)src->received[1], (unsigned long long)src->filtered[1]);
 	session__close(s);
 }
 
-static void test_few_targets(void)
-{
-	test_targets(2);
-}
+static void test_few_targets(void) { test_targets(2); }
 
-static void test_many_targets(void)
-{
-	test_targets(500);
-}
+static void test_many_targets(void) { test_targets(500); }
 
 static void test_notes(void)
 {
@@ -168,7 +176,8 @@ static void test_or(void)
 	T(kfilter__or(out, sizeof(out), "b == 2") && !strcmp(out, "(a == 1) || (b == 2)"),
 	  "a repeated filter is not added twice");
 	T(!kfilter__or(out, sizeof(out), "c == 3333333333333") &&
-	  !strcmp(out, "(a == 1) || (b == 2)"), "too long: refused, out unchanged: %s", out);
+		  !strcmp(out, "(a == 1) || (b == 2)"),
+	  "too long: refused, out unchanged: %s", out);
 }
 
 int main(void)

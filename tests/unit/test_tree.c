@@ -32,8 +32,13 @@ static struct tp_field sw_fields[] = {
 };
 
 static struct tp_event sched_switch = {
-	.system = "sched", .name = "sched_switch", .full = "sched:sched_switch",
-	.kind = EV_TRACEPOINT, .parsed = true, .nr_fields = 5, .fields = sw_fields,
+	.system = "sched",
+	.name = "sched_switch",
+	.full = "sched:sched_switch",
+	.kind = EV_TRACEPOINT,
+	.parsed = true,
+	.nr_fields = 5,
+	.fields = sw_fields,
 };
 
 static char *const argv[] = { "cmd", NULL };
@@ -51,7 +56,8 @@ static struct session *fake_session(struct source **src_out)
 	T(target__set_cpus(s, map, &e) == 0, "cpus: %s", e.msg);
 	perf_cpu_map__put(map);
 	*src_out = session__source(s, &sched_switch, &e);
-	T(*src_out && (*src_out)->tree_filter && s->tree.active, "a workload's sched_switch: the tree's");
+	T(*src_out && (*src_out)->tree_filter && s->tree.active,
+	  "a workload's sched_switch: the tree's");
 	(*src_out)->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				  PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW;
 	s->ids = calloc(2, sizeof(*s->ids));
@@ -78,7 +84,7 @@ static void sw(struct session *s, int32_t tid, int32_t prev, int32_t next, uint6
 	rec[3] = time;
 	memcpy(&rec[4], cpu_res, 8);
 	rec[5] = 1;
-	memcpy(&rec[6], &raw_size, 4);   /* then the raw record, padded to 8 bytes */
+	memcpy(&rec[6], &raw_size, 4); /* then the raw record, padded to 8 bytes */
 	memcpy(raw + PREV_OFF, &prev, 4);
 	memcpy(raw + NEXT_OFF, &next, 4);
 	ring__handle(s, (const union perf_event *)rec);
@@ -93,8 +99,16 @@ static void fork_rec(struct session *s, uint32_t parent, uint32_t child, uint64_
 		uint64_t time;
 		uint32_t id_pid, id_tid;
 		uint64_t id_time, id;
-	} r = { { PERF_RECORD_FORK, 0, sizeof(r) }, child, parent, child, parent, time,
-		child, child, time, SIDE_ID };
+	} r = { { PERF_RECORD_FORK, 0, sizeof(r) },
+		child,
+		parent,
+		child,
+		parent,
+		time,
+		child,
+		child,
+		time,
+		SIDE_ID };
 
 	ring__handle(s, (const union perf_event *)&r);
 }
@@ -108,8 +122,14 @@ static void exec_rec(struct session *s, uint32_t tid, uint64_t time)
 		char comm[16];
 		uint32_t id_pid, id_tid;
 		uint64_t id_time, id;
-	} r = { { PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, sizeof(r) }, tid, tid, "cmd",
-		tid, tid, time, SIDE_ID };
+	} r = { { PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, sizeof(r) },
+		tid,
+		tid,
+		"cmd",
+		tid,
+		tid,
+		time,
+		SIDE_ID };
 
 	ring__handle(s, (const union perf_event *)&r);
 }
@@ -126,10 +146,10 @@ static void test_exec(void)
 	struct source *src;
 	struct session *s = fake_session(&src);
 
-	sw(s, 1, 1, ROOT, 100);          /* perf-sql's child waits to exec: in, out */
+	sw(s, 1, 1, ROOT, 100); /* perf-sql's child waits to exec: in, out */
 	sw(s, ROOT, ROOT, 1, 150);
 	T(drained(s, src) == 0 && src->filtered[1] == 2, "before its exec: not the tree's");
-	sw(s, ROOT, ROOT, 1, 250);       /* read before the exec's record, in the same drain */
+	sw(s, ROOT, ROOT, 1, 250); /* read before the exec's record, in the same drain */
 	exec_rec(s, ROOT, 200);
 	T(drained(s, src) == 1, "from its exec on: the tree's");
 	sw(s, 7, 7, 8, 300);
@@ -145,15 +165,16 @@ static void test_order(void)
 	exec_rec(s, ROOT, 100);
 	drained(s, src);
 	/* CPU 1's table ring is read before CPU 0's sideband ring: the child's rows first */
-	sw(s, 1, 1, 601, 320);           /* an idle CPU switches to the grandchild */
+	sw(s, 1, 1, 601, 320); /* an idle CPU switches to the grandchild */
 	sw(s, 601, 601, 1, 330);
-	sw(s, 600, 600, 9, 310);         /* the child switches to another task */
+	sw(s, 600, 600, 9, 310); /* the child switches to another task */
 	fork_rec(s, ROOT, 600, 200);
 	fork_rec(s, 600, 601, 300);
-	T(drained(s, src) == 3 && src->filtered[1] == 0, "the tree's rows read before its forks: "
-	  "kept (%llu kept, %llu filtered)", (unsigned long long)src->received[1],
-	  (unsigned long long)src->filtered[1]);
-	sw(s, 9, 9, 602, 400);           /* a task not forked by the tree */
+	T(drained(s, src) == 3 && src->filtered[1] == 0,
+	  "the tree's rows read before its forks: "
+	  "kept (%llu kept, %llu filtered)",
+	  (unsigned long long)src->received[1], (unsigned long long)src->filtered[1]);
+	sw(s, 9, 9, 602, 400); /* a task not forked by the tree */
 	T(drained(s, src) == 3 && src->filtered[1] == 1, "a task outside the tree: filtered");
 	session__close(s);
 }
@@ -165,12 +186,14 @@ static void test_whose(void)
 
 	exec_rec(s, ROOT, 100);
 	fork_rec(s, ROOT, 600, 500);
-	sw(s, ROOT, 3, 4, 200);          /* ran in a member, names others: theirs */
-	sw(s, 3, 3, 600, 400);           /* names the child before its fork: a tid's other life */
-	sw(s, 3, 3, 600, 600);           /* the child switched in by another task: the tree's */
-	T(drained(s, src) == 1 && src->filtered[1] == 2, "rows about members at their time only "
-	  "(%llu kept)", (unsigned long long)src->received[1]);
-	fork_rec(s, ROOT, 600, 900);     /* its tid forked again: a member from then on */
+	sw(s, ROOT, 3, 4, 200); /* ran in a member, names others: theirs */
+	sw(s, 3, 3, 600, 400);  /* names the child before its fork: a tid's other life */
+	sw(s, 3, 3, 600, 600);  /* the child switched in by another task: the tree's */
+	T(drained(s, src) == 1 && src->filtered[1] == 2,
+	  "rows about members at their time only "
+	  "(%llu kept)",
+	  (unsigned long long)src->received[1]);
+	fork_rec(s, ROOT, 600, 900); /* its tid forked again: a member from then on */
 	sw(s, 3, 3, 600, 700);
 	sw(s, 3, 3, 600, 950);
 	T(drained(s, src) == 2, "a tid forked again: a member from its new fork");

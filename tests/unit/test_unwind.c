@@ -44,8 +44,8 @@ static uint64_t stack_end(uint64_t sp)
 }
 
 /* the stack as the kernel copies it, redzones and all (ASan must not check this read) */
-__attribute__((no_sanitize_address, noinline)) static void raw_copy(uint8_t *dst, const uint8_t *src,
-								  size_t n)
+__attribute__((no_sanitize_address, noinline)) static void raw_copy(uint8_t *dst,
+								    const uint8_t *src, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		dst[i] = ((const volatile uint8_t *)src)[i];
@@ -67,7 +67,9 @@ __attribute__((noinline, noclone)) static void uw_snap(struct snap *s)
 		     "mov %%r13, 112(%0)\n\t"
 		     "mov %%r14, 120(%0)\n\t"
 		     "mov %%r15, 128(%0)\n\t"
-		     : : "r"(s->regs) : "rax", "memory");
+		     :
+		     : "r"(s->regs)
+		     : "rax", "memory");
 	end = stack_end(s->regs[S_SP]);
 	s->len = end - s->regs[S_SP] < sizeof(s->stack) ? end - s->regs[S_SP] : sizeof(s->stack);
 	raw_copy(s->stack, (const uint8_t *)s->regs[S_SP], s->len);
@@ -118,7 +120,8 @@ static void test_own_stack(void)
 	for (size_t i = 0; i < 5; i++) {
 		const char *got = i < n ? name_of(sy, out[i], i == 0) : NULL;
 
-		T(got && !strcmp(got, want[i]), "frame %zu: %s (got %s)", i, want[i], got ? got : "-");
+		T(got && !strcmp(got, want[i]), "frame %zu: %s (got %s)", i, want[i],
+		  got ? got : "-");
 	}
 	T(n >= 8 && clean, "the walk ends cleanly at _start (%zu frames, clean %d)", n, clean);
 	T(n && !strcmp(name_of(sy, out[n - 1], false) ?: "", "_start"), "outermost is _start (%s)",
@@ -137,17 +140,25 @@ static void test_own_stack(void)
 static void test_chain(void)
 {
 	struct symbols *sy = symbols__new();
-	uint64_t cc[6] = { (uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81000010ull,
-			   (uint64_t)PERF_CONTEXT_USER, snap.regs[S_IP], 0x2, 0x3 };
-	struct sample smp = { .pid = (uint32_t)getpid(), .stack = cc, .nr_stack = 6,
-			      .regs = snap.regs, .nr_regs = NR_SLOTS, .user_stack = snap.stack,
+	uint64_t cc[6] = { (uint64_t)PERF_CONTEXT_KERNEL,
+			   0xffffffff81000010ull,
+			   (uint64_t)PERF_CONTEXT_USER,
+			   snap.regs[S_IP],
+			   0x2,
+			   0x3 };
+	struct sample smp = { .pid = (uint32_t)getpid(),
+			      .stack = cc,
+			      .nr_stack = 6,
+			      .regs = snap.regs,
+			      .nr_regs = NR_SLOTS,
+			      .user_stack = snap.stack,
 			      .user_stack_size = snap.len };
 	uint64_t out[64];
 	size_t n = unwind__chain(sy, &smp, out, 64);
 	struct unwind_stats st;
 
 	T(n >= 11 && out[0] == (uint64_t)PERF_CONTEXT_KERNEL && out[1] == cc[1] &&
-	  out[2] == (uint64_t)PERF_CONTEXT_USER && out[3] == snap.regs[S_IP],
+		  out[2] == (uint64_t)PERF_CONTEXT_USER && out[3] == snap.regs[S_IP],
 	  "kernel part, marker, then the unwound user frames (%zu)", n);
 	T(n >= 5 && out[4] != 0x2, "the CFI walk, not the fp chain's garbage");
 	smp.user_stack_size = 0;
@@ -182,7 +193,8 @@ static uint64_t vdso_func(void)
 			GElf_Sym sym;
 			const char *n;
 
-			if (gelf_getsym(d, (int)i, &sym) && (n = elf_strptr(elf, sh.sh_link, sym.st_name)) &&
+			if (gelf_getsym(d, (int)i, &sym) &&
+			    (n = elf_strptr(elf, sh.sh_link, sym.st_name)) &&
 			    !strcmp(n, "__vdso_clock_gettime"))
 				addr = base + sym.st_value;
 		}
@@ -201,7 +213,8 @@ static void test_vdso(void)
 
 	T(addr != 0, "this process has a vDSO with __vdso_clock_gettime");
 	name = symbols__resolve(sy, (uint32_t)getpid(), addr + 4, 0, &off, &dso);
-	T(name && !strcmp(name, "__vdso_clock_gettime") && off == 4 && dso && !strcmp(dso, "[vdso]"),
+	T(name && !strcmp(name, "__vdso_clock_gettime") && off == 4 && dso &&
+		  !strcmp(dso, "[vdso]"),
 	  "a vDSO address is named: %s+%llu (%s)", name ? name : "-", (unsigned long long)off,
 	  dso ? dso : "-");
 	symbols__free(sy);

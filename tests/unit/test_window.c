@@ -53,7 +53,7 @@ static void test_growth_and_clear(void)
 
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	for (int i = 0; i < 5000; i++) {   /* ~5 MB: many chunks */
+	for (int i = 0; i < 5000; i++) { /* ~5 MB: many chunks */
 		struct sample s = smp((uint64_t)i, 0, big);
 
 		window__append(w, 0, &s, 0);
@@ -76,7 +76,7 @@ static void test_budget(void)
 {
 	size_t budget = 1000;
 	struct window *a = window__new(1, &budget), *b = window__new(1, &budget);
-	struct sample s = smp(1, 0, "0123456789012345678901234567890");   /* 32 raw bytes */
+	struct sample s = smp(1, 0, "0123456789012345678901234567890"); /* 32 raw bytes */
 	int ok = 0, fits = (int)(1000 / (sizeof(struct wrow) + 32));
 
 	for (int i = 0; i < 20; i++)

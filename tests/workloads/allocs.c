@@ -17,15 +17,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-__attribute__((noinline, used)) void *my_alloc(size_t size)
-{
-	return malloc(size);
-}
+__attribute__((noinline, used)) void *my_alloc(size_t size) { return malloc(size); }
 
-__attribute__((noinline, used)) void my_free(void *p)
-{
-	free(p);
-}
+__attribute__((noinline, used)) void my_free(void *p) { free(p); }
 
 static long arg(const char *s)
 {

@@ -61,7 +61,8 @@ int main(int argc, char **argv)
 	}
 	if (count != (uint64_t)n) {
 		printf("hardware breakpoints do not fire on this machine: %llu hits of %ld stores "
-		       "to a watched variable\n", (unsigned long long)count, n);
+		       "to a watched variable\n",
+		       (unsigned long long)count, n);
 		return 1;
 	}
 	printf("breakpoint hits: %ld of %ld\n", n, n);

@@ -34,7 +34,8 @@ static long long now_ns(void)
 static inline __attribute__((always_inline)) void chain_spin(volatile unsigned long *v)
 {
 	for (int i = 0; i < 20000; i++)
-		sink += v[i & 3] + (unsigned long)i;   /* chain_spin's line: the line of most samples */
+		sink += v[i & 3] +
+			(unsigned long)i; /* chain_spin's line: the line of most samples */
 }
 
 __attribute__((noinline, noclone)) int chain_c(int x)

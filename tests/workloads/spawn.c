@@ -24,10 +24,7 @@
 
 #define MAX_THREADS 4096
 
-static void *thread_fn(void *arg)
-{
-	return arg;
-}
+static void *thread_fn(void *arg) { return arg; }
 
 static int threads(long n)
 {
