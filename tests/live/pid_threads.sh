@@ -13,9 +13,7 @@ grep -q "ready $target" "$dir/ready" || fail "workload not ready: $(cat "$dir/re
 ls /proc/$target/task >"$dir/tids"
 eq "$(grep -c . "$dir/tids")" $((n + 1)) "threads of the target"
 # the soft open-file limit is below the 2 x 501 fds sys_enter_write needs: perf-sql raises it
-# (-m 2048: -p picks the targets' scheduler rows in user space from every CPU's ring, and on a
-# busy machine 512 pages lost a few switches of other tasks, which fails the no-loss check)
-(ulimit -Sn 512; exec "$PERF_SQL" --csv -v -m 2048 -p $target \
+(ulimit -Sn 512; exec "$PERF_SQL" --csv -v -m 512 -p $target \
 	"select count(*), sum(count = $size), count(distinct tid) from sys_enter_write;
 	 select prev_pid, next_pid, prev_state = 1, count(*) from sched_switch group by 1, 2, 3;
 	 select sum(lost) from perf_sql_stats" >"$dir/p" 2>"$dir/p.err") & pp=$!
