@@ -291,7 +291,7 @@ int bpf_plan__apply(struct query *q, struct session *s, const struct query_ops *
 
 	if (!s->nr_src || s->replay || q->record_path)
 		return 0;
-	if (q->no_bpf || q->no_pushdown) {   /* --no-pushdown: nothing of WHERE in the kernel */
+	if (q->no_bpf || q->no_pushdown) { /* --no-pushdown: nothing of WHERE in the kernel */
 		for (int j = 0; j < s->nr_src; j++)
 			if (!s->src[j]->counter)
 				bpf_session__note(s, s->src[j], "perf ring: %s",
