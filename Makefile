@@ -184,9 +184,9 @@ check-layers:
 # (CI) lists the files that differ from it and fails
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 .PHONY: format format-check
-format:
+format: | $(SETUP)
 	$(Q)clang-format -i $(FORMAT_FILES)
-format-check:
+format-check: | $(SETUP)
 	$(Q)bad=0; for f in $(FORMAT_FILES); do clang-format "$$f" | cmp -s - "$$f" || \
 		{ echo "format: $$f differs from .clang-format (make format)"; bad=1; }; done; \
 		[ $$bad = 0 ] && echo "format: $(words $(FORMAT_FILES)) files follow .clang-format"
