@@ -7,7 +7,7 @@ set -euo pipefail
 BUILD=${1:-build}
 PKGS="gcc make pkg-config libsqlite3-dev libtraceevent-dev libtraceevent1-plugin libtracefs-dev
       libbpf-dev libelf-dev libdw-dev zlib1g-dev liblz4-dev liblzma-dev bpftool clang clang-format libreadline-dev
-      linux-source-6.1 xz-utils python3 g++ binutils libclang-rt-14-dev tmux time
+      linux-source-6.1 xz-utils python3 g++ binutils libclang-rt-14-dev tmux time linux-perf
       systemtap-sdt-dev valgrind sqlite3 python3-pandas libmicrohttpd-dev prometheus
       man-db bash-completion zsh dpkg-dev debhelper lintian bpftrace"
 missing=()
