@@ -94,9 +94,7 @@ struct source {
 	 * what runs in its tasks, and the kernel counts but never writes what it delivers to a
 	 * sleeping task's event (sched_wakeup of it). Rows are then kept on these fields. */
 	const char *task_fields[2];
-	bool tree_filter;      /* a task target's rows kept in user space (core/tree.c) */
-	bool task_filter_user; /* unused since -p/-t follow their tree (core/tree.c): always
-				  * false (engine/explain.c reads it) */
+	bool tree_filter; /* a task target's rows kept in user space (core/tree.c) */
 	struct window *win;
 	/* kernel filter: the OR of what the dry run's scans asked for, unless one asked nothing */
 	char want_filter[KFILTER_MAX - 80]; /* room beside it for "common_pid != self" */

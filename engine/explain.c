@@ -42,16 +42,11 @@ static void explain_target(const struct session *s, const struct source *src, FI
 
 	if (src->tree_filter)
 		fprintf(f,
-			"  target       every CPU; rows of the workload's tasks (the task, or "
-			"%s%s%s) "
-			"kept in user space: a per-task event misses wakeups\n",
-			f0, f1 ? "/" : "", f1 ? f1 : "");
-	else if (f0 && src->task_filter_user)
-		fprintf(f,
-			"  target       every CPU; the %d target threads' rows picked in user "
-			"space "
-			"on %s%s%s (too many for a kernel filter)\n",
-			s->nr_tids, f0, f1 ? "/" : "", f1 ? f1 : "");
+			"  target       every CPU; a row is kept when a task it names (the task, "
+			"or "
+			"%s%s%s) is in the targets' process tree (core/tree.c): a per-task event "
+			"misses wakeups\n",
+			f0 ? f0 : "", f1 ? "/" : "", f1 ? f1 : "");
 	else if (f0)
 		fprintf(f,
 			"  target       every CPU, filtered on %s%s%s (a per-task event would miss "
