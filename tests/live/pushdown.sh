@@ -33,7 +33,7 @@ eq "$out" "0,1" "cpus seen with -C 0 (and CPU 0's 20 sleeps among them)"
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 hold "$dir" "$WL/sleeper" 50 20
 plan=$("$PERF_SQL" -p $HELD --explain "select count(*) from sched_switch") || fail "explain -p"
-printf '%s\n' "$plan" | grep -q "prev_pid/next_pid) kept in user space" || fail "-p plan: $plan"
+printf '%s\n' "$plan" | grep -q "prev_pid/next_pid) is in the targets. process tree" || fail "-p plan: $plan"
 query_held "$dir" "select count(*) from sched_switch where prev_pid = $HELD and prev_state = 1"
 release "$dir"
 between "$(tail -n +2 "$dir/query" | tr -d '\r')" 50 53 "sleeps seen as S-state switches with -p"
