@@ -12,8 +12,10 @@ between "$n" $((want * 90 / 100)) $((want * 110 / 100 + 1)) "cpu_clock(100) samp
 # burn_a() does twice the loop iterations of burn_b(); what that is in time depends on the CPU
 # (2:1 on one, 1.5:1 on another). So perf record samples the same run at the same rate (perf-sql
 # traces perf record and its child burn), and burn_a's share of the burn_a + burn_b samples must
-# agree with perf's within 4 standard deviations of sampling noise (at least 5 points).
-"$PERF_SQL" "select folded_stack(stack) from cpu_clock(999) where _comm = 'burn'" \
+# agree with perf's within 4 standard deviations of sampling noise (at least 5 points). burn
+# keeps frame pointers: --call-graph fp (no 8 KiB stack copies to lose on a loaded machine, and
+# under ASan; a lost sample is lost unevenly between the phases); -m 1024 holds the run.
+"$PERF_SQL" --call-graph fp -m 1024 "select folded_stack(stack) from cpu_clock(999) where _comm = 'burn'" \
 	-- perf record -q -F 999 -e cpu-clock -o "$dir/perf.data" -- "$WL/burn" 2 > "$dir/burn.folded" ||
 	fail "folded_stack"
 head -1 "$dir/burn.folded" | grep -q '^burn;' || fail "folded lines start with the comm: $(head -1 "$dir/burn.folded")"
