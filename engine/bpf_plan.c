@@ -35,42 +35,9 @@
 #include "engine/bpf_plan.h"
 #include "engine/sql_expr.h"
 
-#define MAX_REPL 128
+#include "engine/bpf_plan_int.h"
 
-enum colk {
-	CK_NONE,
-	CK_TIME,
-	CK_CPU,
-	CK_PID,
-	CK_TID,
-	CK_COMM,
-	CK_PERIOD,
-	CK_FIELD,
-	CK_IP,
-	CK_ADDR,
-	CK_OTHER
-};
-enum where_in { IN_ITEM, IN_HAVING, IN_ORDER_TERM, IN_ORDER };
-
-struct an {
-	struct bpf_stmt *b;
-	struct query *q;
-	struct session *s;
-	sqlite3_stmt *orig;
-	struct sql_select *sel;
-	const struct tp_event *ev;
-	int key_node[BPF_MAX_KEYS];
-	int agg_arg[BPF_MAX_AGGS]; /* node of each aggregate's value */
-	struct {
-		int start, end;
-		char *text;
-	} repl[MAX_REPL];
-	int nr_repl;
-};
-
-static bool no(struct an *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static bool no(struct an *a, const char *fmt, ...)
+bool no(struct an *a, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -82,10 +49,10 @@ static bool no(struct an *a, const char *fmt, ...)
 	return false;
 }
 
-static const struct sql_node *nd(const struct an *a, int n) { return &a->sel->node[n]; }
+const struct sql_node *nd(const struct an *a, int n) { return &a->sel->node[n]; }
 
 /* kid k of node n */
-static int kid(const struct an *a, int n, int k)
+int kid(const struct an *a, int n, int k)
 {
 	int c = nd(a, n)->first;
 
@@ -95,7 +62,7 @@ static int kid(const struct an *a, int n, int k)
 }
 
 /* the text of node n, at most len - 1 bytes */
-static const char *text_of(const struct an *a, int n, char *buf, int len)
+const char *text_of(const struct an *a, int n, char *buf, int len)
 {
 	int s = sql_select__start(a->sel, n), e = sql_select__end(a->sel, n);
 
@@ -103,7 +70,7 @@ static const char *text_of(const struct an *a, int n, char *buf, int len)
 	return buf;
 }
 
-static const char *name_of(const struct an *a, int tok, char *buf)
+const char *name_of(const struct an *a, int tok, char *buf)
 {
 	return sql_select__ident(a->sel, tok, buf, 128);
 }
@@ -111,7 +78,7 @@ static const char *name_of(const struct an *a, int tok, char *buf)
 /* ------------------------------------------------------------------------ columns, values */
 
 /* a column of the event table, in the order vtab/tp_table.c declares them */
-static enum colk resolve(struct an *a, int n, const struct tp_field **f)
+enum colk resolve(struct an *a, int n, const struct tp_field **f)
 {
 	static const char *const meta[] = { "_time", "_cpu", "_pid", "_tid", "_comm", "_period" };
 	static const char *const alias[] = { "time", "cpu", "pid", "tid", "comm" };
@@ -146,7 +113,7 @@ static enum colk resolve(struct an *a, int n, const struct tp_field **f)
 }
 
 /* an integer literal, maybe negated */
-static bool int_const(const struct an *a, int n, int64_t *out)
+bool int_const(const struct an *a, int n, int64_t *out)
 {
 	const struct sql_node *x = nd(a, n);
 
@@ -182,7 +149,7 @@ static bool field_val(struct an *a, const struct tp_field *f, struct bpf_val *v)
 }
 
 /* node n as a value the program computes (bpf/plan.h (1)) */
-static bool val_of(struct an *a, int n, struct bpf_val *v)
+bool val_of(struct an *a, int n, struct bpf_val *v)
 {
 	const struct sql_node *x = nd(a, n);
 	const struct tp_field *f = NULL;
@@ -224,160 +191,6 @@ static bool val_of(struct an *a, int n, struct bpf_val *v)
 			  text_of(a, n, buf, 64));
 	default: return no(a, "%s is not read by the kernel program", text_of(a, n, buf, 64));
 	}
-}
-
-/* ------------------------------------------------------------------------------- WHERE */
-
-/* no column inside: literals, parameters, workload_pid(), arithmetic of them */
-static bool is_const(const struct an *a, int n)
-{
-	const struct sql_node *x = nd(a, n);
-	char name[128];
-
-	switch (x->kind) {
-	case SN_INT:
-	case SN_FLOAT:
-	case SN_STR:
-	case SN_NULL:
-	case SN_PARAM: return true;
-	case SN_FUNC:
-		return x->nr_kids == 0 && !x->star &&
-		       !strcasecmp(name_of(a, x->name, name), "workload_pid");
-	case SN_UNARY:
-		if (x->op == TK_ID)
-			return false;
-		break;
-	case SN_BINARY:
-		if (x->kw != KW_NONE || x->op == TK_ARROW)
-			return false;
-		break;
-	default: return false;
-	}
-	for (int k = x->first; k >= 0; k = nd(a, k)->next)
-		if (!is_const(a, k))
-			return false;
-	return true;
-}
-
-/* SQLite evaluates constant node n once (the values every row would see); NULL: failed */
-static sqlite3_value *eval(struct an *a, int n)
-{
-	char *sql = sqlite3_mprintf("SELECT %.*s",
-				    sql_select__end(a->sel, n) - sql_select__start(a->sel, n),
-				    a->sel->text + sql_select__start(a->sel, n));
-	sqlite3_stmt *st = NULL;
-	sqlite3_value *v = NULL;
-
-	if (sql && sqlite3_prepare_v2(a->q->db, sql, -1, &st, NULL) == SQLITE_OK &&
-	    query__bind_params(a->q, st) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_value_dup(sqlite3_column_value(st, 0));
-	sqlite3_finalize(st);
-	sqlite3_free(sql);
-	return v;
-}
-
-static int leaf(struct an *a, int kind, const struct bpf_val *v, enum bpf_cmp cmp, int64_t k)
-{
-	struct bpf_pred p = { .kind = kind, .a = -1, .b = -1, .cmp = cmp, .k = k };
-
-	if (v)
-		p.v = *v;
-	return bpf_plan__pred(&a->b->plan, &p);
-}
-
-static int join(struct an *a, int kind, int l, int r)
-{
-	struct bpf_pred p = { .kind = kind, .a = l, .b = r };
-
-	return l < 0 || (kind != BP_NOT && r < 0) ? -1 : bpf_plan__pred(&a->b->plan, &p);
-}
-
-/* text equality (cmp BC_EQ or BC_NE) of a string value with the constant's text */
-static int str_cmp(struct an *a, const struct bpf_val *v, enum bpf_cmp cmp, sqlite3_value *c)
-{
-	int max = v->col == BCOL_COMM ? 15 : v->size, len = sqlite3_value_bytes(c), n;
-	const char *s = (const char *)sqlite3_value_text(c);
-	struct bpf_pred p = { .kind = BP_STREQ, .v = *v };
-
-	if (sqlite3_value_type(c) != SQLITE_TEXT || !s || (int)strlen(s) != len ||
-	    (cmp != BC_EQ && cmp != BC_NE))
-		return no(a, "a text column compares only = or != with a text"), -1;
-	if (len > max) { /* longer than the column holds: never equal */
-		p.kind = BP_FALSE;
-	} else {
-		memcpy(p.s, s, (size_t)len);
-	}
-	n = bpf_plan__pred(&a->b->plan, &p);
-	return cmp == BC_NE ? join(a, BP_NOT, n, -1) : n;
-}
-
-/* l CMP r, one side a value and the other a constant */
-static int compare(struct an *a, int l, enum bpf_cmp cmp, int r)
-{
-	static const enum bpf_cmp flip[] = { [BC_EQ] = BC_EQ, [BC_NE] = BC_NE, [BC_LT] = BC_GT,
-					     [BC_LE] = BC_GE, [BC_GT] = BC_LT, [BC_GE] = BC_LE };
-	struct bpf_val v;
-	sqlite3_value *c;
-	int ret;
-
-	if (is_const(a, l) && !is_const(a, r)) {
-		int t = l;
-
-		l = r;
-		r = t;
-		cmp = flip[cmp];
-	}
-	if (!is_const(a, r))
-		return no(a, "WHERE compares a column with something other than a constant"), -1;
-	if (!val_of(a, l, &v))
-		return -1;
-	if (!(c = eval(a, r)))
-		return no(a, "a constant of WHERE could not be evaluated"), -1;
-	if (bpf_val__is_str(&v))
-		ret = str_cmp(a, &v, cmp, c);
-	else if (sqlite3_value_type(c) == SQLITE_INTEGER)
-		ret = leaf(a, BP_CMP, &v, cmp, sqlite3_value_int64(c));
-	else
-		ret = no(a, "WHERE compares an integer with a non-integer") ? 0 : -1;
-	sqlite3_value_free(c);
-	return ret;
-}
-
-static int pred_of(struct an *a, int n)
-{
-	static const struct {
-		enum sql_tok op;
-		enum bpf_cmp cmp;
-	} ops[] = {
-		{ TK_EQ, BC_EQ }, { TK_NE, BC_NE }, { TK_LT, BC_LT },
-		{ TK_LE, BC_LE }, { TK_GT, BC_GT }, { TK_GE, BC_GE },
-	};
-	const struct sql_node *x = nd(a, n);
-	int r, v = kid(a, n, 0);
-	char buf[64];
-
-	if (x->kind == SN_BINARY && (x->kw == KW_AND || x->kw == KW_OR))
-		return join(a, x->kw == KW_AND ? BP_AND : BP_OR, pred_of(a, v),
-			    pred_of(a, kid(a, n, 1)));
-	if (x->kind == SN_UNARY && x->op == TK_ID)
-		return join(a, BP_NOT, pred_of(a, v), -1);
-	if (x->kind == SN_BINARY && x->kw == KW_IS)
-		return compare(a, v, x->not ? BC_NE : BC_EQ, kid(a, n, 1));
-	for (size_t i = 0; x->kind == SN_BINARY && x->kw == KW_NONE && i < 6; i++)
-		if (x->op == (int)ops[i].op)
-			return compare(a, v, ops[i].cmp, kid(a, n, 1));
-	if (x->kind == SN_IN) {
-		r = leaf(a, BP_FALSE, NULL, BC_EQ, 0); /* x IN () */
-		for (int k = nd(a, v)->next; k >= 0 && r >= 0; k = nd(a, k)->next)
-			r = join(a, BP_OR, r, compare(a, v, BC_EQ, k));
-		return x->not ? join(a, BP_NOT, r, -1) : r;
-	}
-	if (x->kind == SN_BETWEEN) {
-		r = join(a, BP_AND, compare(a, v, BC_GE, kid(a, n, 1)),
-			 compare(a, v, BC_LE, kid(a, n, 2)));
-		return x->not ? join(a, BP_NOT, r, -1) : r;
-	}
-	return no(a, "WHERE term '%s' is not compiled to BPF", text_of(a, n, buf, sizeof(buf))), -1;
 }
 
 /* --------------------------------------------------------------- keys, aggregates, rewrite */

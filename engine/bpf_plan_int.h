@@ -1,0 +1,56 @@
+/*
+ * engine/bpf_plan_int.h - what engine/bpf_plan.c and engine/bpf_where.c share while they read
+ * one statement: the analysis state and its helpers. Not for other files.
+ */
+#ifndef PERF_SQL_BPF_PLAN_INT_H
+#define PERF_SQL_BPF_PLAN_INT_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sqlite3.h>
+#include "engine/bpf_plan.h"
+#include "engine/sql_expr.h"
+
+#define MAX_REPL 128
+
+enum colk {
+	CK_NONE,
+	CK_TIME,
+	CK_CPU,
+	CK_PID,
+	CK_TID,
+	CK_COMM,
+	CK_PERIOD,
+	CK_FIELD,
+	CK_IP,
+	CK_ADDR,
+	CK_OTHER
+};
+enum where_in { IN_ITEM, IN_HAVING, IN_ORDER_TERM, IN_ORDER };
+
+struct an {
+	struct bpf_stmt *b;
+	struct query *q;
+	struct session *s;
+	sqlite3_stmt *orig;
+	struct sql_select *sel;
+	const struct tp_event *ev;
+	int key_node[BPF_MAX_KEYS];
+	int agg_arg[BPF_MAX_AGGS]; /* node of each aggregate's value */
+	struct {
+		int start, end;
+		char *text;
+	} repl[MAX_REPL];
+	int nr_repl;
+};
+
+bool no(struct an *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const struct sql_node *nd(const struct an *a, int n);
+int kid(const struct an *a, int n, int k);
+const char *text_of(const struct an *a, int n, char *buf, int len);
+const char *name_of(const struct an *a, int tok, char *buf);
+enum colk resolve(struct an *a, int n, const struct tp_field **f);
+bool int_const(const struct an *a, int n, int64_t *out);
+bool val_of(struct an *a, int n, struct bpf_val *v);
+/* the WHERE tree at node n as a predicate of the program (engine/bpf_where.c); -1: refused */
+int pred_of(struct an *a, int n);
+#endif

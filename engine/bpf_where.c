@@ -1,0 +1,163 @@
+/*
+ * engine/bpf_where.c - a statement's WHERE as the BPF program's predicate (see engine/bpf_plan.c):
+ * comparisons of columns with constants, IN lists, BETWEEN, AND/OR/NOT, constants evaluated
+ * by SQLite itself; anything else leaves the statement on the ring, with the reason.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "core/field.h"
+#include "engine/bpf_plan_int.h"
+
+/* no column inside: literals, parameters, workload_pid(), arithmetic of them */
+static bool is_const(const struct an *a, int n)
+{
+	const struct sql_node *x = nd(a, n);
+	char name[128];
+
+	switch (x->kind) {
+	case SN_INT:
+	case SN_FLOAT:
+	case SN_STR:
+	case SN_NULL:
+	case SN_PARAM: return true;
+	case SN_FUNC:
+		return x->nr_kids == 0 && !x->star &&
+		       !strcasecmp(name_of(a, x->name, name), "workload_pid");
+	case SN_UNARY:
+		if (x->op == TK_ID)
+			return false;
+		break;
+	case SN_BINARY:
+		if (x->kw != KW_NONE || x->op == TK_ARROW)
+			return false;
+		break;
+	default: return false;
+	}
+	for (int k = x->first; k >= 0; k = nd(a, k)->next)
+		if (!is_const(a, k))
+			return false;
+	return true;
+}
+
+/* SQLite evaluates constant node n once (the values every row would see); NULL: failed */
+static sqlite3_value *eval(struct an *a, int n)
+{
+	char *sql = sqlite3_mprintf("SELECT %.*s",
+				    sql_select__end(a->sel, n) - sql_select__start(a->sel, n),
+				    a->sel->text + sql_select__start(a->sel, n));
+	sqlite3_stmt *st = NULL;
+	sqlite3_value *v = NULL;
+
+	if (sql && sqlite3_prepare_v2(a->q->db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    query__bind_params(a->q, st) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_value_dup(sqlite3_column_value(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return v;
+}
+
+static int leaf(struct an *a, int kind, const struct bpf_val *v, enum bpf_cmp cmp, int64_t k)
+{
+	struct bpf_pred p = { .kind = kind, .a = -1, .b = -1, .cmp = cmp, .k = k };
+
+	if (v)
+		p.v = *v;
+	return bpf_plan__pred(&a->b->plan, &p);
+}
+
+static int join(struct an *a, int kind, int l, int r)
+{
+	struct bpf_pred p = { .kind = kind, .a = l, .b = r };
+
+	return l < 0 || (kind != BP_NOT && r < 0) ? -1 : bpf_plan__pred(&a->b->plan, &p);
+}
+
+/* text equality (cmp BC_EQ or BC_NE) of a string value with the constant's text */
+static int str_cmp(struct an *a, const struct bpf_val *v, enum bpf_cmp cmp, sqlite3_value *c)
+{
+	int max = v->col == BCOL_COMM ? 15 : v->size, len = sqlite3_value_bytes(c), n;
+	const char *s = (const char *)sqlite3_value_text(c);
+	struct bpf_pred p = { .kind = BP_STREQ, .v = *v };
+
+	if (sqlite3_value_type(c) != SQLITE_TEXT || !s || (int)strlen(s) != len ||
+	    (cmp != BC_EQ && cmp != BC_NE))
+		return no(a, "a text column compares only = or != with a text"), -1;
+	if (len > max) { /* longer than the column holds: never equal */
+		p.kind = BP_FALSE;
+	} else {
+		memcpy(p.s, s, (size_t)len);
+	}
+	n = bpf_plan__pred(&a->b->plan, &p);
+	return cmp == BC_NE ? join(a, BP_NOT, n, -1) : n;
+}
+
+/* l CMP r, one side a value and the other a constant */
+static int compare(struct an *a, int l, enum bpf_cmp cmp, int r)
+{
+	static const enum bpf_cmp flip[] = { [BC_EQ] = BC_EQ, [BC_NE] = BC_NE, [BC_LT] = BC_GT,
+					     [BC_LE] = BC_GE, [BC_GT] = BC_LT, [BC_GE] = BC_LE };
+	struct bpf_val v;
+	sqlite3_value *c;
+	int ret;
+
+	if (is_const(a, l) && !is_const(a, r)) {
+		int t = l;
+
+		l = r;
+		r = t;
+		cmp = flip[cmp];
+	}
+	if (!is_const(a, r))
+		return no(a, "WHERE compares a column with something other than a constant"), -1;
+	if (!val_of(a, l, &v))
+		return -1;
+	if (!(c = eval(a, r)))
+		return no(a, "a constant of WHERE could not be evaluated"), -1;
+	if (bpf_val__is_str(&v))
+		ret = str_cmp(a, &v, cmp, c);
+	else if (sqlite3_value_type(c) == SQLITE_INTEGER)
+		ret = leaf(a, BP_CMP, &v, cmp, sqlite3_value_int64(c));
+	else
+		ret = no(a, "WHERE compares an integer with a non-integer") ? 0 : -1;
+	sqlite3_value_free(c);
+	return ret;
+}
+
+int pred_of(struct an *a, int n)
+{
+	static const struct {
+		enum sql_tok op;
+		enum bpf_cmp cmp;
+	} ops[] = {
+		{ TK_EQ, BC_EQ }, { TK_NE, BC_NE }, { TK_LT, BC_LT },
+		{ TK_LE, BC_LE }, { TK_GT, BC_GT }, { TK_GE, BC_GE },
+	};
+	const struct sql_node *x = nd(a, n);
+	int r, v = kid(a, n, 0);
+	char buf[64];
+
+	if (x->kind == SN_BINARY && (x->kw == KW_AND || x->kw == KW_OR))
+		return join(a, x->kw == KW_AND ? BP_AND : BP_OR, pred_of(a, v),
+			    pred_of(a, kid(a, n, 1)));
+	if (x->kind == SN_UNARY && x->op == TK_ID)
+		return join(a, BP_NOT, pred_of(a, v), -1);
+	if (x->kind == SN_BINARY && x->kw == KW_IS)
+		return compare(a, v, x->not ? BC_NE : BC_EQ, kid(a, n, 1));
+	for (size_t i = 0; x->kind == SN_BINARY && x->kw == KW_NONE && i < 6; i++)
+		if (x->op == (int)ops[i].op)
+			return compare(a, v, ops[i].cmp, kid(a, n, 1));
+	if (x->kind == SN_IN) {
+		r = leaf(a, BP_FALSE, NULL, BC_EQ, 0); /* x IN () */
+		for (int k = nd(a, v)->next; k >= 0 && r >= 0; k = nd(a, k)->next)
+			r = join(a, BP_OR, r, compare(a, v, BC_EQ, k));
+		return x->not ? join(a, BP_NOT, r, -1) : r;
+	}
+	if (x->kind == SN_BETWEEN) {
+		r = join(a, BP_AND, compare(a, v, BC_GE, kid(a, n, 1)),
+			 compare(a, v, BC_LE, kid(a, n, 2)));
+		return x->not ? join(a, BP_NOT, r, -1) : r;
+	}
+	return no(a, "WHERE term '%s' is not compiled to BPF", text_of(a, n, buf, sizeof(buf))), -1;
+}
