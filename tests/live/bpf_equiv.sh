@@ -21,7 +21,7 @@ both() {
 	printf '%s\n' "$p" | grep -q "path         aggregated in the kernel" ||
 		fail "not aggregated in the kernel: $sql: $p"
 	k=$(qx '^start=' $a "$sql" -- "$@") || fail "bpf run: $sql"
-	r=$(qx '^start=' $a --no-bpf "$sql" -- "$@") || fail "ring run: $sql"
+	r=$(qx '^start=' $a --no-bpf -m 1024 "$sql" -- "$@") || fail "ring run: $sql"
 	[ "$k" = "$r" ] || fail "$sql: BPF gave '$k', the ring '$r'"
 	printf '%s\n' "$k" | tr '\n' ' ' | sed 's/ $//'
 }
