@@ -1,5 +1,7 @@
 /*
- * burn SECONDS - spin on one CPU for SECONDS: burn_a() does twice the work of burn_b().
+ * burn SECONDS [cpu] - spin on one CPU for SECONDS: burn_a() does twice the work of burn_b().
+ * With "cpu", SECONDS are of the process's own CPU time (CLOCK_PROCESS_CPUTIME_ID, one system
+ * call per round), so a sampler at HZ sees HZ * SECONDS samples of it however loaded the machine.
  *
  *   build/workloads/burn 2
  *
@@ -18,17 +20,20 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define UNIT 100000 /* loop iterations of burn_b: about 0.2 ms on this VM */
 
 volatile unsigned long sink;
 
+static clockid_t clock_id = CLOCK_MONOTONIC;
+
 static long long now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock_id, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
@@ -65,9 +70,13 @@ int main(int argc, char **argv)
 	char *end;
 	long secs;
 
-	secs = argc == 2 ? strtol(argv[1], &end, 10) : -1;
-	if (argc != 2 || !*argv[1] || *end || secs < 0) {
-		fprintf(stderr, "usage: burn SECONDS\n");
+	secs = argc == 2 || argc == 3 ? strtol(argv[1], &end, 10) : -1;
+	if (argc == 3 && !strcmp(argv[2], "cpu"))
+		clock_id = CLOCK_PROCESS_CPUTIME_ID;
+	else if (argc == 3)
+		secs = -1;
+	if (secs < 0 || !*argv[1] || *end) {
+		fprintf(stderr, "usage: burn SECONDS [cpu]\n");
 		return 2;
 	}
 	deadline = now_ns() + secs * 1000000000LL;
