@@ -58,8 +58,10 @@ check() {   # check NAME FORKS EXECS EXITS PROGRAM ARGS...
 	     stat_count "$dir" sched:sched_wakeup_new)
 	eq "$(echo $ps)" "$forks $execs $exits $forks" "$name: perf stat forks, execs, exits, wakeup_new"
 	got=$(q "$counts" -- "$prog" "$@") || fail "$name: perf-sql failed"
-	eq "$got" "$forks,$execs,$exits,$forks,$forks,0" \
-		"$name: perf-sql forks, execs, exits, wakeup_new, forks joined to exits, lost"
+	# every row is there; lost is said, not required 0: on an idle CPU the kernel counts some
+	# events of other tasks it never writes (docs/reliability.md), which changes no row here
+	eq "$(rows_of "$got")" "$forks,$execs,$exits,$forks,$forks" \
+		"$name: perf-sql forks, execs, exits, wakeup_new, forks joined to exits (lost ${got##*,})"
 	# (2): perf-sql -a collects first, until the end FIFO is written
 	rm -f "$dir/end" "$dir/ref" "$dir/ref.err"
 	mkfifo "$dir/end" || fail "mkfifo"
