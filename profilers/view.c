@@ -90,6 +90,27 @@ int profilers__table_name(struct session *s, const char *name, char *buf, size_t
 	return 0;
 }
 
+int profilers__shadowed(struct session *s, const char *name, char *buf, size_t len,
+			const char **full)
+{
+	char alias[80];
+	struct tp_event *ev;
+
+	snprintf(alias, sizeof(alias), "%s", name);
+	for (char *c = alias; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	if (is_table(s, name))
+		snprintf(buf, len, "%s", name);
+	else if (strcmp(alias, name) && is_table(s, alias))
+		snprintf(buf, len, "%s", alias);
+	else
+		return -ENOENT;
+	ev = catalog__find(s->cat, buf);
+	*full = ev ? ev->full : buf;
+	return 0;
+}
+
 static int vtab_error(char **pzErr, const char *fmt, const char *a, const char *b)
 {
 	*pzErr = sqlite3_mprintf(fmt, a, b);

@@ -15,4 +15,9 @@ int profilers__register_views(sqlite3 *db, struct session *s, const char *sql, s
 /* The name profiler `name` has as a table ("kvm-exit" quoted, or its kvm_exit alias when a
  * table has the other), or -EEXIST when tables of the same names shadow it. */
 int profilers__table_name(struct session *s, const char *name, char *buf, size_t len);
+/* The table that takes profiler `name`'s name or its '_' alias (kvm_exit, the tracepoint, over
+ * the profiler kvm-exit): its name in buf and its event's full name in *full; 0, or -ENOENT
+ * when no table takes either. */
+int profilers__shadowed(struct session *s, const char *name, char *buf, size_t len,
+			const char **full);
 #endif

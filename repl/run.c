@@ -3,12 +3,14 @@
  * the callbacks here print each window's rows, the plan (--explain, -v), a table's columns
  * (--schema), warnings, and at the end the flame graph and heatmap files.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/units.h"
+#include "profilers/profiler.h"
 #include "profilers/view.h"
 #include "core/outfile.h"
 #include "repl/flamegraph.h"
@@ -112,6 +114,47 @@ static int print_schema(struct run *r, struct query *q, struct session *s, struc
 	return 0;
 }
 
+/* does sql name word as an identifier (no identifier character on either side)? */
+static bool names_word(const char *sql, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = sql; (p = strstr(p, word)); p += n) {
+		bool before = p > sql && (isalnum((unsigned char)p[-1]) || p[-1] == '_' ||
+					  p[-1] == '$' || p[-1] == '-');
+		bool after =
+			isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '$' || p[n] == '-';
+
+		if (!before && !after)
+			return true;
+	}
+	return false;
+}
+
+/* the plan, then a line per table the SQL names that takes a profiler's name or alias
+ * (kvm_exit, the tracepoint, over the profiler kvm-exit): which of the two the SQL reads */
+static void explain(struct query *q, struct session *s, FILE *f)
+{
+	struct err e = { 0 };
+	int nr = 0;
+	struct profiler **list = profilers__list(&nr, &e);
+
+	query__explain(s, f);
+	for (int i = 0; list && i < nr; i++) {
+		char table[80], as[96];
+		const char *full;
+
+		if (profilers__shadowed(s, list[i]->name, table, sizeof(table), &full) ||
+		    !names_word(q->sql, table))
+			continue;
+		if (profilers__table_name(s, list[i]->name, as, sizeof(as)))
+			snprintf(as, sizeof(as), "none: run it by name");
+		fprintf(f, "note: %s is the table %s, not the profiler %s (as a table: %s)\n",
+			table, full, list[i]->name, as);
+	}
+	profilers__free(list, nr);
+}
+
 static int on_planned(void *ctx, struct query *q, struct session *s)
 {
 	struct run *r = ctx;
@@ -127,7 +170,7 @@ static int on_planned(void *ctx, struct query *q, struct session *s)
 	if (r->schema && print_schema(r, q, s, &e))
 		r->status = report(&e);
 	else if (r->explain)
-		query__explain(s, stdout);
+		explain(q, s, stdout);
 	return 0;
 }
 
@@ -137,7 +180,7 @@ static int on_started(void *ctx, struct query *q, struct session *s)
 
 	status__start(r->status_line);
 	if (q->so.verbose)
-		query__explain(s, stderr);
+		explain(q, s, stderr);
 	return 0;
 }
 

@@ -95,6 +95,7 @@ static void as_table(const struct profiler *p)
 	struct err e = { 0 };
 	struct session *s = session__new(&so, &e);
 	char name[96], args[400] = "";
+	const char *full;
 	size_t off = 0;
 
 	if (!s)
@@ -108,6 +109,8 @@ static void as_table(const struct profiler *p)
 		printf("\nas a table:\n  select * from %s%s%s%s\n  (parameters: arguments in this "
 		       "order, or WHERE NAME = value; _NAME where a column has the name)\n",
 		       name, p->nr_params ? "(" : "", args, p->nr_params ? ")" : "");
+	if (!profilers__shadowed(s, p->name, name, sizeof(name), &full))
+		printf("  (%s is the table %s: it wins over this profiler)\n", name, full);
 	session__close(s);
 }
 

@@ -18,7 +18,8 @@ arguments, in the order below, or hidden columns set in `WHERE` (a parameter nam
 column is `_NAME`); absent ones take their defaults. Table and column parameters must be literal
 arguments. The profiler's own tables are opened and planned as if its SQL were written in place.
 The main result of a profiler of several statements is its last statement. A tracepoint or PMU
-table of the same name wins (`page-faults` stays reachable quoted: `"page-faults"`).
+table of the same name wins (`page-faults` stays reachable quoted: `"page-faults"`; `--explain`
+and `perf-sql help NAME` say which wins).
 
 ```
 $ perf-sql "select syscall, calls from syscalls where calls >= 1000" -- build/workloads/writes 1000 7

@@ -63,3 +63,14 @@ eq "$rc" 2 "save over a profiler that selects from itself"
 eq "$(q "select calls from syscalls where than = '0' and _syscall = 'write'" -- $w)" 300 "than, then _syscall"
 eq "$(q "select calls from syscalls where _syscall = 'write' and than = '0'" -- $w)" 300 "_syscall, then than"
 eq "$(q "select count(*) from num_dist('sys_enter_write', 'count')" -- $w)" 1 "num_dist('t', 'f') (alias)"
+# a table that takes a profiler's alias wins, and --explain and help say so (page_faults is the
+# PMU table, always there; the profiler page-faults is "page-faults")
+out=$("$PERF_SQL" --explain "select count(*) from page_faults" | grep '^note: ')
+eq "$out" 'note: page_faults is the table software:page_faults, not the profiler page-faults (as a table: "page-faults")' \
+	"--explain of a table that takes a profiler's alias"
+eq "$("$PERF_SQL" --explain 'select count(*) from "page-faults"' | grep -c '^note: ')" 0 \
+	"--explain of the profiler by its quoted name: no note"
+eq "$("$PERF_SQL" help page-faults | grep -c '^  (page_faults is the table software:page_faults: it wins over this profiler)$')" 1 \
+	"help page-faults says the table page_faults wins"
+eq "$("$PERF_SQL" help syscalls | grep -c 'it wins over this profiler')" 0 "help syscalls: no table wins"
+echo "ok: --explain and help say page_faults is the table, not the profiler"
