@@ -7,7 +7,7 @@
 #   make check-layers   includes point down core/ bpf/ symbols/ vtab/ sqlite/ engine/ ext/ profilers/ repl/
 #   make perf_sql.so    the SQLite loadable extension (also built by `make`; docs/extension.md)
 #   make install / uninstall   PREFIX=/usr/local DESTDIR= (docs/install.md)
-#   make deb       build/deb/perf-sql_VERSION_ARCH.deb with dpkg-buildpackage (debian/)
+#   make deb       build/debs/perf-sql_VERSION_ARCH.deb with dpkg-buildpackage (debian/)
 .DELETE_ON_ERROR:
 .SUFFIXES:
 
