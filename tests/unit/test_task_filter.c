@@ -12,28 +12,9 @@
 #include "core/ring.h"
 #include "core/target.h"
 #include "t.h"
+#include "t_switch.h"
 
-#define PREV_OFF 24
-#define NEXT_OFF 56
 #define FAKE_ID 9
-
-static struct tp_field sw_fields[] = {
-	{ .name = "prev_comm", .offset = 8, .size = 16 },
-	{ .name = "prev_pid", .offset = PREV_OFF, .size = 4, .is_signed = true },
-	{ .name = "prev_state", .offset = 32, .size = 8, .is_signed = true },
-	{ .name = "next_comm", .offset = 40, .size = 16 },
-	{ .name = "next_pid", .offset = NEXT_OFF, .size = 4, .is_signed = true },
-};
-
-static struct tp_event sched_switch = {
-	.system = "sched",
-	.name = "sched_switch",
-	.full = "sched:sched_switch",
-	.kind = EV_TRACEPOINT,
-	.parsed = true,
-	.nr_fields = 5,
-	.fields = sw_fields,
-};
 
 /* a session on CPUs 0-1 whose targets are nr threads first, first+1, ... */
 static struct session *fake_session(int nr, int first, struct source **src_out)
@@ -76,47 +57,13 @@ static void dry_scan(struct source *src, const char *name, long long v)
 /* a sched_switch sample from prev to next on CPU 1 */
 static void deliver(struct session *s, int32_t prev, int32_t next)
 {
-	uint64_t rec[6 + 9] = { 0 };
-	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = sizeof(rec) };
-	uint32_t pid_tid[2] = { (uint32_t)prev, (uint32_t)prev }, cpu_res[2] = { 1, 0 };
-	uint32_t raw_size = 68;
-	uint8_t *raw = (uint8_t *)&rec[6] + 4;
-
-	memcpy(&rec[0], &h, 8);
-	rec[1] = FAKE_ID;
-	memcpy(&rec[2], pid_tid, 8);
-	rec[3] = 1000;
-	memcpy(&rec[4], cpu_res, 8);
-	rec[5] = 1;
-	memcpy(&rec[6], &raw_size, 4); /* then the raw record, padded to 8 bytes */
-	memcpy(raw + PREV_OFF, &prev, 4);
-	memcpy(raw + NEXT_OFF, &next, 4);
-	ring__handle(s, (const union perf_event *)rec);
+	switch_sample(s, FAKE_ID, prev, prev, next, 1000);
 }
-
-/* the sideband's FORK record: parent made child (at time 500; sample_id: tid, time, id) */
+/* the sideband's FORK record: parent made child (at time 500) */
 static void fork_rec(struct session *s, uint32_t parent, uint32_t child)
 {
-	struct {
-		struct perf_event_header h;
-		uint32_t pid, ppid, tid, ptid;
-		uint64_t time;
-		uint32_t id_pid, id_tid;
-		uint64_t id_time, id;
-	} r = { { PERF_RECORD_FORK, 0, sizeof(r) },
-		child,
-		parent,
-		child,
-		parent,
-		500,
-		child,
-		child,
-		500,
-		FAKE_ID + 1 };
-
-	ring__handle(s, (const union perf_event *)&r);
+	fork_record(s, FAKE_ID + 1, parent, child, 500);
 }
-
 static void test_targets(int nr)
 {
 	struct source *src;
