@@ -66,8 +66,16 @@ static inline void fork_record(struct session *s, uint64_t id, uint32_t parent, 
 		uint64_t time;
 		uint32_t id_pid, id_tid;
 		uint64_t id_time, id;
-	} r = { { PERF_RECORD_FORK, 0, sizeof(r) }, child, parent, child, parent, time, child,
-		child, time, id };
+	} r = { { PERF_RECORD_FORK, 0, sizeof(r) },
+		child,
+		parent,
+		child,
+		parent,
+		time,
+		child,
+		child,
+		time,
+		id };
 
 	ring__handle(s, (const union perf_event *)&r);
 }
