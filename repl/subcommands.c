@@ -396,8 +396,10 @@ static const struct cli_subcommand cli_subcommands[] = {
 	{ "record", "-o FILE [OPTIONS] TABLE[,TABLE...]|\"SQL\" [-- CMD]",
 	  "capture events to FILE for later queries (-r FILE)", NULL },
 	{ "info", "FILE", "what a capture holds", cmd_info },
-	{ "serve", "[--listen ADDR:PORT] [OPTIONS] NAME [PARAM=VALUE ...]|\"SQL\" ...",
-	  "serve profilers and queries as Prometheus metrics at /metrics (docs/prometheus.md)",
+	{ "serve", "[--listen ADDR:PORT] [--max-series N] [OPTIONS] [--name NAME] NAME|\"SQL\" ...",
+	  "serve profilers (with their PARAM=VALUE) and queries as Prometheus metrics at /metrics; "
+	  "--listen: default 127.0.0.1:9464; --name: the metric names' part of the next profiler "
+	  "or SQL; --max-series: default 10000; perf-sql serve --help (docs/prometheus.md)",
 	  serve__main },
 };
 

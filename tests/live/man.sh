@@ -45,3 +45,12 @@ for name in $(XDG_CONFIG_HOME=$tmp PERF_SQL_SYSTEM_PROFILERS=$tmp/none "$PERF_SQ
 done
 between "$n" 30 1000 "built-in profilers of perf-sql list with a section in perf-sql-profilers(7)"
 eq "$(grep -c '^   [a-z]' "$tmp/perf-sql-profilers.7.txt")" "$n" "sections of perf-sql-profilers(7)"
+# the options of perf-sql serve --help are in serve's entry of perf-sql(1)
+serve=$(awk '/^SUBCOMMANDS/ { sc = 1 } sc && /^       perf-sql serve/ { on = 1 }
+	on && /^       perf-sql NAME/ { exit } on' "$txt")
+n=0
+for o in $("$PERF_SQL" serve --help | grep -oE '^  --[a-z-]+'); do
+	[[ "$serve" == *"$o"* ]] || fail "perf-sql(1) serve entry lacks $o: $serve"
+	n=$((n + 1))
+done
+between "$n" 3 100 "options of perf-sql serve --help in serve's entry of perf-sql(1)"
