@@ -8,6 +8,7 @@
 #   the choices of -f, --call-graph,    the "choices: ..." of perf-sql's own error for a bad
 #     --help-man                        value (perf-sql -f ? -> "choices: table csv json")
 #   profilers, their PARAM= names       perf-sql list, perf-sql help NAME (its usage line)
+#   serve's options                     perf-sql serve --help (its own, and the OPTIONS it takes)
 #   tables                              perf_sql_events (as root: tracefs is root's), the
 #                                       profilers as tables
 # Tables complete after FROM or JOIN inside the quoted SQL argument; files complete after
@@ -101,6 +102,41 @@ _perf_sql_sql()
 	return 0
 }
 
+# serve's options: its own (--listen ...) and the query options it takes, from serve --help
+_perf_sql_serve_options()
+{
+	_perf_sql_run serve --help | awk '/^  --[a-z]/ { print $1 } /^  OPTIONS/ { on = 1 }
+		on && NF == 0 { exit } on' | grep -oE '(^| )--?[a-zA-Z][a-z-]*' | tr -d ' '
+	echo --help
+}
+
+# after serve (at word $1): its options, profilers, PARAM= of the profiler just named ($2 typed)
+_perf_sql_serve()
+{
+	local at=$1 cur=$2 prev=${COMP_WORDS[COMP_CWORD - 1]} i w prof=
+	case $prev in
+	--listen | --name | --max-series) return ;;    # a value of serve's own
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$(_perf_sql_serve_options)" -- "$cur"))
+		return
+	fi
+	# the profiler whose PARAM=VALUE may come now: the last one named, PARAM=VALUE after it
+	for ((i = COMP_CWORD - 1; i > at; i--)); do
+		w=${COMP_WORDS[i]}
+		[[ $w == *=* ]] && continue
+		_perf_sql_profilers | grep -qxF -- "$w" && prof=$w
+		break
+	done
+	if [[ -n $prof && $cur == *=* ]]; then
+		_perf_sql_param "$prof" "$cur"
+		return
+	fi
+	COMPREPLY=($(compgen -W "$(_perf_sql_profilers) ${prof:+$(_perf_sql_params "$prof")}" \
+		-- "$cur"))
+	[[ ${#COMPREPLY[@]} == 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
+}
+
 # the value of option $1 being typed ($2)
 _perf_sql_value()
 {
@@ -173,6 +209,10 @@ _perf_sql()
 		return
 	fi
 	_perf_sql_sql "$cur" && return
+	if [[ $first == serve ]]; then
+		_perf_sql_serve "$first_at" "$cur"
+		return
+	fi
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "${_perf_sql_opts[*]//=/}" -- "$cur"))
 		return

@@ -51,6 +51,19 @@ same "$(comp hrcount '')" "$(perf-sql help hrcount | sed -n '/^usage:/{n;p}' |
 	grep -oE '\[[a-z_]+=' | tr -d '[')" "hrcount <Tab>: the parameters of its usage line"
 same "$(comp hrcount table=sched_swi)" "table=sched_switch" "hrcount table=sched_swi<Tab> (a table parameter)"
 
+# serve: its options (its own, and the query options it takes), profilers and their PARAM=
+serve_opts=$(perf-sql serve --help | awk '/^  --[a-z]/ { print $1 } /^  OPTIONS/ { on = 1 }
+	on && NF == 0 { exit } on' | grep -oE '(^| )--?[a-zA-Z][a-z-]*')
+between "$(echo $serve_opts | wc -w)" 10 100 "options in perf-sql serve --help"
+same "$(comp serve -)" "$serve_opts --help" "serve -<Tab>: the options of serve --help"
+same "$(comp serve --ma)" "--max-series --max-memory" "serve --ma<Tab>"
+same "$(comp serve --listen '')" "" "serve --listen <Tab>: a value of its own, nothing offered"
+same "$(comp serve sysc)" "syscalls" "serve sysc<Tab>"
+same "$(comp serve -i 500 syscalls than=1ms sy)" "syscalls syscall=" \
+	"serve -i 500 syscalls than=1ms sy<Tab>: a profiler, or the last one's parameter"
+same "$(comp serve --name w hrcount table=sched_swi)" "table=sched_switch" \
+	"serve hrcount table=sched_swi<Tab>"
+
 # tables after FROM/JOIN inside the quoted SQL; elsewhere in the SQL, nothing
 want=$(perf-sql --csv "select name from perf_sql_events where name like 'sched_wak%'" | tail -n +2 | tr -d '\r')
 between "$(echo "$want" | wc -l)" 2 100 "sched_wak* tables in the catalog"
@@ -90,6 +103,15 @@ tab_test() {   # SHELL: --form<Tab> c<Tab> and FROM sched_swi<Tab> at its prompt
 	wait_for 'perf-sql --format csv ?$'
 	tm send-keys -t t -l '"select count(*) from sched_swi'; tm send-keys -t t Tab
 	wait_for 'perf-sql --format csv "select count\(\*\) from sched_switch"?$'
+	echo "ok: $1 on a terminal: $(screen | tail -n 1)"
+	# a new line (Ctrl-C), then serve's option, a profiler, its parameter
+	tm send-keys -t t C-c
+	tm send-keys -t t -l 'perf-sql serve --max-s'; tm send-keys -t t Tab
+	wait_for 'perf-sql serve --max-series ?$'
+	tm send-keys -t t -l '10 syscal'; tm send-keys -t t Tab
+	wait_for 'perf-sql serve --max-series 10 syscalls ?$'
+	tm send-keys -t t -l 'th'; tm send-keys -t t Tab
+	wait_for 'perf-sql serve --max-series 10 syscalls than=$'
 	echo "ok: $1 on a terminal: $(screen | tail -n 1)"
 }
 tm new-session -d -s t -x 150 -y 20 "env PATH=$PATH TERM=xterm HOME=$tmp HISTFILE=/dev/null bash --norc --noprofile -i"
