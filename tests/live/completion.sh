@@ -96,7 +96,7 @@ $(screen)"
 		sleep 0.05
 	done
 }
-tab_test() {   # SHELL: --form<Tab> c<Tab> and FROM sched_swi<Tab> at its prompt
+tab_test() {   # SHELL PROMPT-REGEX: --form<Tab> c<Tab>, FROM sched_swi<Tab>, serve ... at its prompt
 	tm send-keys -t t -l 'perf-sql --form'; tm send-keys -t t Tab
 	wait_for 'perf-sql --format ?$'
 	tm send-keys -t t -l 'c'; tm send-keys -t t Tab
@@ -104,8 +104,10 @@ tab_test() {   # SHELL: --form<Tab> c<Tab> and FROM sched_swi<Tab> at its prompt
 	tm send-keys -t t -l '"select count(*) from sched_swi'; tm send-keys -t t Tab
 	wait_for 'perf-sql --format csv "select count\(\*\) from sched_switch"?$'
 	echo "ok: $1 on a terminal: $(screen | tail -n 1)"
-	# a new line (Ctrl-C), then serve's option, a profiler, its parameter
+	# a new line (Ctrl-C: wait for the empty prompt, $2), then serve's option, a profiler, its
+	# parameter
 	tm send-keys -t t C-c
+	wait_for "$2"
 	tm send-keys -t t -l 'perf-sql serve --max-s'; tm send-keys -t t Tab
 	wait_for 'perf-sql serve --max-series ?$'
 	tm send-keys -t t -l '10 syscal'; tm send-keys -t t Tab
@@ -117,7 +119,7 @@ tab_test() {   # SHELL: --form<Tab> c<Tab> and FROM sched_swi<Tab> at its prompt
 tm new-session -d -s t -x 150 -y 20 "env PATH=$PATH TERM=xterm HOME=$tmp HISTFILE=/dev/null bash --norc --noprofile -i"
 tm send-keys -t t -l ". $bashfile; PS1='$ '"; tm send-keys -t t Enter
 wait_for '^\$ ?$'
-tab_test bash
+tab_test bash '^\$ ?$'
 tm kill-server
 sock=$tmp/sock.zsh   # a server of its own: one on the socket of an exiting one may exit too
 command -v zsh >/dev/null || skip "zsh is not installed (apt-get install zsh); bash passed"
@@ -125,4 +127,4 @@ tm new-session -d -s t -x 150 -y 20 "env PATH=$PATH TERM=xterm HOME=$tmp zsh -f"
 tm send-keys -t t -l "fpath=($root/contrib/completion \$fpath); autoload -U compinit; compinit -u -D; PS1='%% '"
 tm send-keys -t t Enter
 wait_for '^% ?$'
-tab_test zsh
+tab_test zsh '^% ?$'
