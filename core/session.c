@@ -198,6 +198,38 @@ void source__plan(struct source *src, bool raw, bool comm, bool rows)
 	src->need_rows |= rows;
 }
 
+void session__row_arg(struct session *s, const char *idx_str, int k)
+{
+	int i;
+
+	if (k < 0 || k >= 32 || strlen(idx_str) >= sizeof(s->row_args[0].idx_str)) {
+		s->row_args_full = true;
+		return;
+	}
+	for (i = 0; i < s->nr_row_args && strcmp(s->row_args[i].idx_str, idx_str); i++)
+		;
+	if (i == (int)(sizeof(s->row_args) / sizeof(s->row_args[0]))) {
+		s->row_args_full = true;
+		return;
+	}
+	if (i == s->nr_row_args) {
+		snprintf(s->row_args[i].idx_str, sizeof(s->row_args[i].idx_str), "%s", idx_str);
+		s->row_args[i].args = 0;
+		s->nr_row_args++;
+	}
+	s->row_args[i].args |= 1u << k;
+}
+
+bool session__is_row_arg(const struct session *s, const char *idx_str, int k)
+{
+	if (s->row_args_full)
+		return true;
+	for (int i = 0; i < s->nr_row_args; i++)
+		if (!strcmp(s->row_args[i].idx_str, idx_str))
+			return k >= 32 || (s->row_args[i].args >> k) & 1;
+	return false;
+}
+
 void source__dry_scan(struct source *src, const struct kfilter *kf)
 {
 	const char *filter = kf ? kfilter__str(kf) : NULL;

@@ -181,8 +181,16 @@ struct session {
 	struct workload wl;
 	size_t budget;
 	bool started, collecting;
-	bool dry_run;               /* planning: statements run once over empty windows */
-	bool no_pushdown;           /* --no-pushdown (benchmarks): no query filter in the kernel */
+	bool dry_run;     /* planning: statements run once over empty windows */
+	bool no_pushdown; /* --no-pushdown (benchmarks): no query filter in the kernel */
+	/* dry run: scan arguments (by the scan's idxStr) whose values come from rows, not from
+	 * constants (engine/pushdown.c): the dry run's empty tables gave them, so never pushed */
+	struct {
+		char idx_str[120];
+		uint32_t args; /* bit k: argument k */
+	} row_args[16];
+	int nr_row_args;
+	bool row_args_full;         /* more than row_args holds: no argument is pushed */
 	uint64_t window_start_ns;   /* CLOCK_REALTIME of this window's start */
 	uint64_t window_start_mono; /* CLOCK_MONOTONIC (perf clock) of the same */
 	int64_t clock_offset_ns;    /* wall - perf clock for ts(); 0: this machine's (core/clock.h);
@@ -203,6 +211,10 @@ struct session *session__new(const struct session_opts *opts, struct err *e);
 void session__close(struct session *s);
 /* The source of event ev, created (and its format parsed) on first use. */
 struct source *session__source(struct session *s, struct tp_event *ev, struct err *e);
+/* Argument k of the scans planned as idx_str comes from rows: the dry run's value of it is
+ * not the run's (engine/pushdown.c), so it is never a kernel filter. */
+void session__row_arg(struct session *s, const char *idx_str, int k);
+bool session__is_row_arg(const struct session *s, const char *idx_str, int k);
 /* A counting-only source for the counters table (separate from the event's table source). */
 struct source *session__counter(struct session *s, struct tp_event *ev, struct err *e);
 /* Plan: what columns a scan of src reads. Called from xBestIndex; only adds needs. */

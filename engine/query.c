@@ -14,6 +14,7 @@
 #include "core/bp_probe.h"
 #include "core/record.h"
 #include "engine/bpf_plan.h"
+#include "engine/pushdown.h"
 #include "engine/query.h"
 #include "sqlite/functions.h"
 #include "symbols/probes.h"
@@ -122,12 +123,20 @@ static int prepare_all(struct query *q, struct session *s, struct err *e)
 
 /*
  * Planning dry run: every statement runs once over empty windows, so each table scan sees its
- * constraints' actual values (parameters, workload_pid()) and turns them into kernel filters.
+ * constraints' actual values (parameters, workload_pid()) and turns them into kernel filters;
+ * values computed from rows are marked first (engine/pushdown.c) and never pushed.
  */
 static int dry_run(struct query *q, struct session *s, struct err *e)
 {
 	int ret = 0;
 
+	s->nr_row_args = 0;
+	s->row_args_full = false;
+	for (int i = 0; i < q->nr_stmts && !ret; i++)
+		if (pushdown__mark(q->db, q->stmts[i], s))
+			ret = err_set(e, -ENOMEM, "out of memory reading the query's plan");
+	if (ret)
+		return ret;
 	s->dry_run = true;
 	lockdown__arm(&q->lock);
 	for (int i = 0; i < q->nr_stmts && !ret; i++) {

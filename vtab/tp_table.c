@@ -17,7 +17,8 @@
  * stat, and scans yield that many column-less rows; ORDER BY _time is consumed because scans are merged in time order.
  * Constraints an ftrace filter can express (=, !=, <, <=, >, >= on numeric fields, _cpu as
  * CPU and _tid as common_pid; =, !=, GLOB on string fields and _comm as COMM; IN lists) get
- * an argvIndex and are described in idxStr as "COL:OP[:in]," items; SQLite still checks them
+ * an argvIndex and are described in idxStr ("T<source index>;" then "COL:OP[:in]," items, "R,"
+ * for a rate argument); SQLite still checks them
  * (omit stays 0), so a partial or rejected kernel filter never changes a result.
  * filter: in the planning dry run (empty windows), the bound values turn idxStr into a filter
  * string for the source; later, a scan over the window store; xColumn decodes on demand.
@@ -294,6 +295,10 @@ static int tp_table_best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 	}
 	source__plan(vt->src, raw, comm, used_mask != 0);
 	source__plan_more(vt->src, stack, addr, regs);
+	/* the table first: the dry run asks engine/pushdown.c about this plan's arguments */
+	for (int i = 0; i < vt->s->nr_src; i++)
+		if (vt->s->src[i] == vt->src)
+			sqlite3_str_appendf(plan, "T%d;", i);
 	for (int i = 0; i < info->nConstraint; i++) {
 		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
 		bool in;
@@ -374,6 +379,8 @@ static void dry_scan(struct tp_vtab *vt, const char *idx_str, int argc, sqlite3_
 	const char *p = idx_str ? idx_str : "";
 	int arg = 0, col, op, n;
 
+	if (*p == 'T')
+		p = strchr(p, ';') + 1;
 	while (arg < argc && *p == 'R') { /* a rate argument: not a filter */
 		p += 2;
 		arg++;
@@ -386,7 +393,9 @@ static void dry_scan(struct tp_vtab *vt, const char *idx_str, int argc, sqlite3_
 		int nr = 0, rc;
 
 		p = strchr(p, ',') + 1;
-		if (!in) {
+		if (session__is_row_arg(vt->s, idx_str, arg)) {
+			ok = false; /* from rows: the dry run's empty tables gave this value */
+		} else if (!in) {
 			ok = kf_value_of(argv[arg], is_str, &vals[nr++]);
 		} else {
 			for (rc = sqlite3_vtab_in_first(argv[arg], &v); rc == SQLITE_OK && ok;
