@@ -152,40 +152,74 @@ static int dry_run(struct query *q, struct session *s, struct err *e)
 	return ret;
 }
 
+/* the part of a lost warning after "TABLE lost N events in this window" for ring losses */
+static int ring_remedy(char *buf, size_t len, const struct session *s, unsigned long long ring,
+		       unsigned long long dropped, bool some)
+{
+	if (dropped)
+		return snprintf(
+			buf, len,
+			", %llu of them past --max-memory (%zu MiB); raise --max-memory, use "
+			"-i, or filter more in WHERE%s",
+			dropped, s->opts.max_memory ? s->opts.max_memory >> 20 : 256,
+			ring > dropped ? "; raise -m for the rest the ring had no room for" : "");
+	return snprintf(buf, len, "; raise -m (now %d pages) or filter more in WHERE%s",
+			s->opts.mmap_pages, some ? " for the ones the ring had no room for" : "");
+}
+
+void query__lost_warning(const struct session *s, const struct source *src, int max_groups,
+			 char *buf, size_t len)
+{
+	unsigned long long lost = 0, dropped = 0, ring = 0, unwritten;
+	int off;
+
+	for (int k = 0; k < s->nr_cpus; k++) {
+		lost += src->lost[k];
+		dropped += src->dropped[k];
+		ring += src->lost_ring ? src->lost_ring[k] : 0;
+	}
+	buf[0] = '\0';
+	if (!lost)
+		return;
+	if (src->bpf) {
+		snprintf(buf, len,
+			 "warning: %s: %llu events of this window found the BPF map full and were "
+			 "not aggregated; raise --max-groups (now %d)",
+			 src->ev->full, lost, max_groups > 0 ? max_groups : BPF_DEFAULT_MAX_GROUPS);
+		return;
+	}
+	if (s->replay) {
+		snprintf(buf, len,
+			 "warning: %s lost %llu events in this window when it was recorded",
+			 src->ev->full, lost);
+		return;
+	}
+	/* lost_ring: PERF_FORMAT_LOST and --max-memory refusals; the rest was never written */
+	ring = ring < dropped ? dropped : ring > lost ? lost : ring;
+	unwritten = lost - ring;
+	off = snprintf(buf, len, "warning: %s lost %llu events in this window", src->ev->full,
+		       lost);
+	if (ring && off >= 0 && (size_t)off < len)
+		off += ring_remedy(buf + off, len - (size_t)off, s, ring, dropped, unwritten > 0);
+	if (unwritten && off >= 0 && (size_t)off < len)
+		snprintf(
+			buf + off, len - (size_t)off,
+			ring ? "; the other %llu the kernel counted and never wrote (no -m brings "
+			       "those back)"
+			     : ": the kernel counted them and never wrote them (a tracepoint in an "
+			       "idle CPU's interrupts, or an event of a sleeping task); no -m or "
+			       "WHERE brings them back (docs/reliability.md)",
+			unwritten);
+}
+
 static void warn_lost(struct query *q, struct session *s, const struct query_ops *ops, void *ctx)
 {
-	for (int i = 0; i < s->nr_src; i++) {
-		struct source *src = s->src[i];
-		unsigned long long lost = 0, dropped = 0;
+	char line[640];
 
-		for (int k = 0; k < s->nr_cpus; k++) {
-			lost += src->lost[k];
-			dropped += src->dropped[k];
-		}
-		if (lost && src->bpf)
-			notice(ops, ctx,
-			       "warning: %s: %llu events of this window found the BPF map "
-			       "full and were not aggregated; raise --max-groups (now %d)",
-			       src->ev->full, lost,
-			       q->max_groups > 0 ? q->max_groups : BPF_DEFAULT_MAX_GROUPS);
-		else if (dropped)
-			notice(ops, ctx,
-			       "warning: %s lost %llu events in this window, %llu of them past "
-			       "--max-memory (%zu MiB); raise --max-memory, use -i, or filter more "
-			       "in "
-			       "WHERE",
-			       src->ev->full, lost, dropped,
-			       s->opts.max_memory ? s->opts.max_memory >> 20 : 256);
-		else if (lost && s->replay)
-			notice(ops, ctx,
-			       "warning: %s lost %llu events in this window when it was "
-			       "recorded",
-			       src->ev->full, lost);
-		else if (lost)
-			notice(ops, ctx,
-			       "warning: %s lost %llu events in this window; raise -m (now %d "
-			       "pages) or filter more in WHERE",
-			       src->ev->full, lost, s->opts.mmap_pages);
+	for (int i = 0; i < s->nr_src; i++) {
+		query__lost_warning(s, s->src[i], q->max_groups, line, sizeof(line));
+		if (line[0])
+			notice(ops, ctx, "%s", line);
 	}
 }
 

@@ -1,0 +1,78 @@
+/*
+ * tests/unit/test_lost_warning.c - the lost-events warning names each cause with its own
+ * remedy (engine/query.c query__lost_warning()): -m or WHERE for the ring, --max-memory for
+ * refused rows, --max-groups for a full BPF map, and nothing for events the kernel counted and
+ * never wrote (docs/reliability.md).
+ */
+#include <string.h>
+#include <stdio.h>
+#include "engine/bpf_plan.h"
+#include "engine/query.h"
+#include "tests/unit/t.h"
+
+static char full[] = "sched:sched_wakeup";
+static struct tp_event ev = { .full = full };
+static uint64_t lost[2], dropped[2], lost_ring[2];
+static struct source src = { .ev = &ev, .lost = lost, .dropped = dropped, .lost_ring = lost_ring };
+static struct session s = { .nr_cpus = 2, .opts = { .mmap_pages = 64 } };
+
+static const char *warn(uint64_t l0, uint64_t l1, uint64_t r0, uint64_t r1, uint64_t d0)
+{
+	static char buf[640];
+
+	lost[0] = l0, lost[1] = l1, lost_ring[0] = r0, lost_ring[1] = r1, dropped[0] = d0;
+	dropped[1] = 0;
+	query__lost_warning(&s, &src, 0, buf, sizeof(buf));
+	return buf;
+}
+
+static void test_ring(void)
+{
+	const char *w = warn(3, 4, 3, 4, 0);
+
+	T(!strcmp(w, "warning: sched:sched_wakeup lost 7 events in this window; raise -m (now 64 "
+		     "pages) or filter more in WHERE"),
+	  "ring only: %s", w);
+	T(!strcmp(warn(0, 0, 0, 0, 0), ""), "nothing lost, no warning");
+}
+
+static void test_unwritten(void)
+{
+	const char *w = warn(5, 6, 0, 0, 0);
+
+	T(!strstr(w, "raise -m"), "kernel-side loss only: no -m advice: %s", w);
+	T(strstr(w, "warning: sched:sched_wakeup lost 11 events in this window: the kernel "
+		    "counted them and never wrote them") == w,
+	  "kernel-side loss named: %s", w);
+	w = warn(5, 6, 2, 1, 0);
+	T(!strcmp(w, "warning: sched:sched_wakeup lost 11 events in this window; raise -m (now 64 "
+		     "pages) or filter more in WHERE for the ones the ring had no room for; the "
+		     "other 8 the kernel counted and never wrote (no -m brings those back)"),
+	  "both: %s", w);
+}
+
+static void test_memory_and_bpf(void)
+{
+	const char *w = warn(10, 0, 10, 0, 10);
+	char want[256];
+
+	T(!strcmp(w, "warning: sched:sched_wakeup lost 10 events in this window, 10 of them past "
+		     "--max-memory (256 MiB); raise --max-memory, use -i, or filter more in WHERE"),
+	  "refused past --max-memory: %s", w);
+	src.bpf = true;
+	w = warn(4, 0, 0, 0, 0);
+	snprintf(want, sizeof(want),
+		 "warning: sched:sched_wakeup: 4 events of this window found the BPF map full and "
+		 "were not aggregated; raise --max-groups (now %d)",
+		 BPF_DEFAULT_MAX_GROUPS);
+	T(!strcmp(w, want), "BPF map full: %s", w);
+	src.bpf = false;
+}
+
+int main(void)
+{
+	RUN(test_ring);
+	RUN(test_unwritten);
+	RUN(test_memory_and_bpf);
+	return t_done("lost_warning");
+}
