@@ -21,6 +21,8 @@ enum capture_block {
 	CAP_COMMS = 5,    /* {u32 tid, u32 pad, u64 since_ns, char comm[16]} entries */
 	CAP_KALLSYMS = 6, /* the text of /proc/kallsyms (when stacks were recorded) */
 	CAP_MAPS = 7,     /* {u32 pid, u32 len of path, u64 start, end, pgoff, path} entries */
+	CAP_SYMS = 8,     /* the symbols of the mapped files, written before the maps naming
+			   * them: the symbols layer's blobs (symbols__syms_since()) */
 };
 
 struct capture_writer;

@@ -6,6 +6,8 @@
  * (2) Each window: its rows exactly as the window store holds them (struct wrow runs, one
  *     RECORDS block per chunk), then a WINDOW block with received/lost per table and CPU.
  * (3) At the end: COMMS, every task name the session learnt (with the time it took effect).
+ * (4) Before a window's rows: SYMS, the symbols of files newly mapped (as the live run read
+ *     them, while the process lived), then MAPS, the mappings learnt.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -137,17 +139,32 @@ static void add_map(void *arg, uint32_t pid, uint64_t start, uint64_t len, uint6
 		memcpy(e + 32, path, plen);
 }
 
-/* the mappings learnt since the last window, before its rows: a replay names stacks with them */
+/* CAP_SYMS: the symbols layer's blob of one file, as it is */
+static void add_syms(void *arg, const void *blob, size_t len)
+{
+	uint8_t *e = buf_room(arg, len);
+
+	if (e)
+		memcpy(e, blob, len);
+}
+
+/* the mappings learnt since the last window, before its rows, and the symbols of their files
+ * before them: a replay names stacks with them, even of files gone by then */
 static int write_maps(struct session *s, struct capture_writer *w)
 {
-	struct buf b = { 0 };
+	struct buf b = { 0 }, y = { 0 };
 	int ret;
 
 	if (!s->maps_since)
 		return 0;
 	s->maps_since(s->stack_ctx, &s->maps_cursor, add_map, &b);
-	ret = b.err ? b.err : b.len ? capture__write(w, CAP_MAPS, b.p, b.len) : 0;
+	if (s->syms_since)
+		s->syms_since(s->stack_ctx, &s->syms_cursor, add_syms, &y);
+	ret = y.err ? y.err : y.len ? capture__write(w, CAP_SYMS, y.p, y.len) : 0;
+	if (!ret)
+		ret = b.err ? b.err : b.len ? capture__write(w, CAP_MAPS, b.p, b.len) : 0;
 	free(b.p);
+	free(y.p);
 	return ret;
 }
 

@@ -178,7 +178,8 @@ static int load(struct session *s, struct replay *r, const char *path, struct er
 			ret = read_table(s, r, data, len, e);
 		else if (type == CAP_COMMS)
 			read_comms(s, data, len);
-		else if (type == CAP_RECORDS || type == CAP_WINDOW || type == CAP_MAPS)
+		else if (type == CAP_RECORDS || type == CAP_WINDOW || type == CAP_MAPS ||
+			 type == CAP_SYMS)
 			ret = keep_block(r, type, capture__take(cr), len)
 				      ? err_set(e, -ENOMEM, "out of memory")
 				      : 0;
@@ -355,6 +356,11 @@ int session__run_replay(struct session *s, window_fn on_window, void *ctx, struc
 
 		if (b->type == CAP_MAPS) {
 			apply_maps(s, b->data, b->len);
+			continue;
+		}
+		if (b->type == CAP_SYMS) {
+			if (s->on_syms)
+				s->on_syms(s->stack_ctx, b->data, b->len);
 			continue;
 		}
 		if (b->type == CAP_RECORDS && b->len >= 8) {

@@ -163,6 +163,13 @@ struct session {
 				      uint64_t pgoff, const char *filename),
 			   void *arg);
 	size_t maps_cursor; /* record: the mappings written so far */
+	/* set by the symbols layer: the symbols of the files first mapped since *cursor, one
+	 * opaque blob each (record writes them, so a replay names the functions of a file gone
+	 * since, as the live run did), and taking them back (replay) */
+	void (*syms_since)(void *ctx, size_t *cursor,
+			   void (*fn)(void *arg, const void *blob, size_t len), void *arg);
+	void (*on_syms)(void *ctx, const void *blob, size_t len);
+	size_t syms_cursor; /* record: the files whose symbols are written */
 	/* set by the symbols layer: smp's call chain with its user part unwound from the stack
 	 * copy (--call-graph dwarf/auto) into chain (at most max entries); returns its length */
 	size_t (*on_user_stack)(void *ctx, const struct sample *smp, uint64_t *chain, size_t max);

@@ -351,6 +351,112 @@ void symbols__maps_since(struct symbols *sy, size_t *cursor,
 	}
 }
 
+/* CAP_SYMS entry of one file: u32 path len, u32 nr, i64 bias, path, nr x {u64 start, size,
+ * u32 bind, u32 name len, name} */
+static uint8_t *syms_blob(const struct dso *d, size_t *len_out)
+{
+	size_t plen = strlen(d->path), len = 16 + plen, off;
+	uint32_t hdr[2] = { (uint32_t)plen, (uint32_t)d->syms.nr };
+	uint8_t *b;
+
+	for (size_t i = 0; i < d->syms.nr; i++)
+		len += 24 + strlen(d->syms.syms[i].name);
+	if (!(b = malloc(len)))
+		return NULL;
+	memcpy(b, hdr, 8);
+	memcpy(b + 8, &d->bias, 8);
+	memcpy(b + 16, d->path, plen);
+	off = 16 + plen;
+	for (size_t i = 0; i < d->syms.nr; i++) {
+		const struct sym *y = &d->syms.syms[i];
+		uint32_t f[2] = { (uint32_t)y->bind, (uint32_t)strlen(y->name) };
+
+		memcpy(b + off, &y->start, 8);
+		memcpy(b + off + 8, &y->size, 8);
+		memcpy(b + off + 16, f, 8);
+		memcpy(b + off + 24, y->name, f[1]);
+		off += 24 + f[1];
+	}
+	*len_out = len;
+	return b;
+}
+
+void symbols__syms_since(struct symbols *sy, size_t *cursor,
+			 void (*fn)(void *arg, const void *blob, size_t len), void *arg)
+{
+	for (; *cursor < sy->nr_dsos; (*cursor)++) {
+		const struct dso *d = sy->dsos[*cursor];
+		uint8_t *b;
+		size_t len;
+
+		if (d->loaded && (b = syms_blob(d, &len))) {
+			fn(arg, b, len);
+			free(b);
+		}
+	}
+}
+
+/* one CAP_SYMS entry into t (finished); its length, or 0 if it is damaged */
+static size_t syms_parse(const uint8_t *b, size_t len, struct symtab *t, char *path,
+			 size_t plen_max, int64_t *bias_out)
+{
+	uint32_t hdr[2];
+	size_t off;
+
+	if (len < 16)
+		return 0;
+	memcpy(hdr, b, 8);
+	memcpy(bias_out, b + 8, 8);
+	if (hdr[0] >= plen_max || hdr[0] > len - 16)
+		return 0;
+	memcpy(path, b + 16, hdr[0]);
+	path[hdr[0]] = '\0';
+	off = 16 + hdr[0];
+	for (uint32_t i = 0; i < hdr[1]; i++) {
+		uint64_t start, size;
+		uint32_t f[2];
+		char name[512];
+
+		if (len - off < 24)
+			return 0;
+		memcpy(&start, b + off, 8);
+		memcpy(&size, b + off + 8, 8);
+		memcpy(f, b + off + 16, 8);
+		if (f[1] >= sizeof(name) || f[1] > len - off - 24)
+			return 0;
+		memcpy(name, b + off + 24, f[1]);
+		name[f[1]] = '\0';
+		if (symtab__add_elf(t, start, size, name, (int)f[0]))
+			return 0;
+		off += 24 + f[1];
+	}
+	symtab__finish(t);
+	return off;
+}
+
+void symbols__add_syms(struct symbols *sy, const void *blob, size_t len)
+{
+	const uint8_t *b = blob;
+	char path[4096];
+
+	for (size_t off = 0, n; off < len; off += n) {
+		struct symtab t = { 0 };
+		int64_t bias;
+		struct dso *d;
+
+		if (!(n = syms_parse(b + off, len - off, &t, path, sizeof(path), &bias)) ||
+		    !(d = dso_get(sy, path, 0))) {
+			symtab__free(&t);
+			return;
+		}
+		/* the names the recording saw: the file may be gone, or another build by now */
+		symtab__free(&d->syms);
+		d->syms = t;
+		d->bias = bias;
+		d->loaded = true;
+	}
+}
+
 bool symbols__mapped(struct symbols *sy, uint32_t pid, uint64_t addr)
 {
 	return map_of(proc_of(sy, pid), addr) != NULL;

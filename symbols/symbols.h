@@ -31,6 +31,13 @@ void symbols__maps_since(struct symbols *sy, size_t *cursor,
 			 void (*fn)(void *arg, uint32_t pid, uint64_t start, uint64_t len,
 				    uint64_t pgoff, const char *path),
 			 void *arg);
+/* The symbol tables of the files first mapped since *cursor (then advanced), each as one
+ * blob for a capture (CAP_SYMS): a replay names their functions with symbols__add_syms() as
+ * the recording did, even when the file is gone or rebuilt by then. */
+void symbols__syms_since(struct symbols *sy, size_t *cursor,
+			 void (*fn)(void *arg, const void *blob, size_t len), void *arg);
+/* Blobs of symbols__syms_since(), one after another: those files' symbols from now on. */
+void symbols__add_syms(struct symbols *sy, const void *blob, size_t len);
 /* The base name of the file pid maps at addr and addr's offset in it (binary+0xOFFSET: still
  * meaningful after the process is gone), or NULL for no file. */
 const char *symbols__file_offset(struct symbols *sy, uint32_t pid, uint64_t addr,

@@ -607,6 +607,14 @@ static void maps_since(void *sy, size_t *cursor,
 	symbols__maps_since(sy, cursor, fn, arg);
 }
 
+static void syms_since(void *sy, size_t *cursor,
+		       void (*fn)(void *arg, const void *blob, size_t len), void *arg)
+{
+	symbols__syms_since(sy, cursor, fn, arg);
+}
+
+static void add_syms(void *sy, const void *blob, size_t len) { symbols__add_syms(sy, blob, len); }
+
 static void free_symbols(void *sy) { symbols__free(sy); }
 
 int stack_hooks__install(struct session *s)
@@ -621,6 +629,8 @@ int stack_hooks__install(struct session *s)
 	s->on_mmap = add_map;
 	s->on_user_stack = user_stack;
 	s->maps_since = maps_since;
+	s->syms_since = syms_since;
+	s->on_syms = add_syms;
 	if (s->replay) /* the capture's pids are not this machine's */
 		symbols__set_offline(s->stack_ctx);
 	return 0;

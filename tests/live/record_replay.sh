@@ -37,3 +37,21 @@ PY
 err=$("$PERF_SQL" info "$dir/bad.cap" 2>&1) && fail "a corrupt block accepted"
 [[ "$err" == *"corrupt block at offset 16"* ]] || fail "corrupt: $err"
 echo "ok: a corrupt block is one clear error"
+# a short-lived task's stacks, its binary deleted before the capture ends: the replay names its
+# functions as the live run did (the capture keeps the symbols read while it lived, CAP_SYMS)
+cp "$WL/chain" "$dir/ch" || fail "copy chain"
+"$PERF_SQL" record -o "$dir/s.cap" "select _comm, stack from cpu_clock(999)" \
+	-- sh -c "$dir/ch 1; rm $dir/ch; sleep 0.2" 2>"$dir/rec.err" || fail "record: $(cat "$dir/rec.err")"
+[ ! -e "$dir/ch" ] || fail "the workload's binary was not removed"
+stacks="select stack_text(stack) from cpu_clock where _comm = 'ch' order by _time, _cpu"
+gone=$(q -r "$dir/s.cap" "$stacks") || fail "replay"
+n=$(q -r "$dir/s.cap" "select count(*) from cpu_clock where _comm = 'ch' and
+	stack_text(stack) glob 'chain_c+*chain_b+*chain_a+*main+*'") || fail "replay"
+[ "$n" -gt 100 ] || fail "too few samples of ch named chain_c<-chain_b<-chain_a<-main: $n"
+echo "ok: $n samples of the deleted ch named chain_c<-chain_b<-chain_a<-main"
+# the reference: the same capture replayed with the binary back in place, named from the file
+cp "$WL/chain" "$dir/ch" || fail "copy chain"
+back=$(q -r "$dir/s.cap" "$stacks") || fail "replay"
+[ "$gone" = "$back" ] || fail "the replay names ch's frames otherwise once the file is gone: $(
+	diff <(echo "$back") <(echo "$gone") | head -20)"
+echo "ok: every stack of ch replays the same with its binary gone as with it there"
