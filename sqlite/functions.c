@@ -19,6 +19,11 @@
 static const struct sql_func sql_funcs[] = {
 	SCALAR("workload_pid", 0, workload_pid_func, "workload_pid()",
 	       "pid of the workload started with -- CMD (NULL without one)"),
+	SCALAR("is_target", 1, is_target_func, "is_target(TID [, TIME])",
+	       "1 if the task is in the workload's tree or the -p/-t targets', else 0 (NULL: "
+	       "none)"),
+	SCALAR("is_target", 2, is_target_func, "is_target(TID, TIME)",
+	       "the same, at TIME (a task joins at its fork, the workload at its exec)"),
 	SCALAR("stack_text", 1, stack_text_func, "stack_text(STACK [, SEP [, OPTIONS]])",
 	       "call chain as text, innermost first: func+0xoff (file)"),
 	SCALAR("stack_text", 2, stack_text_func, "stack_text(STACK, SEP)",
@@ -89,7 +94,7 @@ int sql_functions__register(sqlite3 *db, struct session *s)
 		int rc;
 
 		/* workload_pid() and friends depend on the session: not deterministic */
-		if (f->func == workload_pid_func)
+		if (f->func == workload_pid_func || f->func == is_target_func)
 			flags = SQLITE_UTF8;
 		rc = sqlite3_create_function_v2(db, f->name, f->nr_args, flags, s, f->func, f->step,
 						f->final, NULL);

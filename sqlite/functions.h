@@ -28,6 +28,7 @@ const struct sql_func *sql_functions__table(int *nr_out);
 
 /* scalar functions implemented outside sqlite/ helpers */
 void workload_pid_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void is_target_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 
 /* aggregates: sqlite/NAME.c */
 void log2_hist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);

@@ -24,3 +24,19 @@ between "$total_ms" $((20 * (calls < 50 ? calls : 50))) "$wall_ms" "S total ms (
 # state= keeps only that state
 out=$(q task-state state=S -- taskset -c 0 "$WL/sleeper" 5 20) || fail "task-state state=S failed"
 eq "$(printf '%s\n' "$out" | cut -d, -f3 | sort -u)" S "states with state=S"
+# only the workload's tree is listed: a task outside it that the sleeper preempts and hands the
+# CPU back to (burn, pinned to the same CPU, started by this script) switches with it on every
+# sleep, and its rows pair in pairs(), but it is no row of task-state
+taskset -c 0 "$WL/burn" 3 & BG=($!)
+out=$(q -m 1024 task-state limit=-1 -- sh -c "echo \$\$ > $tmp/pid; exec taskset -c 0 $WL/sleeper 20 20") ||
+	fail "perf-sql task-state (beside burn) failed"
+kill "${BG[@]}" 2>/dev/null; wait
+eq "$(printf '%s\n' "$out" | cut -d, -f2 | sort -u | tr '\n' ' ')" "$(cat "$tmp/pid") " \
+	"tids listed under -- CMD, burn on the same CPU"
+# the same run's rows do hold burn's switches with the sleeper (what the profiler leaves out)
+taskset -c 0 "$WL/burn" 3 & BG=($!)
+out=$(q -m 1024 "select count(distinct key) > 1 from pairs('sched_switch', 'prev_pid',
+	'sched_switch', 'next_pid') where key != 0" -- taskset -c 0 "$WL/sleeper" 20 20) ||
+	fail "pairs beside burn failed"
+kill "${BG[@]}" 2>/dev/null; wait
+eq "$out" 1 "pairs() of sched_switch under -- CMD hold other tasks than the workload's"
