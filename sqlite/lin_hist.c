@@ -102,20 +102,28 @@ static int64_t lin_bucket(sqlite3_context *ctx, const struct lin_hist_state *st,
 	return 1 + (int64_t)(((uint64_t)v - (uint64_t)st->min) / (uint64_t)st->step);
 }
 
+/* a step's state, set up at the first row; NULL (the error set, or a NULL value) or a row */
+static struct lin_hist_state *lin_state(sqlite3_context *ctx, int argc, sqlite3_value **argv,
+					const char *usage)
+{
+	struct lin_hist_state *st = sql_agg_state(ctx, argc, 4, 5, usage, sizeof(*st));
+
+	if (!st || st->failed)
+		return NULL;
+	if (!st->counts && !lin_hist_setup(ctx, st, argc, argv)) {
+		st->failed = true;
+		return NULL;
+	}
+	return sqlite3_value_type(argv[0]) == SQLITE_NULL ? NULL : st;
+}
+
 void lin_hist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	struct lin_hist_state *st;
 	int64_t b;
 
-	st = sql_agg_state(ctx, argc, 4, 5, "lin_hist: usage: lin_hist(V, MIN, MAX, STEP [, UNIT])",
-			   sizeof(*st));
-	if (!st || st->failed)
-		return;
-	if (!st->counts && !lin_hist_setup(ctx, st, argc, argv)) {
-		st->failed = true;
-		return;
-	}
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+	st = lin_state(ctx, argc, argv, "lin_hist: usage: lin_hist(V, MIN, MAX, STEP [, UNIT])");
+	if (!st)
 		return;
 	b = lin_bucket(ctx, st, argv[0]);
 	if (b < 0)
@@ -130,24 +138,9 @@ void lin_hist_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	const uint8_t *b;
 	int n;
 
-	if (argc < 4 || argc > 5) {
-		sqlite3_result_error(ctx,
-				     "lin_hist_merge: usage: lin_hist_merge(COUNTS, MIN, MAX, "
-				     "STEP [, UNIT])",
-				     -1);
-		return;
-	}
-	if (!(st = sqlite3_aggregate_context(ctx, sizeof(*st)))) {
-		sqlite3_result_error_nomem(ctx);
-		return;
-	}
-	if (st->failed)
-		return;
-	if (!st->counts && !lin_hist_setup(ctx, st, argc, argv)) {
-		st->failed = true;
-		return;
-	}
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+	st = lin_state(ctx, argc, argv,
+		       "lin_hist_merge: usage: lin_hist_merge(COUNTS, MIN, MAX, STEP [, UNIT])");
+	if (!st)
 		return;
 	b = sqlite3_value_blob(argv[0]);
 	n = sqlite3_value_bytes(argv[0]);

@@ -82,20 +82,29 @@ bool hist_unit(sqlite3_context *ctx, sqlite3_value *val, const char *fname, char
 	return true;
 }
 
+/* a step's state, its UNIT read at the first row; NULL (the error set) or a row to add */
+static struct log2_hist_state *log2_state(sqlite3_context *ctx, int argc, sqlite3_value **argv,
+					  const char *usage)
+{
+	struct log2_hist_state *st = sql_agg_state(ctx, argc, 1, 2, usage, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	if (!st->unit_set && argc == 2) {
+		if (!hist_unit(ctx, argv[1], "log2_hist", st->unit))
+			return NULL;
+		st->unit_set = true;
+	}
+	return sqlite3_value_type(argv[0]) == SQLITE_NULL ? NULL : st;
+}
+
 void log2_hist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	struct log2_hist_state *st;
 	uint64_t v;
 
-	st = sql_agg_state(ctx, argc, 1, 2, "log2_hist: usage: log2_hist(V [, UNIT])", sizeof(*st));
+	st = log2_state(ctx, argc, argv, "log2_hist: usage: log2_hist(V [, UNIT])");
 	if (!st)
-		return;
-	if (!st->unit_set && argc == 2) {
-		if (!hist_unit(ctx, argv[1], "log2_hist", st->unit))
-			return;
-		st->unit_set = true;
-	}
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
 		return;
 	if (!log2_value(ctx, argv[0], "log2_hist", &v))
 		return;
@@ -109,21 +118,9 @@ void log2_hist_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	const uint8_t *b;
 	int n;
 
-	if (argc < 1 || argc > 2) {
-		sqlite3_result_error(
-			ctx, "log2_hist_merge: usage: log2_hist_merge(COUNTS [, UNIT])", -1);
-		return;
-	}
-	if (!(st = sqlite3_aggregate_context(ctx, sizeof(*st)))) {
-		sqlite3_result_error_nomem(ctx);
-		return;
-	}
-	if (!st->unit_set && argc == 2) {
-		if (!hist_unit(ctx, argv[1], "log2_hist", st->unit))
-			return;
-		st->unit_set = true;
-	}
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+	st = log2_state(ctx, argc, argv,
+			"log2_hist_merge: usage: log2_hist_merge(COUNTS [, UNIT])");
+	if (!st)
 		return;
 	b = sqlite3_value_blob(argv[0]);
 	n = sqlite3_value_bytes(argv[0]);
