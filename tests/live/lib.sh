@@ -13,6 +13,16 @@ between() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ] || fail "$4: got $1, expected
 q() { "$PERF_SQL" --csv "$@" | tail -n +2 | tr -d '\r'; }
 # qx PATTERN ARGS...: like q, but first drops lines the workload printed (matching PATTERN)
 qx() { local pat=$1; shift; "$PERF_SQL" --csv "$@" | grep -v -- "$pat" | tail -n +2 | tr -d '\r'; }
+# wait_plan PID FILE: until perf-sql PID, run with -v, has written its plan to FILE (its events
+# are open), or fail
+wait_plan() {
+	for _ in $(seq 600); do
+		grep -q '^table ' "$2" && return 0
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	grep -q '^table ' "$2" || fail "perf-sql did not start: $(cat "$2")"
+}
 # wait_perf_fds PID: until process PID holds perf event fds (it has opened its events), or fail
 wait_perf_fds() {
 	for _ in $(seq 600); do

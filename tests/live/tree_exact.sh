@@ -67,12 +67,7 @@ check() {   # check NAME FORKS EXECS EXITS PROGRAM ARGS...
 	mkfifo "$dir/end" || fail "mkfifo"
 	"$PERF_SQL" --csv -v -a -m 1024 "$(ref_sql "$prog")" -- sh -c 'read -r _ < "$0"' "$dir/end" \
 		>"$dir/ref" 2>"$dir/ref.err" & ref=$!
-	for _ in $(seq 600); do
-		grep -q '^table ' "$dir/ref.err" && break
-		kill -0 $ref 2>/dev/null || break
-		sleep 0.05
-	done
-	grep -q '^table ' "$dir/ref.err" || fail "perf-sql -a did not start: $(cat "$dir/ref.err")"
+	wait_plan $ref "$dir/ref.err"
 	got=$(q -m 1024 "$mine" -- sh -c 'exec perf stat -x, -o "$0" -e sched:sched_switch \
 		--filter "prev_state == 1" -- "$@"' "$dir/stat" "$prog" "$@") ||
 		fail "$name: perf-sql -- perf stat failed"

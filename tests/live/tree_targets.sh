@@ -40,12 +40,7 @@ check() {   # check NAME FORKS EXECS EXITS CMD...
 	hold "$dir" "$@"
 	"$PERF_SQL" --csv -v -a -m 256 "${ref_sql//HELD/$HELD}" -- sh -c 'read -r _ < "$0"' \
 		"$dir/end" >"$dir/ref" 2>"$dir/ref.err" & ref=$!
-	for _ in $(seq 600); do
-		grep -q '^table ' "$dir/ref.err" && break
-		kill -0 $ref 2>/dev/null || break
-		sleep 0.05
-	done
-	grep -q '^table ' "$dir/ref.err" || fail "perf-sql -a did not start: $(cat "$dir/ref.err")"
+	wait_plan $ref "$dir/ref.err"
 	query_held "$dir" "${sql//HELD/$HELD}" -p $HELD
 	perf stat -x, -o "$dir/stat" -D -1 --control "fifo:$dir/ctl,$dir/ack" -p $HELD \
 		-e sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit \
