@@ -205,7 +205,7 @@ static void mark_vfilters(const struct prog *p, struct session *s)
 }
 
 /* Read st's bytecode and mark the scan arguments it computes from rows; 0 or -ENOMEM. A
- * statement that cannot be explained marks nothing: then its scans are left as they were. */
+ * statement whose bytecode cannot be read pushes no argument at all (row_args_full). */
 int pushdown__mark(sqlite3 *db, sqlite3_stmt *st, struct session *s)
 {
 	char *sql = sqlite3_mprintf("explain %s", sqlite3_sql(st));
@@ -213,8 +213,10 @@ int pushdown__mark(sqlite3 *db, sqlite3_stmt *st, struct session *s)
 	sqlite3_stmt *ex = NULL;
 	int cap = 0, ret = 0;
 
-	if (!sql || sqlite3_prepare_v2(db, sql, -1, &ex, NULL) != SQLITE_OK || !ex)
+	if (!sql || sqlite3_prepare_v2(db, sql, -1, &ex, NULL) != SQLITE_OK || !ex) {
+		s->row_args_full = true;
 		goto out;
+	}
 	while (sqlite3_step(ex) == SQLITE_ROW) {
 		struct vop *o;
 		const char *t;
