@@ -347,20 +347,32 @@ static int on_window(void *ctx, struct query *q, struct session *s, struct err *
 	return 0;
 }
 
+/* where TABLE ends in the engine's warnings of lost events: "warning: TABLE lost N ..." and
+ * "warning: TABLE: N events ... found the BPF map full"; NULL for any other line */
+static const char *table_end(const char *line)
+{
+	const char *p = strstr(line, " lost ");
+
+	if (!p && strstr(line, "BPF map full"))
+		p = strstr(line + 9, ": ");
+	return p;
+}
+
 /* the engine's warnings of lost events come every window they happen: each table's at most once
  * a minute (the metrics count them all) */
 static void on_notice(void *ctx, const char *line)
 {
 	struct serve *sv = ctx;
-	const char *lost = strstr(line, " lost ");
+	const char *end = table_end(line);
 	double now = now_s(CLOCK_MONOTONIC);
-	int n = lost ? (int)(lost - line) - 9 : 0, i = 0;
+	int n = end ? (int)(end - line) - 9 : 0, i = 0;
 
 	if (strncmp(line, "warning: ", 9) || n <= 0 || n >= (int)sizeof(sv->said[0].table)) {
 		say("%s", line);
 		return;
 	}
-	while (i < sv->nr_said && strncmp(sv->said[i].table, line + 9, (size_t)n + 1))
+	while (i < sv->nr_said && (strlen(sv->said[i].table) != (size_t)n ||
+				   strncmp(sv->said[i].table, line + 9, (size_t)n)))
 		i++;
 	if (i < sv->nr_said && now - sv->said[i].t < ERROR_EVERY_S)
 		return;
@@ -369,7 +381,7 @@ static void on_notice(void *ctx, const char *line)
 
 		if (p) {
 			sv->said = p;
-			snprintf(p[sv->nr_said++].table, sizeof(p->table), "%.*s ", n, line + 9);
+			snprintf(p[sv->nr_said++].table, sizeof(p->table), "%.*s", n, line + 9);
 		}
 	}
 	if (i < sv->nr_said)

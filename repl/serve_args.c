@@ -24,7 +24,8 @@ static const char serve_usage[] =
 	"                       are dropped and counted in perf_sql_dropped_series_total\n"
 	"  OPTIONS              a query's collection options: -i -d -C -p -t --cgroup -m\n"
 	"                       --max-memory --query-timeout --allow-attach --no-pushdown -F\n"
-	"                       --uprobe --uretprobe --usdt --breakpoint -v\n"
+	"                       --uprobe --uretprobe --usdt --breakpoint --no-bpf --max-groups\n"
+	"                       --call-graph --stack-size -v\n"
 	"\n"
 	"Ends on SIGTERM or Ctrl-C (exit 0). Example:\n"
 	"  perf-sql serve syscalls --name writes \\\n"
@@ -35,7 +36,8 @@ static const char serve_usage[] =
 static const char *const serve_options[] = {
 	"duration",   "interval",   "cpu",           "pid",          "tid",         "cgroup",
 	"mmap-pages", "max-memory", "query-timeout", "allow-attach", "no-pushdown", "freq",
-	"uprobe",     "uretprobe",  "usdt",          "breakpoint",   "verbose",
+	"uprobe",     "uretprobe",  "usdt",          "breakpoint",   "verbose",     "no-bpf",
+	"max-groups", "call-graph", "stack-size",
 };
 
 /* the option of cli_options[] that a is ("-i", "-i500", "--interval", "--interval=500") */

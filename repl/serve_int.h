@@ -46,7 +46,7 @@ struct serve {
 	double window_seconds, window_end, start_time;
 	struct err e; /* a failure of ours in a callback */
 	struct said {
-		char table[128]; /* "raw_syscalls:sys_enter " */
+		char table[128]; /* "raw_syscalls:sys_enter" */
 		double t;
 	} * said; /* lost-event warnings: when each table's was printed */
 	int nr_said;

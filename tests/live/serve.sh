@@ -109,3 +109,19 @@ eq "$(scrape | grep -c '^perf_sql_events_received_total{')" 70 \
 	"perf_sql_events_received_total series of a query of 70 tables"
 kill -TERM "$SERVE_PID"; wait "$SERVE_PID"; rc=$? SERVE_PID=   # closing 140 events takes time
 eq "$rc" 0 "exit status after SIGTERM (70 tables)"
+
+# a BPF map that fills every window (--max-groups 1, getppid from two processes at once): its
+# warning is said once for the run (at most once a minute per table), whatever the windows
+serve_start -i 100 --max-groups 1 --name g \
+	"select _pid as p, count(*) as n from sys_enter_getppid group by _pid"
+for _ in 1 2 3 4 5 6; do
+	"$WL/getppid_loop" 20000 >/dev/null & a=$!
+	"$WL/getppid_loop" 20000 >/dev/null & b=$!
+	wait $a $b
+	sleep 0.15
+done
+serve_stop
+n=$(grep -c "found the BPF map full" "$SERVE_DIR/serve.err")
+eq "$n" 1 "warnings of a full BPF map over 6 windows that filled it"
+grep -q "found the BPF map full.*said at most once a minute per table" "$SERVE_DIR/serve.err" ||
+	fail "the map-full warning does not say it is rate-limited: $(cat "$SERVE_DIR/serve.err")"
