@@ -309,6 +309,54 @@ static void prologue(struct cc *c)
 	}
 }
 
+/* ++stats[cpu] at byte off of the stats value, then return 1 */
+static void count_lost(struct cc *c, int off)
+{
+	emit(c, bi_call(BPF_FUNC_get_smp_processor_id));
+	basm__jmp_imm(c->a, BPF_JGE, BPF_REG_0, c->p->nr_cpu_ids, c->out);
+	emit(c, bi_alu64_imm(BPF_LSH, BPF_REG_0, 3));
+	basm__ld_map_value(c->a, BPF_REG_1, c->m->stats, off);
+	emit(c, bi_alu64_reg(BPF_ADD, BPF_REG_1, BPF_REG_0));
+	emit(c, bi_mov64_imm(BPF_REG_2, 1));
+	emit(c, bi_atomic_add64(BPF_REG_1, BPF_REG_2, 0));
+	basm__ja(c->a, c->out);
+}
+
+/* the stack key at fp+at (bpf/plan.h (5)): the task, its chains' ids, its name */
+static void stack_key(struct cc *c, int at)
+{
+	emit(c, bi_call(BPF_FUNC_get_current_pid_tgid));
+	emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)at));
+	for (int user = 0; user < 2; user++) {
+		int have = basm__label(c->a), none = basm__label(c->a), lost = basm__label(c->a);
+		int next = basm__label(c->a);
+
+		if (!user && c->p->stack_user) {
+			emit(c, bi_st(BPF_W, FP, (int16_t)(at + 8), BPF_STACK_NONE));
+			continue;
+		}
+		emit(c, bi_mov64_reg(BPF_REG_1, BPF_REG_6));
+		basm__ld_map(c->a, BPF_REG_2, c->m->stacks);
+		emit(c, bi_mov64_imm(BPF_REG_3, user ? BPF_F_USER_STACK : 0));
+		emit(c, bi_call(BPF_FUNC_get_stackid));
+		basm__jmp_imm(c->a, BPF_JSGE, BPF_REG_0, 0, have);
+		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, -EFAULT, none); /* no frame at all */
+		basm__ja(c->a, lost);
+		basm__place(c->a, none);
+		emit(c, bi_mov64_imm(BPF_REG_0, BPF_STACK_NONE));
+		basm__place(c->a, have);
+		emit(c, bi_stx(BPF_W, FP, BPF_REG_0, (int16_t)(at + 8 + 4 * user)));
+		basm__ja(c->a, next);
+		basm__place(c->a, lost);
+		count_lost(c, BPF_STATS_NOSTACK(c->p));
+		basm__place(c->a, next);
+	}
+	emit(c, bi_mov64_reg(BPF_REG_1, FP));
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_1, at + 16));
+	emit(c, bi_mov64_imm(BPF_REG_2, 16));
+	emit(c, bi_call(BPF_FUNC_get_current_comm));
+}
+
 static void build_key(struct cc *c)
 {
 	const struct bpf_plan *p = c->p;
@@ -326,6 +374,8 @@ static void build_key(struct cc *c)
 			emit(c, bi_call(BPF_FUNC_get_current_comm));
 		} else if (v->col == BCOL_STR) {
 			copy_str(c, v, at);
+		} else if (v->col == BCOL_STACK) {
+			stack_key(c, at);
 		} else {
 			load_val(c, v, BPF_REG_1, BPF_REG_2);
 			emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)at));
@@ -364,14 +414,7 @@ static void find_group(struct cc *c, int have)
 	key_arg(c); /* created here, or by another CPU meanwhile (-EEXIST) */
 	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
 	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_0, 0, have);
-	emit(c, bi_call(BPF_FUNC_get_smp_processor_id));
-	basm__jmp_imm(c->a, BPF_JGE, BPF_REG_0, c->p->nr_cpu_ids, c->out);
-	emit(c, bi_alu64_imm(BPF_LSH, BPF_REG_0, 3));
-	basm__ld_map_value(c->a, BPF_REG_1, c->m->stats, 0);
-	emit(c, bi_alu64_reg(BPF_ADD, BPF_REG_1, BPF_REG_0));
-	emit(c, bi_mov64_imm(BPF_REG_2, 1));
-	emit(c, bi_atomic_add64(BPF_REG_1, BPF_REG_2, 0));
-	basm__ja(c->a, c->out);
+	count_lost(c, 0);
 }
 
 /* flags |= 1 << i (r4, r5) */
@@ -503,7 +546,7 @@ int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 
 	if (p->key_size > KEY_MAX || p->nr_aggs > 63)
 		return -E2BIG;
-	if (p->hook != BPF_HOOK_TP && !k)
+	if ((p->hook != BPF_HOOK_TP && !k) || (bpf_plan__has_stack(p) && m->stacks < 0))
 		return -EINVAL;
 	c.key = OFF_STR - ((p->key_size + 7) & ~7);
 	c.out = basm__label(a);

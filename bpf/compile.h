@@ -6,6 +6,8 @@
  *       planning and switched on with the other sources);
  *   (2) leaves out perf-sql's own thread and the CPUs -C does not name;
  *   (3) evaluates WHERE; builds the key on the stack;
+ *   (3b) a stack key: the chains by bpf_get_stackid() (an event whose chain the stack map
+ *       cannot take, -EEXIST or -ENOMEM, is counted in the stats map, not aggregated);
  *   (4) finds the group in the map the outer array-of-maps holds now (windows swap it), adds
  *       the group on first sight (a full map: the event is counted in the stats map, per CPU);
  *   (5) updates count and each aggregate in this CPU's value (per-CPU hash: no atomics);
@@ -32,11 +34,17 @@ struct bpf_kernel_offs {
 
 struct bpf_prog_maps {
 	int ctl;    /* array, 1 entry of bpf_ctl_size() bytes */
-	int stats;  /* array, 1 entry: u64 full[nr_cpu_ids], events that found the map full */
+	int stats;  /* array, 1 entry: u64 full[nr_cpu_ids], events that found the map full, then
+		     * u64 nostack[nr_cpu_ids], events whose chain the stack map could not take */
 	int outer;  /* array of maps, 1 entry: the per-CPU hash of this window (windows) */
 	int direct; /* or, without windows, that hash itself (-1: through outer) */
 	int zero;   /* array, 1 entry of value_size zero bytes: a new group's first value */
+	int stacks; /* a stack key: the stack trace map (-1: none) */
 };
+
+/* the stats map's one value: its size, and where the stack map's losses start */
+#define BPF_STATS_SIZE(p) ((p)->nr_cpu_ids * 16)
+#define BPF_STATS_NOSTACK(p) ((p)->nr_cpu_ids * 8)
 
 int bpf_ctl_size(const struct bpf_plan *p);
 /*

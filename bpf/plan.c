@@ -3,6 +3,14 @@
  */
 #include "bpf/plan.h"
 
+bool bpf_plan__has_stack(const struct bpf_plan *p)
+{
+	for (int i = 0; i < p->nr_keys; i++)
+		if (p->keys[i].col == BCOL_STACK)
+			return true;
+	return false;
+}
+
 void bpf_plan__layout(struct bpf_plan *p)
 {
 	int off = 0;
@@ -11,7 +19,10 @@ void bpf_plan__layout(struct bpf_plan *p)
 		const struct bpf_val *v = &p->keys[i];
 
 		p->key_off[i] = off;
-		off += v->col == BCOL_COMM ? 16 : v->col == BCOL_STR ? (v->size + 7) & ~7 : 8;
+		off += v->col == BCOL_COMM    ? 16
+		       : v->col == BCOL_STACK ? BPF_STACK_KEY
+		       : v->col == BCOL_STR   ? (v->size + 7) & ~7
+					      : 8;
 	}
 	p->key_size = off ? off : 8; /* no GROUP BY: one group, key 0 */
 	off = BPF_VAL_FLAGS + 8;

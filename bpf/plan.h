@@ -18,6 +18,9 @@
  * (4) The layout (bpf_plan__layout) puts every key part in 8-byte slots and every group's
  *     value as: count, flags (bit i: aggregate i overflowed or saw a value SQLite rejects),
  *     then each aggregate's state.
+ * (5) A stack key is BPF_STACK_KEY bytes: pid_tgid u64, the kernel chain's and the user
+ *     chain's ids in the stack map (s32 each; BPF_STACK_NONE: no such chain), comm char[16]:
+ *     what the stack BLOB holds (symbols/stack.h), with the frames in the stack map.
  */
 #ifndef PERF_SQL_BPF_PLAN_H
 #define PERF_SQL_BPF_PLAN_H
@@ -42,6 +45,7 @@ enum bpf_col {
 	BCOL_IP,     /* PMU samples: the sampled instruction pointer */
 	BCOL_ADDR,   /* PMU samples: the data address (page faults) */
 	BCOL_PERIOD, /* PMU samples: events this sample stands for */
+	BCOL_STACK,  /* a key only: the call chain (5) */
 };
 
 enum bpf_op { BOP_DIV, BOP_MOD, BOP_AND };
@@ -56,6 +60,9 @@ struct bpf_val {
 		int64_t k; /* DIV, MOD: k > 0 */
 	} ops[BPF_MAX_OPS];
 };
+
+#define BPF_STACK_KEY 32
+#define BPF_STACK_NONE (-1) /* a chain with no frame (get_stackid's -EFAULT) */
 
 static inline bool bpf_val__is_str(const struct bpf_val *v)
 {
@@ -116,6 +123,8 @@ struct bpf_plan {
 	uint32_t self_tid; /* events of this thread are left out (0: none) */
 	uint32_t self_pid; /* samples of this process are left out (0: none) */
 	int tree_fd;       /* -1, or only threads of this map (bpf/tree.h) count */
+	int stack_depth;   /* a stack key: frames kept per chain (perf_event_max_stack) */
+	bool stack_user;   /* a stack key: the user chain only (syscalls:*, as perf samples it) */
 	/* BPF_HOOK_PERF: the event, sampled as the perf ring samples it */
 	uint32_t pmu_type;
 	uint64_t pmu_config, sample_period, sample_freq; /* one of period, freq */
@@ -130,6 +139,8 @@ struct bpf_plan {
 #define BPF_VAL_COUNT 0 /* u64: events of the group */
 #define BPF_VAL_FLAGS 8 /* u64: bit i set when aggregate i cannot be given (see above) */
 
+/* Does the plan group by stack? */
+bool bpf_plan__has_stack(const struct bpf_plan *p);
 /* Fills key_off/key_size, the aggregates' off/size and value_size. */
 void bpf_plan__layout(struct bpf_plan *p);
 /* Folds TRUE and FALSE into their parents: after it, only the root may be FALSE (no WHERE

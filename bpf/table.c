@@ -57,7 +57,15 @@ static int create_maps(struct bpf_table *t, int nr_maps, struct err *e)
 	t->nr_maps = nr_maps;
 	t->ctl_fd = new_map(BPF_MAP_TYPE_ARRAY, "psql_ctl", 4, (uint32_t)bpf_ctl_size(p), 1, 0, -1);
 	t->stats_fd =
-		new_map(BPF_MAP_TYPE_ARRAY, "psql_stats", 4, (uint32_t)p->nr_cpu_ids * 8, 1, 0, -1);
+		new_map(BPF_MAP_TYPE_ARRAY, "psql_stats", 4, (uint32_t)BPF_STATS_SIZE(p), 1, 0, -1);
+	if (bpf_plan__has_stack(p)) {
+		t->nr_stacks = p->max_groups;
+		t->stacks_fd = new_map(BPF_MAP_TYPE_STACK_TRACE, "psql_stacks", 4,
+				       (uint32_t)p->stack_depth * 8, (uint32_t)t->nr_stacks, 0, -1);
+		if (t->stacks_fd < 0)
+			return err_set(e, -errno, "cannot create the BPF stack map: %s",
+				       strerror(errno));
+	}
 	t->zero_fd = new_map(BPF_MAP_TYPE_ARRAY, "psql_zero", 4, (uint32_t)p->value_size, 1, 0, -1);
 	for (int i = 0; i < nr_maps; i++)
 		t->map_fd[i] = new_map(BPF_MAP_TYPE_PERCPU_HASH, "psql_groups",
@@ -161,6 +169,7 @@ static int load(struct bpf_table *t, char *log_out, size_t log_len, struct err *
 				   .stats = t->stats_fd,
 				   .outer = t->outer_fd,
 				   .zero = t->zero_fd,
+				   .stacks = t->stacks_fd,
 				   .direct = t->nr_maps == 1 ? t->map_fd[0] : -1 };
 	struct bpf_prog_info info = { 0 };
 	struct bpf_kernel_offs k = { 0 };
@@ -262,6 +271,19 @@ static int attach(struct bpf_table *t, struct err *e)
 	return 0;
 }
 
+/* the kernel's longest callchain (perf_event_max_stack), which perf samples are cut at too */
+static int max_stack(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
+	int n = 0;
+
+	if (f && fscanf(f, "%d", &n) != 1)
+		n = 0;
+	if (f)
+		fclose(f);
+	return n > 0 && n <= 4096 ? n : 127;
+}
+
 struct bpf_table *bpf_table__new(const struct bpf_plan *p, struct source *src, bool do_attach,
 				 int nr_maps, char *log_out, size_t log_len, struct err *e)
 {
@@ -272,8 +294,10 @@ struct bpf_table *bpf_table__new(const struct bpf_plan *p, struct source *src, b
 		return NULL;
 	}
 	t->ctl_fd = t->stats_fd = t->zero_fd = t->outer_fd = t->prog_fd = t->perf_fd = -1;
-	t->map_fd[0] = t->map_fd[1] = -1;
+	t->map_fd[0] = t->map_fd[1] = t->stacks_fd = -1;
 	t->plan = *p;
+	if (t->plan.stack_depth <= 0)
+		t->plan.stack_depth = max_stack();
 	t->src = src;
 	bpf_plan__layout(&t->plan);
 	bpf_plan__fold(&t->plan);
@@ -286,9 +310,10 @@ struct bpf_table *bpf_table__new(const struct bpf_plan *p, struct source *src, b
 		goto fail;
 	}
 	t->full_seen = calloc((size_t)t->nr_possible, 8);
+	t->nostack_seen = calloc((size_t)t->nr_possible, 8);
 	t->keys = malloc((size_t)BATCH * (size_t)t->plan.key_size);
 	t->vals = malloc((size_t)BATCH * (size_t)t->nr_possible * (size_t)t->plan.value_size);
-	if (!t->full_seen || !t->keys || !t->vals) {
+	if (!t->full_seen || !t->nostack_seen || !t->keys || !t->vals) {
 		err_set(e, -ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -303,8 +328,8 @@ fail:
 
 void bpf_table__free(struct bpf_table *t)
 {
-	int *fds[] = { &t->perf_fd,   &t->prog_fd, &t->outer_fd, &t->map_fd[0],
-		       &t->map_fd[1], &t->zero_fd, &t->stats_fd, &t->ctl_fd };
+	int *fds[] = { &t->perf_fd, &t->prog_fd,  &t->outer_fd, &t->map_fd[0], &t->map_fd[1],
+		       &t->zero_fd, &t->stats_fd, &t->ctl_fd,   &t->stacks_fd };
 
 	if (!t)
 		return;
@@ -315,6 +340,7 @@ void bpf_table__free(struct bpf_table *t)
 		if (*fds[i] >= 0)
 			close(*fds[i]);
 	free(t->full_seen);
+	free(t->nostack_seen);
 	free(t->keys);
 	free(t->vals);
 	free(t->rows);
@@ -330,6 +356,35 @@ int bpf_table__enable(struct bpf_table *t, bool on)
 		ioctl(t->pmu_fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 	t->enabled = on;
 	return ret;
+}
+
+static size_t chain(const struct bpf_table *t, int32_t id, uint64_t marker, uint64_t *frames,
+		    size_t max, uint64_t *buf)
+{
+	size_t n = 0;
+
+	if (id < 0 || max < 2 || bpf_map_lookup_elem(t->stacks_fd, &id, buf))
+		return 0;
+	frames[n++] = marker;
+	for (int i = 0; i < t->plan.stack_depth && buf[i] && n < max; i++)
+		frames[n++] = buf[i];
+	return n > 1 ? n : 0;
+}
+
+size_t bpf_table__stack(const struct bpf_table *t, const uint8_t *key, uint64_t *frames, size_t max)
+{
+	uint64_t *buf = calloc((size_t)t->plan.stack_depth, 8);
+	int32_t kid, uid;
+	size_t n;
+
+	if (!buf)
+		return 0;
+	memcpy(&kid, key + 8, 4);
+	memcpy(&uid, key + 12, 4);
+	n = chain(t, kid, (uint64_t)PERF_CONTEXT_KERNEL, frames, max, buf);
+	n += chain(t, uid, (uint64_t)PERF_CONTEXT_USER, frames + n, max - n, buf);
+	free(buf);
+	return n;
 }
 
 static size_t key_hash(const uint8_t *k, int len)
@@ -440,6 +495,21 @@ static void merge(const struct bpf_plan *p, uint8_t *r, const uint8_t *v)
 	put_u64(r, BPF_VAL_FLAGS, flags);
 }
 
+/* a stack's process: its mappings are read now, while it may still live (symbols/) */
+static void note_stack_pids(struct bpf_table *t, const uint8_t *key)
+{
+	struct session *s = t->src->s;
+	uint32_t pid;
+
+	for (int i = 0; i < t->plan.nr_keys && s->on_new_stack_pid; i++) {
+		if (t->plan.keys[i].col != BCOL_STACK)
+			continue;
+		memcpy(&pid, key + t->plan.key_off[i] + 4, 4);
+		if (u32set__add(&s->stack_pids, pid))
+			s->on_new_stack_pid(s->stack_ctx, pid);
+	}
+}
+
 /* keys[0..n) with their per-CPU values: one row each; each CPU's count to its stream */
 static int take(struct bpf_table *t, uint32_t n)
 {
@@ -451,6 +521,7 @@ static int take(struct bpf_table *t, uint32_t n)
 
 		if (!row)
 			return -ENOMEM;
+		note_stack_pids(t, row);
 		for (int c = 0; c < t->nr_possible; c++) {
 			const uint8_t *v =
 				(uint8_t *)t->vals +
@@ -494,17 +565,24 @@ static void read_full(struct bpf_table *t)
 {
 	struct session *s = t->src->s;
 	uint32_t zero = 0;
-	uint64_t *full = calloc((size_t)t->plan.nr_cpu_ids, 8);
+	uint64_t *full = calloc((size_t)BPF_STATS_SIZE(&t->plan), 1);
+	const uint64_t *nostack = full + t->plan.nr_cpu_ids;
 
+	if (t->window != t->nostack_window) {
+		t->nostack_window = t->window;
+		t->nr_nostack = 0;
+	}
 	if (!full || bpf_map_lookup_elem(t->stats_fd, &zero, full)) {
 		free(full);
 		return;
 	}
 	for (int c = 0; c < t->plan.nr_cpu_ids && c < t->nr_possible; c++) {
 		int idx = c < s->nr_cpu_ids ? s->cpu_idx[c] : -1;
-		uint64_t d = full[c] - t->full_seen[c];
+		uint64_t d = full[c] - t->full_seen[c] + nostack[c] - t->nostack_seen[c];
 
+		t->nr_nostack += nostack[c] - t->nostack_seen[c];
 		t->full_seen[c] = full[c];
+		t->nostack_seen[c] = nostack[c];
 		if (idx >= 0)
 			t->src->lost[idx] += d;
 	}

@@ -20,6 +20,10 @@
  *     are merged into the window's rows, which start afresh with the session's next window;
  *     with ticks there are two maps even without -i, as deleting from a map the program is
  *     still writing would lose events.
+ * (2c) A stack key (bpf/plan.h (5)) keeps its chains in one stack trace map of --max-groups
+ *     entries, which windows share (an id stays its chain's; the map is not emptied): a chain
+ *     that finds no room, or whose hash bucket holds another chain (-EEXIST: the map keeps
+ *     the first), is counted per CPU and reported as lost, like a full map.
  * (3) Attachment is to a perf event of the tracepoint (PERF_EVENT_IOC_SET_BPF on an fd of
  *     ours, disabled: it only carries the program), so it ends with the process, however it
  *     ends. The program is attached at planning and switched on by the control map.
@@ -41,13 +45,18 @@ struct bpf_table {
 	uint32_t prog_id;
 	int btf_id; /* tp_btf: the raw tracepoint's typedef in the kernel's BTF */
 	int ctl_fd, stats_fd, zero_fd, outer_fd, map_fd[2], prog_fd, perf_fd;
+	int stacks_fd;            /* a stack key: the stack trace map, kept over windows (4) */
+	int nr_stacks;            /* its entries */
 	int *pmu_fds, nr_pmu_fds; /* BPF_HOOK_PERF: the sampled event on each CPU */
 	int nr_maps, cur;         /* maps (1, or 2 with windows); the one the program uses */
 	int nr_possible;          /* per-CPU values per key */
 	bool enabled;
 	bool read_failed; /* a readout failed: errno in read_errno */
 	int read_errno;
-	uint64_t *full_seen; /* per possible CPU: map-full events counted so far */
+	uint64_t *full_seen;    /* per possible CPU: map-full events counted so far */
+	uint64_t *nostack_seen; /* and events whose chain the stack map could not take */
+	uint64_t nr_nostack;    /* of those, this window's (window nostack_window) */
+	int nostack_window;
 	/* readout buffers (one batch) */
 	void *keys, *vals;
 	uint32_t batch;
@@ -76,6 +85,13 @@ int bpf_table__enable(struct bpf_table *t, bool on);
  * map-full losses per CPU into the source's received[] and lost[] (and its totals).
  */
 void bpf_table__read(struct bpf_table *t);
+/*
+ * The frames of stack key part key (bpf/plan.h (5)) as a perf sample's callchain has them:
+ * PERF_CONTEXT_KERNEL and the kernel chain, PERF_CONTEXT_USER and the user chain (a chain
+ * with no frame has no marker either). How many were written (<= max).
+ */
+size_t bpf_table__stack(const struct bpf_table *t, const uint8_t *key, uint64_t *frames,
+			size_t max);
 /* Row i's key and merged value. */
 static inline const uint8_t *bpf_table__key(const struct bpf_table *t, size_t i)
 {

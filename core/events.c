@@ -250,8 +250,12 @@ static int open_events(struct session *s, struct err *e)
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];
 
-		if (src->bpf) /* its events reach a BPF map instead (bpf/) */
+		if (src->bpf) { /* its events reach a BPF map instead (bpf/); a stack's names and
+				 * mappings still come from the sideband */
+			need_comm |= src->need_stack;
+			s->need_mmaps |= src->need_stack;
 			continue;
+		}
 		src->evsel = new_source_evsel(s, src);
 		if (!src->evsel)
 			return err_set(e, -ENOMEM, "out of memory");

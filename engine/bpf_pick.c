@@ -161,6 +161,8 @@ static void pick_hook(const struct tp_event *ev, struct bpf_plan *p)
 
 	p->hook = BPF_HOOK_TP;
 	p->syscall_nr = -1;
+	/* perf samples a system call's event with the task's user registers: no kernel chain */
+	p->stack_user = !strcmp(ev->system, "syscalls");
 	if (!strcmp(ev->system, "raw_syscalls") &&
 	    (!strcmp(ev->name, "sys_enter") || !strcmp(ev->name, "sys_exit"))) {
 		enter = !strcmp(ev->name, "sys_enter");
@@ -176,14 +178,16 @@ static void pick_hook(const struct tp_event *ev, struct bpf_plan *p)
 	} else {
 		return;
 	}
-	if (syscall_fields(p, enter))
+	/* a stack key stays on the tracepoint: a raw tracepoint's program would see the chain of
+	 * its own call (a syscall tracepoint's is the task's user registers, as perf samples it) */
+	if (syscall_fields(p, enter) && !bpf_plan__has_stack(p))
 		p->hook = enter ? BPF_HOOK_SYS_ENTER : BPF_HOOK_SYS_EXIT;
 }
 
 static void swap_in(struct query *q, struct session *s, int i, struct bpf_table *t,
 		    sqlite3_stmt *st, const struct bpf_stmt *b)
 {
-	char where[96];
+	char where[96], stacks[128] = "";
 
 	if (t->plan.hook == BPF_HOOK_PERF && t->plan.sample_freq)
 		snprintf(where, sizeof(where), "%s sampled at %llu Hz on %d CPUs", t->src->ev->name,
@@ -200,15 +204,19 @@ static void swap_in(struct query *q, struct session *s, int i, struct bpf_table 
 	else
 		snprintf(where, sizeof(where), "tp_btf/%s",
 			 t->plan.hook == BPF_HOOK_SYS_ENTER ? "sys_enter" : "sys_exit");
+	if (t->stacks_fd >= 0)
+		snprintf(stacks, sizeof(stacks),
+			 ", stack map of %d chains (%s, up to %d frames each)", t->nr_stacks,
+			 t->plan.stack_user ? "user" : "kernel and user", t->plan.stack_depth);
 	sqlite3_finalize(q->stmts[i]);
 	q->stmts[i] = st;
 	bpf_session__note(s, t->src,
 			  "aggregated in the kernel: BPF program %u of %d insns on %s%s, "
-			  "per-CPU hash %s, up to %d groups%s",
+			  "per-CPU hash %s, up to %d groups%s%s",
 			  t->prog_id, t->nr_insns, where,
 			  t->perf_fd >= 0 || t->nr_pmu_fds ? ""
 							   : " (loaded, not attached: --explain)",
-			  b->desc, t->plan.max_groups,
+			  b->desc, t->plan.max_groups, stacks,
 			  t->nr_maps == 2 ? ", two maps swapped per window" : "");
 }
 

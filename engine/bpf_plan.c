@@ -19,7 +19,8 @@
  *
  * What is read is deliberately narrow; anything else is a reason, kept for --explain:
  *   keys        integer fields, _pid, _tid, _cpu, comm, char[N] fields, and "value / N",
- *               "value % N" (N > 0), "value & N"; GROUP BY 1 and GROUP BY alias as SQLite
+ *               "value % N" (N > 0), "value & N"; stack (its chains in a stack map);
+ *               GROUP BY 1 and GROUP BY alias as SQLite
  *   WHERE       =, ==, !=, <>, <, <=, >, >=, IS [NOT], [NOT] IN (...), [NOT] BETWEEN, AND,
  *               OR, NOT; one side a value, the other a constant: literals, :parameters,
  *               workload_pid() and arithmetic of them, evaluated once by SQLite itself
@@ -109,7 +110,7 @@ enum colk resolve(struct an *a, int n, const struct tp_field **f)
 		return CK_IP;
 	if (a->ev->kind != EV_TRACEPOINT && !strcasecmp(name, "addr"))
 		return CK_ADDR;
-	return !strcasecmp(name, "stack") ? CK_OTHER : CK_NONE;
+	return !strcasecmp(name, "stack") ? CK_STACK : CK_NONE;
 }
 
 /* an integer literal, maybe negated */
@@ -189,6 +190,9 @@ bool val_of(struct an *a, int n, struct bpf_val *v)
 	case CK_NONE:
 		return no(a, "'%s' is not a value the kernel program reads",
 			  text_of(a, n, buf, 64));
+	case CK_STACK:
+		return no(a, "stack is a GROUP BY key in the kernel, not a value to compare or "
+			     "aggregate");
 	default: return no(a, "%s is not read by the kernel program", text_of(a, n, buf, 64));
 	}
 }
@@ -232,6 +236,10 @@ static bool key_of(struct an *a, int k)
 			}
 	}
 	a->key_node[k] = n;
+	if (nd(a, n)->kind == SN_COL && resolve(a, n, &f) == CK_STACK) { /* bpf/plan.h (5) */
+		a->b->plan.keys[k] = (struct bpf_val){ .col = BCOL_STACK };
+		return true;
+	}
 	return val_of(a, n, &a->b->plan.keys[k]);
 }
 
@@ -319,6 +327,21 @@ static bool any_aggregate(struct an *a)
 	return false;
 }
 
+/* folded_stack(stack [, OPTIONS]) of a stack key: the same lines from each group's count */
+static bool folded(struct an *a, int n)
+{
+	char opts[80] = "";
+
+	for (int k = 0; k < a->b->plan.nr_keys; k++)
+		if (a->b->plan.keys[k].col == BCOL_STACK &&
+		    sql_select__same(a->sel, nd(a, n)->first, a->key_node[k]))
+			return (nd(a, n)->nr_kids == 1 || const_arg(a, kid(a, n, 1), opts, 70)) &&
+			       replace(a, n, "folded_stack_merge(\"_k%d\", \"_c\"%s%s)", k,
+				       opts[0] ? ", " : "", opts);
+	return no(a, "folded_stack() of a stack that is not a GROUP BY key is computed in SQLite "
+		     "only (GROUP BY stack aggregates it in the kernel)");
+}
+
 /* an aggregate call: its slot and the merge that replaces it */
 static bool post_func(struct an *a, int n, enum where_in in)
 {
@@ -342,6 +365,9 @@ static bool post_func(struct an *a, int n, enum where_in in)
 		return (x->star || val_of(a, x->first, &v)) &&
 		       replace(a, n, "ifnull(sum(\"_c\"), 0)");
 	}
+	if (!strcasecmp(name, "folded_stack") && !x->distinct && !x->star &&
+	    (x->nr_kids == 1 || x->nr_kids == 2))
+		return folded(a, n);
 	for (size_t k = 0; k < sizeof(aggs) / sizeof(aggs[0]) && i < 0; k++)
 		if (!strcasecmp(name, aggs[k].name) && x->nr_kids >= aggs[k].min &&
 		    x->nr_kids <= aggs[k].max)

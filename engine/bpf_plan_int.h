@@ -23,7 +23,7 @@ enum colk {
 	CK_FIELD,
 	CK_IP,
 	CK_ADDR,
-	CK_OTHER
+	CK_STACK
 };
 enum where_in { IN_ITEM, IN_HAVING, IN_ORDER_TERM, IN_ORDER };
 

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include "bpf/source.h"
+#include "bpf/table.h"
 #include "core/bp_probe.h"
 #include "core/record.h"
 #include "engine/bpf_plan.h"
@@ -168,7 +170,7 @@ static int ring_remedy(char *buf, size_t len, const struct session *s, unsigned 
 }
 
 void query__lost_warning(const struct session *s, const struct source *src, int max_groups,
-			 char *buf, size_t len)
+			 unsigned long long nostack, char *buf, size_t len)
 {
 	unsigned long long lost = 0, dropped = 0, ring = 0, unwritten;
 	int off;
@@ -181,11 +183,27 @@ void query__lost_warning(const struct session *s, const struct source *src, int 
 	buf[0] = '\0';
 	if (!lost)
 		return;
-	if (src->bpf) {
-		snprintf(buf, len,
-			 "warning: %s: %llu events of this window found the BPF map full and were "
-			 "not aggregated; raise --max-groups (now %d)",
-			 src->ev->full, lost, max_groups > 0 ? max_groups : BPF_DEFAULT_MAX_GROUPS);
+	if (src->bpf) { /* groups the map had no room for, chains the stack map had none for */
+		max_groups = max_groups > 0 ? max_groups : BPF_DEFAULT_MAX_GROUPS;
+		nostack = nostack > lost ? lost : nostack;
+		if (lost > nostack)
+			off = snprintf(buf, len,
+				       "warning: %s: %llu events of this window found the BPF map "
+				       "full and were not aggregated",
+				       src->ev->full, lost - nostack);
+		else
+			off = snprintf(buf, len, "warning: %s:", src->ev->full);
+		if (nostack && off >= 0 && (size_t)off < len)
+			off += snprintf(
+				buf + off, len - (size_t)off,
+				"%s %llu %shad a call chain the BPF stack map could not take "
+				"(full, or its hash bucket held another chain) and were not "
+				"aggregated",
+				lost > nostack ? "," : "", nostack,
+				lost > nostack ? "more " : "events of this window ");
+		if (off >= 0 && (size_t)off < len)
+			snprintf(buf + off, len - (size_t)off, "; raise --max-groups (now %d)",
+				 max_groups);
 		return;
 	}
 	if (s->replay) {
@@ -217,7 +235,11 @@ static void warn_lost(struct query *q, struct session *s, const struct query_ops
 	char line[640];
 
 	for (int i = 0; i < s->nr_src; i++) {
-		query__lost_warning(s, s->src[i], q->max_groups, line, sizeof(line));
+		const struct bpf_table *t =
+			s->src[i]->bpf ? bpf_session__table(s, s->src[i]) : NULL;
+
+		query__lost_warning(s, s->src[i], q->max_groups, t ? t->nr_nostack : 0, line,
+				    sizeof(line));
 		if (line[0])
 			notice(ops, ctx, "%s", line);
 	}

@@ -95,10 +95,10 @@ int query__check(struct query *q, struct err *e);
  * closest table names when a table is unknown. Returns -EINVAL. */
 int query__sql_err(struct query *q, struct session *s, const char *msg, struct err *e);
 /* The warning for src's losses in this window, each cause with its remedy (the ring: -m or
- * WHERE; --max-memory; the BPF map: --max-groups; events the kernel counted and never wrote:
- * none), or "" for none. */
+ * WHERE; --max-memory; the BPF map, and of those nostack the BPF stack map: --max-groups;
+ * events the kernel counted and never wrote: none), or "" for none. */
 void query__lost_warning(const struct session *s, const struct source *src, int max_groups,
-			 char *buf, size_t len);
+			 unsigned long long nostack, char *buf, size_t len);
 /* Binds q->params to st's named parameters; an SQLite code. */
 int query__bind_params(struct query *q, sqlite3_stmt *st);
 /* --explain / -v: per table, what is opened, sampled and filtered where (engine/explain.c) */

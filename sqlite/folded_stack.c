@@ -7,12 +7,13 @@
  * (1) The first element is the task's name at the sample's time (_comm).
  * (2) Frames outermost first, user then kernel, function names only (no offsets), so
  *     samples in the same functions merge.
+ * (2b) folded_stack_merge(STACK, N [, OPTIONS]) counts N events of STACK at once: the
+ *     rewrite of folded_stack() over the groups the kernel aggregated (docs/bpf.md).
  * (3) Lines are sorted by stack text; the result is one TEXT value, lines ending in '\n';
  *     no stacks gives NULL.
  */
 #include <stdlib.h>
 #include <string.h>
-#include "core/session.h"
 #include "sqlite/functions.h"
 #include "symbols/stack.h"
 
@@ -31,7 +32,7 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-static int folded_add(struct folded *f, char *key)
+static int folded_add(struct folded *f, char *key, sqlite3_int64 n)
 {
 	size_t i;
 
@@ -61,20 +62,21 @@ static int folded_add(struct folded *f, char *key)
 	}
 	for (i = hash_str(key) & (f->cap - 1); f->keys[i]; i = (i + 1) & (f->cap - 1))
 		if (!strcmp(f->keys[i], key)) {
-			f->counts[i]++;
+			f->counts[i] += n;
 			free(key);
 			return SQLITE_OK;
 		}
 	f->keys[i] = key;
-	f->counts[i] = 1;
+	f->counts[i] = n;
 	f->nr++;
 	return SQLITE_OK;
 }
 
-void folded_stack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+/* n events of the stack in value st (opts: OPTIONS or NULL) */
+static void folded_step(sqlite3_context *ctx, sqlite3_value *st, sqlite3_value *opts,
+			sqlite3_int64 events)
 {
 	struct folded *f = sqlite3_aggregate_context(ctx, sizeof(*f));
-	struct session *s = sqlite3_user_data(ctx);
 	struct stack_frame frames[512];
 	unsigned flags = FRAME_OUTER_FIRST;
 	struct stack_view v;
@@ -85,14 +87,14 @@ void folded_stack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 	if (!f)
 		return sqlite3_result_error_nomem(ctx);
-	if (frame_flags(ctx, argc > 1 ? argv[1] : NULL, "folded_stack", &flags))
+	if (frame_flags(ctx, opts, "folded_stack", &flags))
 		return;
-	if (sqlite3_value_type(argv[0]) != SQLITE_BLOB ||
-	    !stack_blob__view(sqlite3_value_blob(argv[0]), (size_t)sqlite3_value_bytes(argv[0]),
-			      &v))
+	if (sqlite3_value_type(st) != SQLITE_BLOB ||
+	    !stack_blob__view(sqlite3_value_blob(st), (size_t)sqlite3_value_bytes(st), &v) ||
+	    events <= 0)
 		return;
 	n = stack_frames(&v, frames, 512);
-	comm = s ? session__comm(s, v.tid, v.time) : NULL;
+	comm = v.comm[0] ? v.comm : NULL;
 	line = sqlite3_str_new(NULL);
 	sqlite3_str_appendall(line, comm ? comm : "[unknown]");
 	for (size_t i = 0; i < n; i++) {
@@ -104,8 +106,20 @@ void folded_stack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_free(text);
 	if (!key)
 		return sqlite3_result_error_nomem(ctx);
-	if (folded_add(f, key) != SQLITE_OK)
+	if (folded_add(f, key, events) != SQLITE_OK)
 		sqlite3_result_error_nomem(ctx);
+}
+
+void folded_stack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	folded_step(ctx, argv[0], argc > 1 ? argv[1] : NULL, 1);
+}
+
+/* folded_stack_merge(STACK, N [, OPTIONS]): N events of STACK at once (a group of the kernel's,
+ * docs/bpf.md) */
+void folded_stack_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	folded_step(ctx, argv[0], argc > 2 ? argv[2] : NULL, sqlite3_value_int64(argv[1]));
 }
 
 static int cmp_idx(const void *a, const void *b, void *keys)

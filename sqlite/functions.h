@@ -101,6 +101,7 @@ void stack_text_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void stack_depth_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void folded_stack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void folded_stack_final(sqlite3_context *ctx);
+void folded_stack_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void ksym_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void usym_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void srcline_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);

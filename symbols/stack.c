@@ -11,19 +11,20 @@
 #include <linux/perf_event.h>
 #include "symbols/stack.h"
 
-#define HDR (8 + 4 + 4 + 8)
+#define HDR (8 + 4 + 4 + STACK_COMM_LEN)
 
-void *stack_blob__new(uint32_t pid, uint32_t tid, uint64_t time, const uint64_t *frames, size_t nr,
-		      size_t *len_out)
+void *stack_blob__new(uint32_t pid, uint32_t tid, const char *comm, const uint64_t *frames,
+		      size_t nr, size_t *len_out)
 {
-	uint8_t *b = malloc(HDR + nr * 8);
+	uint8_t *b = calloc(1, HDR + nr * 8);
 
 	if (!b)
 		return NULL;
 	memcpy(b, STACK_MAGIC, 8);
 	memcpy(b + 8, &pid, 4);
 	memcpy(b + 12, &tid, 4);
-	memcpy(b + 16, &time, 8);
+	if (comm)
+		memcpy(b + 16, comm, strnlen(comm, STACK_COMM_LEN));
 	if (nr)
 		memcpy(b + HDR, frames, nr * 8);
 	*len_out = HDR + nr * 8;
@@ -38,7 +39,8 @@ bool stack_blob__view(const void *blob, size_t len, struct stack_view *out)
 		return false;
 	memcpy(&out->pid, b + 8, 4);
 	memcpy(&out->tid, b + 12, 4);
-	memcpy(&out->time, b + 16, 8);
+	memcpy(out->comm, b + 16, STACK_COMM_LEN);
+	out->comm[STACK_COMM_LEN] = '\0';
 	out->frames = (const uint64_t *)(b + HDR);
 	out->nr = (len - HDR) / 8;
 	return true;

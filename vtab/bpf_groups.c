@@ -6,7 +6,8 @@
  * HOW IT WORKS
  * Schema (one module per table, eponymous-only, named by the planner):
  *
- *   _k0, _k1, ...  the GROUP BY keys: INTEGER, or TEXT (comm, char[N]) up to the first NUL
+ *   _k0, _k1, ...  the GROUP BY keys: INTEGER, or TEXT (comm, char[N]) up to the first NUL,
+ *                  or the stack BLOB (symbols/stack.h) built from the stack map's chains
  *   _c INTEGER     the group's events
  *   _a0, _a1, ...  each aggregate's state: sum, min, max INTEGER; log2_hist and lin_hist
  *                  bucket counts as a BLOB of little-endian u64 (read by log2_hist_merge()
@@ -17,9 +18,11 @@
  * log2_hist ("log2_hist: value -3 is negative").
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "bpf/table.h"
 #include "core/session.h"
+#include "symbols/stack.h"
 #include "vtab/blob_format.h"
 #include "vtab/bpf_groups.h"
 #include "vtab/idx_cursor.h"
@@ -36,7 +39,9 @@ static char *schema(const struct bpf_plan *p)
 	sqlite3_str_appendall(s, "CREATE TABLE x(");
 	for (int i = 0; i < p->nr_keys; i++)
 		sqlite3_str_appendf(s, "\"_k%d\" %s, ", i,
-				    bpf_val__is_str(&p->keys[i]) ? "TEXT" : "INTEGER");
+				    p->keys[i].col == BCOL_STACK   ? "BLOB"
+				    : bpf_val__is_str(&p->keys[i]) ? "TEXT"
+								   : "INTEGER");
 	sqlite3_str_appendall(s, "\"_c\" INTEGER");
 	for (int i = 0; i < p->nr_aggs; i++)
 		sqlite3_str_appendf(s, ", \"_a%d\" %s", i,
@@ -103,12 +108,58 @@ static int64_t i64_at(const uint8_t *p, int off)
 	return v;
 }
 
-static void key_column(sqlite3_context *ctx, const struct bpf_plan *p, const uint8_t *key, int k)
+/*
+ * --call-graph auto: the user chain as the perf ring's rows have it, the kernel's frame-pointer
+ * walk cut where the binaries' CFI says the next frame is garbage (symbols/unwind.h); the
+ * frames of n, rewritten in place
+ */
+static size_t user_cut(const struct bpf_table *t, uint32_t pid, uint32_t tid, uint64_t *frames,
+		       size_t n, size_t max)
 {
+	struct session *s = t->src->s;
+	struct sample smp = { .pid = pid, .tid = tid, .nr_stack = n, .stack = frames };
+	uint64_t *chain;
+
+	if (!s->on_user_stack || s->opts.call_graph != CALL_GRAPH_AUTO || !n ||
+	    !(chain = malloc(max * 8)))
+		return n;
+	n = s->on_user_stack(s->stack_ctx, &smp, chain, max);
+	memcpy(frames, chain, n * 8);
+	free(chain);
+	return n;
+}
+
+/* the stack BLOB of a stack key (bpf/plan.h (5)), as the perf ring gives it */
+static void stack_column(sqlite3_context *ctx, const struct bpf_table *t, const uint8_t *key)
+{
+	size_t max = 2 * ((size_t)t->plan.stack_depth + 1), n, len;
+	uint64_t *frames = malloc(max * 8);
+	uint32_t pid, tid;
+	void *blob = NULL;
+
+	memcpy(&tid, key, 4);
+	memcpy(&pid, key + 4, 4);
+	if (frames) {
+		n = bpf_table__stack(t, key, frames, max);
+		n = user_cut(t, pid, tid, frames, n, max);
+		blob = stack_blob__new(pid, tid, (const char *)key + 16, frames, n, &len);
+		free(frames);
+	}
+	if (blob)
+		sqlite3_result_blob(ctx, blob, (int)len, free);
+	else
+		sqlite3_result_error_nomem(ctx);
+}
+
+static void key_column(sqlite3_context *ctx, const struct bpf_table *t, const uint8_t *key, int k)
+{
+	const struct bpf_plan *p = &t->plan;
 	const struct bpf_val *v = &p->keys[k];
 	const char *s = (const char *)key + p->key_off[k];
 
-	if (bpf_val__is_str(v))
+	if (v->col == BCOL_STACK)
+		stack_column(ctx, t, key + p->key_off[k]);
+	else if (bpf_val__is_str(v))
 		sqlite3_result_text(ctx, s,
 				    (int)strnlen(s, v->col == BCOL_COMM ? 16 : (size_t)v->size),
 				    SQLITE_TRANSIENT);
@@ -153,7 +204,7 @@ static int bg_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 	size_t row = (size_t)idx_of(c);
 
 	if (col < p->nr_keys)
-		key_column(ctx, p, bpf_table__key(t, row), col);
+		key_column(ctx, t, bpf_table__key(t, row), col);
 	else if (col == p->nr_keys)
 		sqlite3_result_int64(ctx, i64_at(bpf_table__value(t, row), BPF_VAL_COUNT));
 	else

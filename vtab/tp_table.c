@@ -505,10 +505,11 @@ static void field_result(sqlite3_context *ctx, const struct tp_field *f, const s
 }
 
 /* the stack travels as a tagged BLOB (symbols/stack.h) that the stack functions read */
-static void stack_result(sqlite3_context *ctx, const struct wrow *r)
+static void stack_result(sqlite3_context *ctx, struct session *s, const struct wrow *r)
 {
 	size_t len;
-	void *blob = stack_blob__new(r->pid, r->tid, r->time, wrow_stack(r), r->nr_stack, &len);
+	void *blob = stack_blob__new(r->pid, r->tid, session__comm(s, r->tid, r->time),
+				     wrow_stack(r), r->nr_stack, &len);
 
 	if (blob)
 		sqlite3_result_blob(ctx, blob, (int)len, free);
@@ -558,7 +559,7 @@ static int tp_table_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int co
 	case TP_COL_PERIOD_ARG:
 		sqlite3_result_int64(ctx, (sqlite3_int64)vt->src->period_used);
 		break;
-	case TP_COL_STACK: stack_result(ctx, r); break;
+	case TP_COL_STACK: stack_result(ctx, vt->s, r); break;
 	}
 	return SQLITE_OK;
 }

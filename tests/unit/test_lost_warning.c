@@ -12,7 +12,7 @@
 
 static char full[] = "sched:sched_wakeup";
 static struct tp_event ev = { .full = full };
-static uint64_t lost[2], dropped[2], lost_ring[2];
+static uint64_t lost[2], dropped[2], lost_ring[2], nostack; /* of the BPF stack map */
 static struct source src = { .ev = &ev, .lost = lost, .dropped = dropped, .lost_ring = lost_ring };
 static struct session s = { .nr_cpus = 2, .opts = { .mmap_pages = 64 } };
 
@@ -22,7 +22,7 @@ static const char *warn(uint64_t l0, uint64_t l1, uint64_t r0, uint64_t r1, uint
 
 	lost[0] = l0, lost[1] = l1, lost_ring[0] = r0, lost_ring[1] = r1, dropped[0] = d0;
 	dropped[1] = 0;
-	query__lost_warning(&s, &src, 0, buf, sizeof(buf));
+	query__lost_warning(&s, &src, 0, nostack, buf, sizeof(buf));
 	return buf;
 }
 
@@ -54,7 +54,7 @@ static void test_unwritten(void)
 static void test_memory_and_bpf(void)
 {
 	const char *w = warn(10, 0, 10, 0, 10);
-	char want[256];
+	char want[512];
 
 	T(!strcmp(w, "warning: sched:sched_wakeup lost 10 events in this window, 10 of them past "
 		     "--max-memory (256 MiB); raise --max-memory, use -i, or filter more in WHERE"),
@@ -66,6 +66,23 @@ static void test_memory_and_bpf(void)
 		 "were not aggregated; raise --max-groups (now %d)",
 		 BPF_DEFAULT_MAX_GROUPS);
 	T(!strcmp(w, want), "BPF map full: %s", w);
+	nostack = 4;
+	w = warn(4, 0, 0, 0, 0);
+	snprintf(want, sizeof(want),
+		 "warning: sched:sched_wakeup: 4 events of this window had a call chain the BPF "
+		 "stack map could not take (full, or its hash bucket held another chain) and were "
+		 "not aggregated; raise --max-groups (now %d)",
+		 BPF_DEFAULT_MAX_GROUPS);
+	T(!strcmp(w, want), "BPF stack map: %s", w);
+	w = warn(5, 1, 0, 0, 0);
+	snprintf(want, sizeof(want),
+		 "warning: sched:sched_wakeup: 2 events of this window found the BPF map full and "
+		 "were not aggregated, 4 more had a call chain the BPF stack map could not take "
+		 "(full, or its hash bucket held another chain) and were not aggregated; raise "
+		 "--max-groups (now %d)",
+		 BPF_DEFAULT_MAX_GROUPS);
+	T(!strcmp(w, want), "both BPF maps: %s", w);
+	nostack = 0;
 	src.bpf = false;
 }
 

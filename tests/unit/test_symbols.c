@@ -74,15 +74,17 @@ static void test_stack_blob(void)
 	struct stack_frame out[8];
 	struct stack_view v;
 	size_t len, n;
-	void *b = stack_blob__new(7, 8, 9, frames, 6, &len);
+	void *b = stack_blob__new(7, 8, "burn", frames, 6, &len);
 
-	T(b && stack_blob__view(b, len, &v) && v.pid == 7 && v.tid == 8 && v.nr == 6, "blob");
+	T(b && stack_blob__view(b, len, &v) && v.pid == 7 && v.tid == 8 && v.nr == 6 &&
+		  !strcmp(v.comm, "burn"),
+	  "blob");
 	n = stack_frames(&v, out, 8);
 	T(n == 4, "4 frames without the markers (%zu)", n);
 	T(out[0].addr == 0x402000 && !out[0].kernel, "outermost first: user's outer frame");
 	T(out[1].addr == 0x401000 && out[1].leaf, "the user leaf");
 	T(out[3].addr == 0xffffffff81000010ull && out[3].kernel && out[3].leaf, "kernel leaf last");
-	T(!stack_blob__view("PSQLSTK0xxxxxxxxxxxxxxxx", 24, &v), "wrong magic");
+	T(!stack_blob__view("PSQLSTK0xxxxxxxxxxxxxxxxxxxxxxx", 32, &v), "wrong magic");
 	free(b);
 }
 
