@@ -12,9 +12,15 @@
 #   (3) start-up: wall time of each tool's (1) with "true" as the command, median of 5.
 #   (4) perf-sql's own CPU (user + sys, wait4's rusage in us) for 1M events in 10 groups (10
 #       loops of 100000 calls, GROUP BY _pid, run outside perf-sql), minus that of a run with none.
+#   (5) a 99 Hz stack profile of a busy CPU: burn SECS pinned to CPU 0, untraced and while each
+#       profiler samples every CPU for its first SECS (burn runs SECS + 2, so it is alive when
+#       perf-sql reads the groups and its mappings): perf-sql -a "select folded_stack(stack),
+#       count(*) from cpu_clock(99) group by stack" (in the kernel), perf record -a -g -F 99,
+#       bcc's profile -F 99 (where it runs). burn's work per ns on CPU (bench/burn_rounds.c: the
+#       sampling interrupts count as its time), slowdown = untraced rate / rate under the tool.
 # Each tool's answer is checked: the N calls of getppid_loop counted, the hist of N writes.
 # Run by bench/run.sh (section "bpf") or alone: PERF_SQL=... BUILD=... bash bench/bpf.sh
-# Knobs: BENCH_REPS (3), BENCH_BPF_CALLS (2000000).
+# Knobs: BENCH_REPS (3), BENCH_BPF_CALLS (2000000), BENCH_PROFILE_SECS (5).
 set -u
 : "${PERF_SQL:?}" "${BUILD:?}"
 WL=$BUILD/workloads
@@ -128,6 +134,50 @@ if command -v python3 > /dev/null; then
 	done
 	awk -v a="$(median < "$T/u.ten")" -v b="$(median < "$T/u.none")" 'BEGIN {
 		printf "bpf perf-sql CPU for 1M events in 10 groups (user+sys, minus a run with no events): %.2f ms (target < 5 ms; the whole run: %.1f ms)\n", (a - b) * 1000, a * 1000 }'
+fi
+# (5) a 99 Hz stack profile of a busy CPU
+S=${BENCH_PROFILE_SECS:-5}
+SQL_PROF="select folded_stack(stack), count(*) from cpu_clock(99) group by stack"
+BURN=$(readlink -f "$WL/burn")
+addr=$(nm "$WL/burn" 2> /dev/null | awk '$3 == "sink" { print $1; exit }')
+BCC=$(command -v profile-bpfcc || command -v /usr/share/bcc/tools/profile || true)
+if [ -n "$BCC" ] && ! "$BCC" -F 99 1 > "$T/bcc.out" 2>&1; then
+	bcc_why="bcc's profile does not run here: $(grep -v '^ *$' "$T/bcc.out" | tail -1 | cut -c1-160)"
+	BCC=
+elif [ -z "$BCC" ]; then
+	bcc_why="bcc's profile: not installed (bpfcc-tools)"
+fi
+# burn_rate FILE CMD...: burn S on CPU 0 while CMD runs; burn's work per ns on CPU into FILE
+burn_rate() {
+	local out=$1 pid
+	shift
+	"$WL/burn" $((S + 2)) &
+	pid=$!
+	taskset -p -c 0 "$pid" > /dev/null
+	while [ "$(readlink "/proc/$pid/exe")" != "$BURN" ] && kill -0 "$pid" 2> /dev/null; do sleep 0.01; done
+	"$T/burn_rounds" "$pid" "$addr" > "$T/sink" 2> "$T/sink.err" &
+	"$@" > "$T/out" 2> "$T/err"
+	wait
+	sed -n 's/^sink=\([0-9]*\) oncpu_ns=\([0-9]*\)$/\1 \2/p' "$T/sink" |
+		awk '$2 > 0 { printf "%.9g\n", $1 / $2 }' >> "$out"
+	[ -s "$T/sink" ] || anomaly "burn_rounds: $(head -c 200 "$T/sink.err")"
+}
+if [ -n "$addr" ] && cc -O2 -o "$T/burn_rounds" "$(dirname "$0")/burn_rounds.c" 2> /dev/null; then
+	have_perf=$(command -v perf > /dev/null && echo 1 || echo 0)
+	for ((r = 0; r < REPS; r++)); do
+		burn_rate "$T/p.base" sleep "$S"
+		burn_rate "$T/p.sql" "$PERF_SQL" --csv -a -d "$S" "$SQL_PROF"
+		grep -q "burn;.*;main;burn_a" "$T/out" || anomaly "perf-sql profile: no burn_a: $(head -c 300 "$T/out" "$T/err")"
+		[ "$have_perf" = 1 ] && burn_rate "$T/p.perf" perf record -q -a -g -F 99 -o "$T/perf.data" -- sleep "$S"
+		[ -n "$BCC" ] && burn_rate "$T/p.bcc" "$BCC" -F 99 "$S"
+	done
+	rm -f "$T/perf.data"
+	base=$(median < "$T/p.base")
+	slow() { [ -s "$1" ] && ratio "$base" "$(median < "$1")" || echo -; }
+	ps=$(slow "$T/p.sql"); pr=$(slow "$T/p.perf"); pb=$(slow "$T/p.bcc")
+	echo "bpf 99 Hz stack profile of a busy CPU (burn on CPU 0, $S s sampled, every CPU sampled): slowdown (untraced work per CPU ns / traced): perf-sql BPF $ps  perf record -g $pr  bcc profile $pb (target perf-sql <= 1.01);  perf-sql / perf record $(ratio "$ps" "$pr")${bcc_why:+  [$bcc_why]}"
+else
+	echo "bpf: [stack profile skipped: no burn workload with its sink symbol, or no cc for bench/burn_rounds.c]"
 fi
 if [ -s "$T/anomalies" ]; then
 	echo "bpf anomalies:"

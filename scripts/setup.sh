@@ -9,7 +9,7 @@ PKGS="gcc make pkg-config libsqlite3-dev libtraceevent-dev libtraceevent1-plugin
       libbpf-dev libelf-dev libdw-dev zlib1g-dev liblz4-dev liblzma-dev bpftool clang clang-format libreadline-dev
       linux-source-6.1 xz-utils python3 g++ binutils libclang-rt-14-dev tmux time linux-perf
       systemtap-sdt-dev valgrind sqlite3 python3-pandas libmicrohttpd-dev prometheus
-      man-db bash-completion zsh dpkg-dev debhelper lintian bpftrace"
+      man-db bash-completion zsh dpkg-dev debhelper lintian bpftrace bpfcc-tools"
 missing=()
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
