@@ -96,6 +96,22 @@ static int load(struct bpf_tree *t, int which, pid_t workload, int pid_off)
 	return fd;
 }
 
+/* -p, -t, --cgroup: their threads are members from the start (the programs follow them
+ * from here: children join, the exited leave) */
+static int seed(struct bpf_tree *t, const struct session *s, struct err *e)
+{
+	uint32_t one = 1;
+
+	for (int i = 0; i < s->nr_tids; i++) {
+		uint32_t tid = (uint32_t)s->tids[i];
+
+		if (bpf_map_update_elem(t->map_fd, &tid, &one, BPF_ANY))
+			return err_set(e, -errno, "cannot add thread %u to the BPF map: %s", tid,
+				       strerror(errno));
+	}
+	return 0;
+}
+
 int bpf_tree__open(struct bpf_tree *t, struct session *s, pid_t workload, bool attach,
 		   struct err *e)
 {
@@ -117,7 +133,7 @@ int bpf_tree__open(struct bpf_tree *t, struct session *s, pid_t workload, bool a
 				       : err_set(e, -ENOENT, "no tracepoint %s", events[i]);
 	if (!(pid = field__find(ev[1], "pid")) || pid->size != 4)
 		return err_set(e, -ENOENT, "task:task_newtask has no 4-byte field pid");
-	for (int i = 0; attach && i < 3; i++) {
+	for (int i = workload ? 0 : 1; attach && i < 3; i++) {
 		if ((t->prog_fd[i] = load(t, i, workload, pid->offset)) < 0)
 			return err_set(e, -errno, "the kernel refused the program of %s: %s",
 				       events[i], strerror(errno));
@@ -126,7 +142,7 @@ int bpf_tree__open(struct bpf_tree *t, struct session *s, pid_t workload, bool a
 			return err_set(e, t->perf_fd[i], "cannot attach to %s: %s", events[i],
 				       strerror(-t->perf_fd[i]));
 	}
-	return 0;
+	return workload ? 0 : seed(t, s, e);
 }
 
 void bpf_tree__close(struct bpf_tree *t)

@@ -8,9 +8,10 @@
  *     deterministic, so anything else that planned it (a pairs() planned once per run and
  *     cached, a profiler's table) shows as calls the statement does not account for.
  * (2) A table runs in the kernel when exactly one statement reads it, that statement was
- *     read (engine/bpf_plan.c) as a GROUP BY over that table alone, the session watches the
- *     whole system (the program sees every task: a workload, -p, -t or --cgroup stay on the
- *     ring), and it is more than count(*) (counting mode needs no program at all).
+ *     read (engine/bpf_plan.c) as a GROUP BY over that table alone, and it is more than
+ *     count(*) (counting mode needs no program at all). Under -- CMD, -p, -t or --cgroup the
+ *     program counts the targets' tasks through a map (bpf/tree.h); tables that name tasks
+ *     (core/tree.c) and sampled events (per task, on its own time) then stay on the ring.
  * (3) Then the program is loaded and attached (--explain: loaded only), its groups become a
  *     table, the rewritten statement is prepared and takes the original's place. A failure
  *     at any step leaves the table on the ring with one line saying why.
@@ -73,6 +74,9 @@ static int *who_reads(struct query *q, struct session *s)
 	return reads;
 }
 
+/* -- CMD (without -a), -p, -t, --cgroup: only some tasks count (bpf/tree.h) */
+static bool targets(const struct session *s) { return (s->wl.pid && !s->opts.all) || s->nr_tids; }
+
 /* why src stays on the ring, or NULL: it may run in the kernel (statement *which) */
 static const char *ring_reason(struct query *q, struct session *s, const struct bpf_stmt *st,
 			       const int *reads, int j, int *which, char *buf, size_t len)
@@ -100,13 +104,12 @@ static const char *ring_reason(struct query *q, struct session *s, const struct 
 	if (st->count_only)
 		return "count(*) alone is counted by the perf event (counting mode: no program "
 		       "needed)";
-	if (s->nr_tids)
-		return "-p, -t or --cgroup: the kernel program would see every task";
-	if (s->wl.pid && !s->opts.all && (st->src->task_fields[0] || st->src->tree_filter))
-		return "a table that names tasks follows the workload's tree in user space "
-		       "(core/tree.c)";
-	if (s->wl.pid && !s->opts.all && st->src->ev->kind != EV_TRACEPOINT)
-		return "a sampled event of a workload is sampled per task, on its own time";
+	if (targets(s) && (st->src->task_fields[0] || st->src->tree_filter))
+		return "a table that names tasks follows the workload's or the targets' tree in "
+		       "user space (core/tree.c)";
+	if (targets(s) && st->src->ev->kind != EV_TRACEPOINT)
+		return "a sampled event of a workload, -p, -t or --cgroup is sampled per task, on "
+		       "its own time";
 	return NULL;
 }
 
@@ -233,7 +236,7 @@ static int to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int
 	target__self_filter(s, src, self_f, sizeof(self_f));
 	b->plan.self_tid = self_f[0] ? (uint32_t)getpid() : 0;
 	b->plan.max_groups = q->max_groups > 0 ? q->max_groups : BPF_DEFAULT_MAX_GROUPS;
-	if (s->wl.pid && !s->opts.all && /* -- CMD: the workload's tasks, as inherit follows them */
+	if (targets(s) && /* the workload's or the targets' tasks, as inherit follows them */
 	    (b->plan.tree_fd = bpf_session__tree(s, !q->plan_only, &e)) < 0) {
 		bpf_session__note(s, src, "perf ring: %s", e.msg);
 		if (!q->plan_only)
@@ -344,7 +347,13 @@ void bpf_plan__explain(const struct session *s, const struct source *src, FILE *
 
 	if (note)
 		fprintf(f, "  path         %s\n", note);
-	if (t && t->plan.tree_fd >= 0)
+	if (t && t->plan.tree_fd >= 0 && s->nr_tids)
+		fprintf(f,
+			"  target       %d thread%s of -p, -t or --cgroup and their children (a "
+			"map of their tasks kept by programs on task_newtask and "
+			"sched_process_exit), %d CPUs\n",
+			s->nr_tids, s->nr_tids == 1 ? "" : "s", s->nr_cpus);
+	else if (t && t->plan.tree_fd >= 0)
 		fprintf(f,
 			"  target       workload pid %d and its children from its exec (a map of "
 			"its "

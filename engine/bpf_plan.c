@@ -327,19 +327,31 @@ static bool any_aggregate(struct an *a)
 	return false;
 }
 
-/* folded_stack(stack [, OPTIONS]) of a stack key: the same lines from each group's count */
+/* folded_stack(stack [, OPTIONS]): the same lines from each group's count. The stack is a key
+ * of the kernel's groups even when the statement does not group by it (then the rewrite does
+ * not either: folded_stack_merge() adds up the groups' lines) */
 static bool folded(struct an *a, int n)
 {
 	char opts[80] = "";
 
-	for (int k = 0; k < a->b->plan.nr_keys; k++)
-		if (a->b->plan.keys[k].col == BCOL_STACK &&
-		    sql_select__same(a->sel, nd(a, n)->first, a->key_node[k]))
-			return (nd(a, n)->nr_kids == 1 || const_arg(a, kid(a, n, 1), opts, 70)) &&
-			       replace(a, n, "folded_stack_merge(\"_k%d\", \"_c\"%s%s)", k,
-				       opts[0] ? ", " : "", opts);
-	return no(a, "folded_stack() of a stack that is not a GROUP BY key is computed in SQLite "
-		     "only (GROUP BY stack aggregates it in the kernel)");
+	struct bpf_plan *p = &a->b->plan;
+	const struct tp_field *f;
+	int arg = nd(a, n)->first, k;
+
+	if (nd(a, arg)->kind != SN_COL || resolve(a, arg, &f) != CK_STACK)
+		return no(a, "folded_stack() of something other than the stack column");
+	for (k = 0; k < p->nr_keys; k++)
+		if (p->keys[k].col == BCOL_STACK && sql_select__same(a->sel, arg, a->key_node[k]))
+			break;
+	if (k == p->nr_keys) { /* a key of the kernel's groups only, not of the statement's */
+		if (k == BPF_MAX_KEYS)
+			return no(a, "more than %d GROUP BY keys", BPF_MAX_KEYS);
+		p->keys[p->nr_keys++] = (struct bpf_val){ .col = BCOL_STACK };
+		a->key_node[k] = arg;
+	}
+	return (nd(a, n)->nr_kids == 1 || const_arg(a, kid(a, n, 1), opts, 70)) &&
+	       replace(a, n, "folded_stack_merge(\"_k%d\", \"_c\"%s%s)", k, opts[0] ? ", " : "",
+		       opts);
 }
 
 /* an aggregate call: its slot and the merge that replaces it */
@@ -427,7 +439,7 @@ static bool post(struct an *a, int n, enum where_in in)
 	const struct tp_field *f;
 	char buf[64];
 
-	for (int k = 0; k < a->b->plan.nr_keys; k++)
+	for (int k = 0; k < a->sel->nr_group; k++) /* the statement's keys, not folded()'s */
 		if (sql_select__same(a->sel, n, a->key_node[k]))
 			return replace(a, n, "\"_k%d\"", k);
 	switch (nd(a, n)->kind) {
@@ -485,7 +497,7 @@ static bool rewrite(struct an *a, const char *module)
 		sqlite3_str_appendf(o, " AS \"%w\"", name);
 	}
 	sqlite3_str_appendf(o, " FROM \"%w\"", module);
-	for (int k = 0; k < a->b->plan.nr_keys; k++)
+	for (int k = 0; k < sel->nr_group; k++)
 		sqlite3_str_appendf(o, "%s\"_k%d\"", k ? ", " : " GROUP BY ", k);
 	if (sel->having >= 0) {
 		sqlite3_str_appendall(o, " HAVING ");

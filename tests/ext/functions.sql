@@ -20,7 +20,7 @@ SELECT dur(512), dur(2500), dur(1234567), dur(4e9), dur(count * 1000),
 SELECT workload_pid(), is_target(_tid), is_target(_tid, _time), stack_text(stack),
        stack_text(stack, ';'), stack_depth(stack), ksym(0), usym(_pid, 0), srcline(_pid, 0)
   FROM sys_enter_write LIMIT 1;
-SELECT folded_stack(stack) FROM sys_enter_write;
+SELECT folded_stack(stack), folded_stack_merge(stack, 2) AS fm FROM sys_enter_write;
 SELECT count(*), sum(latency > 0), min(start_value), max(end_value), sum(lost)
   FROM pairs('sys_enter_write', '_tid', 'sys_exit_write', '_tid', 'count', 'ret');
 SELECT comm, _pid = pid, fd, count(*), sum(count) FROM sys_enter_write GROUP BY 1, 2, 3;

@@ -42,7 +42,8 @@ int main(int argc, char **argv)
 {
 	long a, b, c, sum = 0;
 
-	if (argc != 4 || (a = arg(argv[1])) < 0 || (b = arg(argv[2])) < 0 || (c = arg(argv[3])) < 0) {
+	if (argc != 4 || (a = arg(argv[1])) < 0 || (b = arg(argv[2])) < 0 ||
+	    (c = arg(argv[3])) < 0) {
 		fprintf(stderr, "usage: stacks A B C (getppid calls from three call chains)\n");
 		return 2;
 	}
