@@ -271,19 +271,6 @@ static int attach(struct bpf_table *t, struct err *e)
 	return 0;
 }
 
-/* the kernel's longest callchain (perf_event_max_stack), which perf samples are cut at too */
-static int max_stack(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
-	int n = 0;
-
-	if (f && fscanf(f, "%d", &n) != 1)
-		n = 0;
-	if (f)
-		fclose(f);
-	return n > 0 && n <= 4096 ? n : 127;
-}
-
 struct bpf_table *bpf_table__new(const struct bpf_plan *p, struct source *src, bool do_attach,
 				 int nr_maps, char *log_out, size_t log_len, struct err *e)
 {
@@ -297,7 +284,7 @@ struct bpf_table *bpf_table__new(const struct bpf_plan *p, struct source *src, b
 	t->map_fd[0] = t->map_fd[1] = t->stacks_fd = -1;
 	t->plan = *p;
 	if (t->plan.stack_depth <= 0)
-		t->plan.stack_depth = max_stack();
+		t->plan.stack_depth = bpf_stack__max_depth();
 	t->src = src;
 	bpf_plan__layout(&t->plan);
 	bpf_plan__fold(&t->plan);
@@ -356,35 +343,6 @@ int bpf_table__enable(struct bpf_table *t, bool on)
 		ioctl(t->pmu_fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 	t->enabled = on;
 	return ret;
-}
-
-static size_t chain(const struct bpf_table *t, int32_t id, uint64_t marker, uint64_t *frames,
-		    size_t max, uint64_t *buf)
-{
-	size_t n = 0;
-
-	if (id < 0 || max < 2 || bpf_map_lookup_elem(t->stacks_fd, &id, buf))
-		return 0;
-	frames[n++] = marker;
-	for (int i = 0; i < t->plan.stack_depth && buf[i] && n < max; i++)
-		frames[n++] = buf[i];
-	return n > 1 ? n : 0;
-}
-
-size_t bpf_table__stack(const struct bpf_table *t, const uint8_t *key, uint64_t *frames, size_t max)
-{
-	uint64_t *buf = calloc((size_t)t->plan.stack_depth, 8);
-	int32_t kid, uid;
-	size_t n;
-
-	if (!buf)
-		return 0;
-	memcpy(&kid, key + 8, 4);
-	memcpy(&uid, key + 12, 4);
-	n = chain(t, kid, (uint64_t)PERF_CONTEXT_KERNEL, frames, max, buf);
-	n += chain(t, uid, (uint64_t)PERF_CONTEXT_USER, frames + n, max - n, buf);
-	free(buf);
-	return n;
 }
 
 static size_t key_hash(const uint8_t *k, int len)
@@ -495,21 +453,6 @@ static void merge(const struct bpf_plan *p, uint8_t *r, const uint8_t *v)
 	put_u64(r, BPF_VAL_FLAGS, flags);
 }
 
-/* a stack's process: its mappings are read now, while it may still live (symbols/) */
-static void note_stack_pids(struct bpf_table *t, const uint8_t *key)
-{
-	struct session *s = t->src->s;
-	uint32_t pid;
-
-	for (int i = 0; i < t->plan.nr_keys && s->on_new_stack_pid; i++) {
-		if (t->plan.keys[i].col != BCOL_STACK)
-			continue;
-		memcpy(&pid, key + t->plan.key_off[i] + 4, 4);
-		if (u32set__add(&s->stack_pids, pid))
-			s->on_new_stack_pid(s->stack_ctx, pid);
-	}
-}
-
 /* keys[0..n) with their per-CPU values: one row each; each CPU's count to its stream */
 static int take(struct bpf_table *t, uint32_t n)
 {
@@ -521,7 +464,7 @@ static int take(struct bpf_table *t, uint32_t n)
 
 		if (!row)
 			return -ENOMEM;
-		note_stack_pids(t, row);
+		bpf_table__note_stack_pids(t, row);
 		for (int c = 0; c < t->nr_possible; c++) {
 			const uint8_t *v =
 				(uint8_t *)t->vals +

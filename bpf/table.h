@@ -92,6 +92,10 @@ void bpf_table__read(struct bpf_table *t);
  */
 size_t bpf_table__stack(const struct bpf_table *t, const uint8_t *key, uint64_t *frames,
 			size_t max);
+/* bpf/stack.c: the kernel's longest callchain (perf_event_max_stack), which perf samples are
+ * cut at too; and, for each stack key part of key, its process's mappings read now (symbols/) */
+int bpf_stack__max_depth(void);
+void bpf_table__note_stack_pids(struct bpf_table *t, const uint8_t *key);
 /* Row i's key and merged value. */
 static inline const uint8_t *bpf_table__key(const struct bpf_table *t, size_t i)
 {

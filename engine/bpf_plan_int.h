@@ -51,6 +51,13 @@ const char *name_of(const struct an *a, int tok, char *buf);
 enum colk resolve(struct an *a, int n, const struct tp_field **f);
 bool int_const(const struct an *a, int n, int64_t *out);
 bool val_of(struct an *a, int n, struct bpf_val *v);
+/* replaces node n's text in the rewrite */
+bool replace(struct an *a, int n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* SELECT items, HAVING, ORDER BY (engine/bpf_plan.c) */
+bool post(struct an *a, int n, enum where_in in);
+/* engine/bpf_agg.c: does the statement call an aggregate; an aggregate call's slot and merge */
+bool any_aggregate(struct an *a);
+bool post_func(struct an *a, int n, enum where_in in);
 /* the WHERE tree at node n as a predicate of the program (engine/bpf_where.c); -1: refused */
 int pred_of(struct an *a, int n);
 #endif
