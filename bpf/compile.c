@@ -69,6 +69,53 @@ static void load_syscall_field(struct cc *c, const struct bpf_val *v, int r)
 	}
 }
 
+/* perf's x86 register number (PERF_REG_X86_*) -> its offset in struct pt_regs; -1: none */
+static int pt_regs_off(int reg)
+{
+	static const int offs[24] = {
+		offsetof(struct pt_regs, rax),
+		offsetof(struct pt_regs, rbx),
+		offsetof(struct pt_regs, rcx),
+		offsetof(struct pt_regs, rdx),
+		offsetof(struct pt_regs, rsi),
+		offsetof(struct pt_regs, rdi),
+		offsetof(struct pt_regs, rbp),
+		offsetof(struct pt_regs, rsp),
+		offsetof(struct pt_regs, rip),
+		offsetof(struct pt_regs, eflags),
+		-1,
+		-1,
+		-1,
+		-1,
+		-1,
+		-1, /* segments */
+		offsetof(struct pt_regs, r8),
+		offsetof(struct pt_regs, r9),
+		offsetof(struct pt_regs, r10),
+		offsetof(struct pt_regs, r11),
+		offsetof(struct pt_regs, r12),
+		offsetof(struct pt_regs, r13),
+		offsetof(struct pt_regs, r14),
+		offsetof(struct pt_regs, r15),
+	};
+
+	return reg >= 0 && reg < 24 ? offs[reg] : -1;
+}
+
+bool bpf_reg_readable(int reg) { return pt_regs_off(reg) >= 0; }
+
+/* a user register (uprobes: the context is the task's struct pt_regs) in its size and sign */
+static void load_reg(struct cc *c, const struct bpf_val *v, int r)
+{
+	int bits = 64 - 8 * (v->size ? v->size : 8);
+
+	emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, (int16_t)pt_regs_off(v->off)));
+	if (bits) {
+		emit(c, bi_alu64_imm(BPF_LSH, r, bits));
+		emit(c, bi_alu64_imm(v->is_signed ? BPF_ARSH : BPF_RSH, r, bits));
+	}
+}
+
 /* The value v into register r (t: scratch); see bpf/plan.h (1). */
 static void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 {
@@ -97,6 +144,10 @@ static void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 		emit(c, bi_alu64_imm(BPF_RSH, r, 32));
 		break;
 	case BCOL_CPU: emit(c, bi_ldx(BPF_DW, r, FP, OFF_CPU)); break;
+	case BCOL_REG:
+		load_reg(c, v, r);
+		may_neg = true;
+		break;
 	case BCOL_IP:
 	case BCOL_ADDR:
 	case BCOL_PERIOD: /* struct bpf_perf_event_data */
@@ -558,7 +609,8 @@ int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 	update_group(&c);
 	basm__place(a, c.out);
 	/* 1: a tracepoint's other perf users see the event; 0: our own samples go nowhere */
-	emit(&c, bi_mov64_imm(BPF_REG_0, p->hook == BPF_HOOK_PERF ? 0 : 1));
+	emit(&c, bi_mov64_imm(BPF_REG_0,
+			      p->hook == BPF_HOOK_PERF || p->hook == BPF_HOOK_UPROBE ? 0 : 1));
 	emit(&c, bi_exit());
 	return basm__finish(a);
 }

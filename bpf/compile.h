@@ -13,7 +13,8 @@
  *   (5) updates count and each aggregate in this CPU's value (per-CPU hash: no atomics);
  *   (6) a tracepoint program returns 1, always: 0 would hide the event from every other perf
  *       user of the tracepoint; a perf_event program (software events: our own event on each
- *       CPU) returns 0, so its samples go to no ring.
+ *       CPU) and a uprobe's (a uprobe event of our own: no one else's) return 0, so their
+ *       samples go to no ring.
  */
 #ifndef PERF_SQL_BPF_COMPILE_H
 #define PERF_SQL_BPF_COMPILE_H
@@ -47,6 +48,8 @@ struct bpf_prog_maps {
 #define BPF_STATS_NOSTACK(p) ((p)->nr_cpu_ids * 8)
 
 int bpf_ctl_size(const struct bpf_plan *p);
+/* Can a uprobe's program read perf's x86 register reg (BCOL_REG)? */
+bool bpf_reg_readable(int reg);
 /*
  * Emits the program into a (empty); 0, or -E2BIG (key too large), -ENOMEM, -EINVAL. k: only
  * for the tp_btf hooks.

@@ -46,6 +46,7 @@ enum bpf_col {
 	BCOL_ADDR,   /* PMU samples: the data address (page faults) */
 	BCOL_PERIOD, /* PMU samples: events this sample stands for */
 	BCOL_STACK,  /* a key only: the call chain (5) */
+	BCOL_REG,    /* uprobes: the user register of perf number off (x86), size bytes (0: 8) */
 };
 
 enum bpf_op { BOP_DIV, BOP_MOD, BOP_AND };
@@ -106,6 +107,7 @@ enum bpf_hook {
 	BPF_HOOK_SYS_ENTER, /* tp_btf/sys_enter: syscalls:sys_enter_NAME or raw_syscalls:sys_enter */
 	BPF_HOOK_SYS_EXIT,  /* tp_btf/sys_exit */
 	BPF_HOOK_PERF,      /* a perf_event program on a software event's samples, every CPU */
+	BPF_HOOK_UPROBE,    /* a kprobe program on a uprobe event of ours (pmu_*, probe_path) */
 };
 
 struct bpf_plan {
@@ -128,6 +130,9 @@ struct bpf_plan {
 	/* BPF_HOOK_PERF: the event, sampled as the perf ring samples it */
 	uint32_t pmu_type;
 	uint64_t pmu_config, sample_period, sample_freq; /* one of period, freq */
+	/* BPF_HOOK_UPROBE: the event as core/events.c opens it (config1 points at the path) */
+	const char *probe_path;
+	uint64_t pmu_config2;
 	int nr_cpu_ids;  /* the kernel's: sizes the per-CPU slots of the maps */
 	bool cpu_filter; /* -C: only the CPUs whose bit is set in the control map */
 	int max_groups;

@@ -153,9 +153,11 @@ static int prog_load(struct bpf_table *t, const struct basm *a, char *log, int l
 	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = log ? LOG_SIZE : 0,
 		    .log_level = (uint32_t)level);
 
-	if (t->plan.hook == BPF_HOOK_TP || t->plan.hook == BPF_HOOK_PERF)
-		return bpf_prog_load(t->plan.hook == BPF_HOOK_TP ? BPF_PROG_TYPE_TRACEPOINT
-								 : BPF_PROG_TYPE_PERF_EVENT,
+	if (t->plan.hook == BPF_HOOK_TP || t->plan.hook == BPF_HOOK_PERF ||
+	    t->plan.hook == BPF_HOOK_UPROBE)
+		return bpf_prog_load(t->plan.hook == BPF_HOOK_TP     ? BPF_PROG_TYPE_TRACEPOINT
+				     : t->plan.hook == BPF_HOOK_PERF ? BPF_PROG_TYPE_PERF_EVENT
+								     : BPF_PROG_TYPE_KPROBE,
 				     "perf_sql_agg", "GPL", a->insn, (size_t)a->nr, &o);
 	o.expected_attach_type = BPF_TRACE_RAW_TP;
 	o.attach_btf_id = (uint32_t)t->btf_id;
@@ -178,7 +180,8 @@ static int load(struct bpf_table *t, char *log_out, size_t log_len, struct err *
 	char *log;
 	int ret;
 
-	if (t->plan.hook != BPF_HOOK_TP && (ret = kernel_btf(t, &k, e)))
+	if ((t->plan.hook == BPF_HOOK_SYS_ENTER || t->plan.hook == BPF_HOOK_SYS_EXIT) &&
+	    (ret = kernel_btf(t, &k, e)))
 		return ret;
 	if ((ret = bpf_compile(&t->plan, &m, &k, &a))) {
 		basm__free(&a);
@@ -254,7 +257,15 @@ static int attach(struct bpf_table *t, struct err *e)
 
 	if (t->plan.hook == BPF_HOOK_PERF)
 		return attach_pmu(t, e);
-	if (t->plan.hook != BPF_HOOK_TP) { /* a raw tracepoint's link: an fd of ours too */
+	if (t->plan.hook == BPF_HOOK_UPROBE) { /* as core/events.c opens it, every task */
+		a.type = t->plan.pmu_type;
+		a.config = t->plan.pmu_config;
+		a.config1 = (uint64_t)(uintptr_t)t->plan.probe_path;
+		a.config2 = t->plan.pmu_config2;
+		a.sample_period = 1;
+	}
+	if (t->plan.hook == BPF_HOOK_SYS_ENTER || t->plan.hook == BPF_HOOK_SYS_EXIT) {
+		/* a raw tracepoint's link: an fd of ours too */
 		t->perf_fd = bpf_raw_tracepoint_open(NULL, t->prog_fd);
 		return t->perf_fd < 0
 			       ? err_set(e, -errno, "cannot attach to the raw tracepoint: %s",

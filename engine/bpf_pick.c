@@ -107,7 +107,7 @@ static const char *ring_reason(struct query *q, struct session *s, const struct 
 	if (targets(s) && (st->src->task_fields[0] || st->src->tree_filter))
 		return "a table that names tasks follows the workload's or the targets' tree in "
 		       "user space (core/tree.c)";
-	if (targets(s) && st->src->ev->kind != EV_TRACEPOINT)
+	if (targets(s) && st->src->ev->kind != EV_TRACEPOINT && st->src->ev->kind != EV_UPROBE)
 		return "a sampled event of a workload, -p, -t or --cgroup is sampled per task, on "
 		       "its own time";
 	return NULL;
@@ -200,6 +200,8 @@ static void swap_in(struct query *q, struct session *s, int i, struct bpf_table 
 			 t->src->ev->name, (unsigned long long)t->plan.sample_period, s->nr_cpus);
 	else if (t->plan.hook == BPF_HOOK_TP)
 		snprintf(where, sizeof(where), "the tracepoint");
+	else if (t->plan.hook == BPF_HOOK_UPROBE)
+		snprintf(where, sizeof(where), "a uprobe of %s", t->src->ev->probe_path);
 	else if (t->plan.syscall_nr >= 0)
 		snprintf(where, sizeof(where), "tp_btf/%s (system call %d)",
 			 t->plan.hook == BPF_HOOK_SYS_ENTER ? "sys_enter" : "sys_exit",
@@ -247,6 +249,14 @@ static int to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int
 		return e.code;
 	}
 	pick_hook(src->ev, &b->plan);
+	if (src->ev->kind == EV_UPROBE) { /* a uprobe event of our own, every task */
+		b->plan.hook = BPF_HOOK_UPROBE;
+		b->plan.pmu_type = src->ev->pmu_type;
+		b->plan.pmu_config = src->ev->pmu_config;
+		b->plan.probe_path = src->ev->probe_path;
+		b->plan.pmu_config2 = src->ev->pmu_config2;
+		b->plan.self_tid = 0;
+	}
 	if (src->ev->kind == EV_SOFTWARE) { /* the ring drops its own process's samples */
 		pick_pmu(s, src, &b->plan);
 		b->plan.self_tid = 0;
@@ -254,7 +264,8 @@ static int to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int
 	}
 	t = bpf_table__new(&b->plan, src, !q->plan_only,
 			   q->so.interval_ms > 0 || s->opts.tick ? 2 : 1, log, sizeof(log), &e);
-	if (!t && b->plan.hook != BPF_HOOK_TP) { /* no BTF, an old kernel: the tracepoint */
+	if (!t && (b->plan.hook == BPF_HOOK_SYS_ENTER || b->plan.hook == BPF_HOOK_SYS_EXIT)) {
+		/* no BTF, an old kernel: the tracepoint */
 		if (q->so.verbose && !q->plan_only)
 			say(ops, ctx, "%s: tp_btf: %s; the tracepoint's program instead",
 			    src->ev->full, e.msg);

@@ -27,12 +27,15 @@
  *   elsewhere   keys, the aggregates above, scalar functions of them; a column outside an
  *               aggregate must be a key; other aggregates (p99, group_concat, ...) are not
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "bpf/compile.h"
 #include "core/field.h"
+#include "core/session.h"
 #include "engine/bpf_plan.h"
 #include "engine/sql_expr.h"
 
@@ -110,6 +113,11 @@ enum colk resolve(struct an *a, int n, const struct tp_field **f)
 		return CK_IP;
 	if (a->ev->kind != EV_TRACEPOINT && !strcasecmp(name, "addr"))
 		return CK_ADDR;
+	if (a->ev->kind == EV_UPROBE && !strcasecmp(name, "ret"))
+		return CK_RET;
+	if (a->ev->kind == EV_UPROBE && !strncasecmp(name, "arg", 3) && name[3] >= '0' &&
+	    name[3] <= '5' && !name[4])
+		return CK_ARG;
 	return !strcasecmp(name, "stack") ? CK_STACK : CK_NONE;
 }
 
@@ -149,6 +157,25 @@ static bool field_val(struct an *a, const struct tp_field *f, struct bpf_val *v)
 	return no(a, "field %s (%s) is not read by the kernel program", f->name, f->type);
 }
 
+/* a uprobe's argK or ret: the register the perf ring samples for it, in its size and sign */
+static bool reg_val(struct an *a, int n, struct bpf_val *v)
+{
+	char name[128];
+	int k, reg;
+
+	name_of(a, nd(a, n)->name, name);
+	k = tolower((unsigned char)name[0]) == 'r' ? -1 : name[3] - '0';
+	reg = k < 0 ? 0 /* ax */ : a->ev->arg_reg[k];
+	if (reg < 0 || uprobe_reg_slot(reg) < 0 || !bpf_reg_readable(reg))
+		return no(a, "%s of %s is in no register the kernel program reads", name,
+			  a->ev->name);
+	v->col = BCOL_REG;
+	v->off = reg;
+	v->size = k < 0 ? 8 : a->ev->arg_size[k];
+	v->is_signed = k >= 0 && a->ev->arg_signed[k];
+	return true;
+}
+
 /* node n as a value the program computes (bpf/plan.h (1)) */
 bool val_of(struct an *a, int n, struct bpf_val *v)
 {
@@ -181,9 +208,15 @@ bool val_of(struct an *a, int n, struct bpf_val *v)
 	case CK_COMM: v->col = BCOL_COMM; return true;
 	case CK_FIELD: return field_val(a, f, v);
 	case CK_IP: v->col = BCOL_IP; return true;
-	case CK_ADDR: v->col = BCOL_ADDR; return true;
+	case CK_ARG:
+	case CK_RET: return reg_val(a, n, v);
+	case CK_ADDR:
+		if (a->ev->kind == EV_UPROBE)
+			return no(a, "addr of a uprobe is not read by the kernel program");
+		v->col = BCOL_ADDR;
+		return true;
 	case CK_PERIOD:
-		if (a->ev->kind == EV_TRACEPOINT)
+		if (a->ev->kind == EV_TRACEPOINT || a->ev->kind == EV_UPROBE)
 			return no(a, "_period of a tracepoint is not read by the kernel program");
 		v->col = BCOL_PERIOD;
 		return true;
@@ -356,9 +389,9 @@ static bool table(struct an *a)
 			a->b->src = a->s->src[i];
 	if (!a->b->src)
 		return no(a, "FROM %s: not an event table", name);
-	if (a->ev->kind != EV_TRACEPOINT && a->ev->kind != EV_SOFTWARE)
-		return no(a, "only tracepoint and software event tables are aggregated in the "
-			     "kernel so far");
+	if (a->ev->kind != EV_TRACEPOINT && a->ev->kind != EV_SOFTWARE && a->ev->kind != EV_UPROBE)
+		return no(a, "only tracepoint, software event and uprobe tables are aggregated in "
+			     "the kernel so far");
 	return true;
 }
 

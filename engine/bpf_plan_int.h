@@ -23,7 +23,9 @@ enum colk {
 	CK_FIELD,
 	CK_IP,
 	CK_ADDR,
-	CK_STACK
+	CK_STACK,
+	CK_ARG, /* uprobes: arg0 .. arg5 */
+	CK_RET  /* uprobes: ret */
 };
 enum where_in { IN_ITEM, IN_HAVING, IN_ORDER_TERM, IN_ORDER };
 
