@@ -9,8 +9,8 @@
 #include <string.h>
 #include <linux/bpf_perf_event.h>
 #include "bpf/compile.h"
+#include "bpf/compile_int.h"
 
-#define FP BPF_REG_10
 #define OFF_PIDTGID (-16) /* u64 from bpf_get_current_pid_tgid() */
 #define OFF_CPU (-24)     /* u64 from bpf_get_smp_processor_id() */
 #define OFF_ZERO32 (-32)  /* u32 0: the outer map's key */
@@ -21,15 +21,6 @@
 
 #define TS_COMPAT 0x0002 /* thread_info.status: an ia32 system call (arch/x86) */
 
-struct cc {
-	const struct bpf_plan *p;
-	const struct bpf_prog_maps *m;
-	const struct bpf_kernel_offs *k;
-	struct basm *a;
-	int out; /* label: return 1 */
-	int key; /* fp offset of the key */
-};
-
 static bool fits32(int64_t k) { return k >= INT32_MIN && k <= INT32_MAX; }
 
 int bpf_ctl_size(const struct bpf_plan *p)
@@ -37,7 +28,7 @@ int bpf_ctl_size(const struct bpf_plan *p)
 	return BPF_CTL_CPUMASK + ((p->nr_cpu_ids + 63) / 64) * 8;
 }
 
-static void emit(struct cc *c, struct bpf_insn i) { basm__emit(c->a, i); }
+void emit(struct cc *c, struct bpf_insn i) { basm__emit(c->a, i); }
 
 /* r = k */
 static void load_const(struct cc *c, int r, int64_t k)
@@ -361,7 +352,7 @@ static void prologue(struct cc *c)
 }
 
 /* ++stats[cpu] at byte off of the stats value, then return 1 */
-static void count_lost(struct cc *c, int off)
+void count_lost(struct cc *c, int off)
 {
 	emit(c, bi_call(BPF_FUNC_get_smp_processor_id));
 	basm__jmp_imm(c->a, BPF_JGE, BPF_REG_0, c->p->nr_cpu_ids, c->out);
@@ -371,41 +362,6 @@ static void count_lost(struct cc *c, int off)
 	emit(c, bi_mov64_imm(BPF_REG_2, 1));
 	emit(c, bi_atomic_add64(BPF_REG_1, BPF_REG_2, 0));
 	basm__ja(c->a, c->out);
-}
-
-/* the stack key at fp+at (bpf/plan.h (5)): the task, its chains' ids, its name */
-static void stack_key(struct cc *c, int at)
-{
-	emit(c, bi_call(BPF_FUNC_get_current_pid_tgid));
-	emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)at));
-	for (int user = 0; user < 2; user++) {
-		int have = basm__label(c->a), none = basm__label(c->a), lost = basm__label(c->a);
-		int next = basm__label(c->a);
-
-		if (!user && c->p->stack_user) {
-			emit(c, bi_st(BPF_W, FP, (int16_t)(at + 8), BPF_STACK_NONE));
-			continue;
-		}
-		emit(c, bi_mov64_reg(BPF_REG_1, BPF_REG_6));
-		basm__ld_map(c->a, BPF_REG_2, c->m->stacks);
-		emit(c, bi_mov64_imm(BPF_REG_3, user ? BPF_F_USER_STACK : 0));
-		emit(c, bi_call(BPF_FUNC_get_stackid));
-		basm__jmp_imm(c->a, BPF_JSGE, BPF_REG_0, 0, have);
-		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, -EFAULT, none); /* no frame at all */
-		basm__ja(c->a, lost);
-		basm__place(c->a, none);
-		emit(c, bi_mov64_imm(BPF_REG_0, BPF_STACK_NONE));
-		basm__place(c->a, have);
-		emit(c, bi_stx(BPF_W, FP, BPF_REG_0, (int16_t)(at + 8 + 4 * user)));
-		basm__ja(c->a, next);
-		basm__place(c->a, lost);
-		count_lost(c, BPF_STATS_NOSTACK(c->p));
-		basm__place(c->a, next);
-	}
-	emit(c, bi_mov64_reg(BPF_REG_1, FP));
-	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_1, at + 16));
-	emit(c, bi_mov64_imm(BPF_REG_2, 16));
-	emit(c, bi_call(BPF_FUNC_get_current_comm));
 }
 
 static void build_key(struct cc *c)

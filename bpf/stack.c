@@ -1,15 +1,53 @@
 /*
- * bpf/stack.c - the chains of a stack key (bpf/plan.h (5)): how deep the kernel walks, a
- * group's frames read back from the stack map as a perf sample has them, and the processes
- * whose mappings user space must read while they live.
+ * bpf/stack.c - the chains of a stack key (bpf/plan.h (5)): the program's part that takes them
+ * (bpf_get_stackid()), how deep the kernel walks, a group's frames read back from the stack map
+ * as a perf sample has them, and the processes whose mappings user space must read while they
+ * live.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <linux/perf_event.h>
+#include "bpf/compile_int.h"
 #include "bpf/table.h"
 #include "core/session.h"
+
+/* the stack key at fp+at (bpf/plan.h (5)): the task, its chains' ids, its name */
+void stack_key(struct cc *c, int at)
+{
+	emit(c, bi_call(BPF_FUNC_get_current_pid_tgid));
+	emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)at));
+	for (int user = 0; user < 2; user++) {
+		int have = basm__label(c->a), none = basm__label(c->a), lost = basm__label(c->a);
+		int next = basm__label(c->a);
+
+		if (!user && c->p->stack_user) {
+			emit(c, bi_st(BPF_W, FP, (int16_t)(at + 8), BPF_STACK_NONE));
+			continue;
+		}
+		emit(c, bi_mov64_reg(BPF_REG_1, BPF_REG_6));
+		basm__ld_map(c->a, BPF_REG_2, c->m->stacks);
+		emit(c, bi_mov64_imm(BPF_REG_3, user ? BPF_F_USER_STACK : 0));
+		emit(c, bi_call(BPF_FUNC_get_stackid));
+		basm__jmp_imm(c->a, BPF_JSGE, BPF_REG_0, 0, have);
+		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, -EFAULT, none); /* no frame at all */
+		basm__ja(c->a, lost);
+		basm__place(c->a, none);
+		emit(c, bi_mov64_imm(BPF_REG_0, BPF_STACK_NONE));
+		basm__place(c->a, have);
+		emit(c, bi_stx(BPF_W, FP, BPF_REG_0, (int16_t)(at + 8 + 4 * user)));
+		basm__ja(c->a, next);
+		basm__place(c->a, lost);
+		count_lost(c, BPF_STATS_NOSTACK(c->p));
+		basm__place(c->a, next);
+	}
+	emit(c, bi_mov64_reg(BPF_REG_1, FP));
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_1, at + 16));
+	emit(c, bi_mov64_imm(BPF_REG_2, 16));
+	emit(c, bi_call(BPF_FUNC_get_current_comm));
+}
 
 /* the kernel's longest callchain (perf_event_max_stack), which perf samples are cut at too */
 int bpf_stack__max_depth(void)
