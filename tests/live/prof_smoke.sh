@@ -1,5 +1,6 @@
-# Every built-in profiler runs 300 ms without an error (lost-event warnings allowed), or is
-# skipped with its reason (hardware counters in a VM; memleak has its own test).
+# Every built-in profiler runs 300 ms without an error (warnings of lost events allowed, on
+# both paths), or is skipped with its reason (hardware counters in a VM; memleak has its own
+# test).
 . "$(dirname "$0")/lib.sh"; need_root
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export XDG_CONFIG_HOME=$tmp PERF_SQL_SYSTEM_PROFILERS=$tmp/none
@@ -18,7 +19,10 @@ for p in $("$PERF_SQL" list | awk 'NR > 1 && $2 == "built-in" { print $1 }'); do
 	fi
 	# shellcheck disable=SC2046
 	timeout 30 "$PERF_SQL" "$p" $(args_of "$p") -d 300ms > "$tmp/out" 2> "$tmp/err"; rc=$?
-	errs=$(grep -v 'perf-sql: warning: .* lost [0-9]* events' "$tmp/err")
+	# the kernel path's losses too: a full BPF map, a chain the stack map's bucket had no room
+	# for (a hash collision, counted and said, as bcc's profile does)
+	errs=$(grep -v 'perf-sql: warning: .* lost [0-9]* events' "$tmp/err" |
+		grep -v 'perf-sql: warning: .*: [0-9]* events of this window .* were not aggregated')
 	if [ $rc != 0 ] && grep -q 'not supported by this CPU/VM' "$tmp/err"; then
 		echo "skip: $p ($(head -1 "$tmp/err" | sed 's/^perf-sql: //'))"
 		skipped=$((skipped + 1)); continue
