@@ -4,6 +4,10 @@
  * (1) Open addressing on tid; each entry holds a small, time-ordered history (exec renames).
  * (2) An unknown tid at lookup falls back to /proc/TID/comm once and is cached, so tasks that
  *     started between the snapshot and the first COMM record still get their name.
+ * (3) A fork is stored as a link to the parent at that time and resolved at lookup, not copied
+ *     when the FORK record is read: rings drain in turn, so a child's FORK record may be read
+ *     before its parent's own FORK or COMM record (another CPU's ring), when the parent may
+ *     already be gone from /proc.
  */
 #include <dirent.h>
 #include <stdbool.h>
@@ -17,8 +21,11 @@
 
 struct comm_at {
 	uint64_t time;
+	uint32_t parent; /* non-zero: forked from it at time, named as it was then (3) */
 	char comm[16];
 };
+
+enum { FORK_DEPTH_MAX = 32 }; /* links followed at most (a reused tid could make a loop) */
 
 struct comm_ent {
 	uint32_t tid; /* 0: empty slot (tid 0 is stored in slot of key 0 specially) */
@@ -86,7 +93,7 @@ static int grow(struct comm_map *m)
 	return 0;
 }
 
-int comm_map__set(struct comm_map *m, uint32_t tid, uint64_t time, const char *comm)
+static int add(struct comm_map *m, uint32_t tid, uint64_t time, const char *comm, uint32_t parent)
 {
 	struct comm_ent *e;
 	struct comm_at *at;
@@ -100,7 +107,8 @@ int comm_map__set(struct comm_map *m, uint32_t tid, uint64_t time, const char *c
 		e->tid = tid;
 		m->used++;
 	}
-	if (e->nr && !strncmp(e->hist[e->nr - 1].comm, comm, 15))
+	if (!parent && e->nr && !e->hist[e->nr - 1].parent &&
+	    !strncmp(e->hist[e->nr - 1].comm, comm, 15))
 		return 0;
 	/* a reused tid (new task) replaces the history only for times after it: keep appending */
 	if (e->nr == e->cap) {
@@ -120,15 +128,21 @@ int comm_map__set(struct comm_map *m, uint32_t tid, uint64_t time, const char *c
 	}
 	e->nr++;
 	at->time = time;
+	at->parent = parent;
 	snprintf(at->comm, sizeof(at->comm), "%s", comm);
 	return 0;
 }
 
+int comm_map__set(struct comm_map *m, uint32_t tid, uint64_t time, const char *comm)
+{
+	return add(m, tid, time, comm, 0);
+}
+
 int comm_map__fork(struct comm_map *m, uint32_t parent_tid, uint32_t child_tid, uint64_t time)
 {
-	const char *name = comm_map__get(m, parent_tid, time);
-
-	return name ? comm_map__set(m, child_tid, time, name) : 0;
+	if (parent_tid == child_tid)
+		return 0;
+	return add(m, child_tid, time, "", parent_tid);
 }
 
 static int read_comm(uint32_t pid, uint32_t tid, char *buf, size_t len)
@@ -150,8 +164,9 @@ static int read_comm(uint32_t pid, uint32_t tid, char *buf, size_t len)
 	return 0;
 }
 
-const char *comm_map__get(struct comm_map *m, uint32_t tid, uint64_t time)
+static const char *get(struct comm_map *m, uint32_t tid, uint64_t time, int depth)
 {
+	const struct comm_at *at = NULL;
 	struct comm_ent *e;
 	char buf[32];
 
@@ -166,10 +181,19 @@ const char *comm_map__get(struct comm_map *m, uint32_t tid, uint64_t time)
 			return NULL;
 		e = slot(m->ents, m->cap, tid);
 	}
-	for (uint32_t i = e->nr; i-- > 0;)
+	for (uint32_t i = e->nr; i-- > 0 && !at;)
 		if (e->hist[i].time <= time)
-			return e->hist[i].comm;
-	return e->nr ? e->hist[0].comm : NULL;
+			at = &e->hist[i];
+	if (!at && e->nr)
+		at = &e->hist[0];
+	if (at && at->parent)
+		return depth < FORK_DEPTH_MAX ? get(m, at->parent, at->time, depth + 1) : NULL;
+	return at ? at->comm : NULL;
+}
+
+const char *comm_map__get(struct comm_map *m, uint32_t tid, uint64_t time)
+{
+	return get(m, tid, time, 0);
 }
 
 int comm_map__snapshot(struct comm_map *m)
@@ -205,9 +229,21 @@ void comm_map__for_each(struct comm_map *m,
 			void (*fn)(void *ctx, uint32_t tid, uint64_t since, const char *comm),
 			void *ctx)
 {
-	for (uint32_t i = 0; i < m->cap; i++)
-		for (uint32_t k = 0; m->ents[i].tid && k < m->ents[i].nr; k++)
-			fn(ctx, m->ents[i].tid, m->ents[i].hist[k].time, m->ents[i].hist[k].comm);
+	bool offline = m->offline;
+
+	m->offline = true; /* no /proc lookup while walking: it could grow the table */
+	for (uint32_t i = 0; i < m->cap; i++) {
+		struct comm_ent *e = &m->ents[i];
+
+		for (uint32_t k = 0; e->tid && k < e->nr; k++) {
+			const struct comm_at *at = &e->hist[k];
+			const char *name = at->parent ? get(m, at->parent, at->time, 1) : at->comm;
+
+			if (name) /* a link is saved resolved: a capture holds names only */
+				fn(ctx, e->tid, at->time, name);
+		}
+	}
+	m->offline = offline;
 }
 
 void comm_map__set_offline(struct comm_map *m) { m->offline = true; }

@@ -13,7 +13,8 @@ struct comm_map *comm_map__new(void);
 void comm_map__free(struct comm_map *m);
 /* Records that tid is named comm from time on; 0 or -ENOMEM. */
 int comm_map__set(struct comm_map *m, uint32_t tid, uint64_t time, const char *comm);
-/* A forked child starts with its parent's name. */
+/* A forked child is named as its parent was at time, looked up when asked (records of the
+ * parent may be read after the child's FORK record). */
 int comm_map__fork(struct comm_map *m, uint32_t parent_tid, uint32_t child_tid, uint64_t time);
 /* The name tid had at time: the last entry at or before it (else the first); NULL if unknown. */
 const char *comm_map__get(struct comm_map *m, uint32_t tid, uint64_t time);
