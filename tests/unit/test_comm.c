@@ -48,8 +48,8 @@ static void test_fork_before_parent(void)
 	T(is(comm_map__get(m, FORKER, 250), "forker"), "and forker after it");
 	T(is(comm_map__get(m, GONE, 1), NULL), "an unknown task that is gone has no name");
 	comm_map__for_each(m, count, &seen);
-	T(seen.n == 5 && seen.child_named == 1, "saved resolved: %d entries, child named %d", seen.n,
-	  seen.child_named);
+	T(seen.n == 5 && seen.child_named == 1, "saved resolved: %d entries, child named %d",
+	  seen.n, seen.child_named);
 	comm_map__free(m);
 }
 
