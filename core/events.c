@@ -113,6 +113,8 @@ uint64_t source__sample_type(const struct source *src)
 	if (src->period_used > 1 &&
 	    (src->ev->kind == EV_SOFTWARE || src->ev->kind == EV_BREAKPOINT))
 		st &= ~(uint64_t)PERF_SAMPLE_PERIOD;
+	if (src->user_str) /* an output event's period is not the tracepoint's: 1, every call */
+		st &= ~(uint64_t)PERF_SAMPLE_PERIOD;
 	if (src->ev->kind == EV_UPROBE && src->need_regs)
 		st |= PERF_SAMPLE_REGS_USER;
 	if (copies_stack(src)) /* unwound while draining */
@@ -156,6 +158,10 @@ static struct perf_evsel *new_source_evsel(struct session *s, struct source *src
 		a.bp_addr = src->ev->pmu_config1;
 		a.bp_len = src->ev->bp_len;
 	}
+	if (src->user_str) { /* a BPF program writes the rows (bpf/user_str.c) */
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_BPF_OUTPUT;
+	}
 	src->counting = source__counts(src);
 	set_rate(s, src, &a);
 	a.sample_type = source__sample_type(src);
@@ -165,7 +171,7 @@ static struct perf_evsel *new_source_evsel(struct session *s, struct source *src
 		/* dwarf: the user chain comes from the copy alone; auto compares it with the fp chain */
 		a.exclude_callchain_user = s->opts.call_graph == CALL_GRAPH_DWARF;
 	}
-	if (src->task_fields[0])
+	if (source__system_wide(src))
 		a.inherit = a.enable_on_exec = 0; /* opened on every CPU: enabled with the rest */
 	a.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	if (src->counter) /* perf stat's scaling when counters are multiplexed */
@@ -259,9 +265,9 @@ static int open_events(struct session *s, struct err *e)
 		src->evsel = new_source_evsel(s, src);
 		if (!src->evsel)
 			return err_set(e, -ENOMEM, "out of memory");
-		if (src->task_fields[0])
+		if (source__system_wide(src))
 			evsel__set_system_wide(src->evsel);
-		ret = open_one(s, src->evsel, src->task_fields[0] ? s->any_thread : s->threads,
+		ret = open_one(s, src->evsel, source__system_wide(src) ? s->any_thread : s->threads,
 			       src->counting ? 1 : s->opts.mmap_pages, src->ev->full, src->ev->kind,
 			       e);
 		if (ret && src->optional) { /* a counter this machine lacks: a NULL row */

@@ -31,7 +31,7 @@ static int cmp_id(const void *a, const void *b)
 
 int ring__add_ids(struct session *s, struct perf_evsel *evsel, struct source *src)
 {
-	int nthr = src && src->task_fields[0] ? 1 : perf_thread_map__nr(s->threads);
+	int nthr = src && source__system_wide(src) ? 1 : perf_thread_map__nr(s->threads);
 	struct id_map *ids = s->ids;
 	int nr_ids = s->nr_ids;
 
@@ -272,9 +272,10 @@ void session__account_lost(struct session *s)
 			src->lost_ring_all[c] = src->lost_samples[c];
 			if (src->counting) /* nothing to lose: this window's rows are the count */
 				src->received[c] = src->count_seen[c] - src->received_all[c];
-			if (!src->counting && src->period_used != 1) {
-				/* sampled every N events or at a frequency: the count is not a number of
-				 * samples, so the kernel's PERF_FORMAT_LOST is the measure */
+			if (!src->counting && (src->period_used != 1 || src->user_str)) {
+				/* sampled every N events or at a frequency, or written by a BPF program
+				 * (an output event counts nothing): the count is not a number of samples,
+				 * so the kernel's PERF_FORMAT_LOST is the measure */
 				src->lost[c] = src->lost_ring[c];
 				src->lost_all[c] = src->lost_samples[c];
 				src->total_lost += src->lost[c];

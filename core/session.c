@@ -230,6 +230,17 @@ bool session__is_row_arg(const struct session *s, const char *idx_str, int k)
 	return false;
 }
 
+void source__use_user_str(struct source *src)
+{
+	struct session *s = src->s;
+
+	src->user_str = src->need_raw = src->need_rows = true;
+	if (s->nr_tids || (s->opts.workload && !s->opts.all)) {
+		src->tree_filter = true;
+		s->tree.active = true;
+	}
+}
+
 void source__dry_scan(struct source *src, const struct kfilter *kf)
 {
 	const char *filter = kf ? kfilter__str(kf) : NULL;

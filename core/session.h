@@ -86,7 +86,11 @@ struct source {
 	bool counter;                  /* a row of the counters table (never a table's source) */
 	bool optional;                 /* its open may fail (hardware in a VM): then unsupported */
 	bool bpf;                      /* aggregated in the kernel (bpf/): no perf event, no ring */
-	int nr_plans;                  /* source__plan() calls so far: which statements read it */
+	/* a scan reads a user string (NAME_str): want_user_str at planning; user_str once a BPF
+	 * program on the tracepoint writes the rows, strings included, into this table's ring
+	 * (a BPF output event on every CPU, bpf/user_str.c) instead of the tracepoint */
+	bool want_user_str, user_str;
+	int nr_plans; /* source__plan() calls so far: which statements read it */
 	bool unsupported;
 	uint64_t enabled_ns, running_ns; /* counters: time enabled/running, all CPUs, so far */
 	/* scheduler and signal events that name tasks in fields (the wakee, the task switched
@@ -203,9 +207,10 @@ struct session {
 	int64_t clock_offset_ns;    /* wall - perf clock for ts(); 0: this machine's (core/clock.h);
 				      * a replay's: the recording machine's */
 	int nr_windows;
-	uint32_t self; /* perf-sql's pid: its own samples are left out */
-	void *replay;  /* core/replay.c: rows come from a capture */
-	void *bpf;     /* bpf/source.c: the tables aggregated in the kernel */
+	uint32_t self;  /* perf-sql's pid: its own samples are left out */
+	void *replay;   /* core/replay.c: rows come from a capture */
+	void *bpf;      /* bpf/source.c: the tables aggregated in the kernel */
+	void *user_str; /* bpf/user_str.c: the programs copying user strings */
 	void (*replay_free)(void *replay);
 	struct extra_stat extra[32];
 	int nr_extra;
@@ -232,6 +237,14 @@ bool source__counts(const struct source *src);
 void source__plan_more(struct source *src, bool stack, bool addr, bool regs);
 /* A sampling rate the query asked for; -EINVAL if another scan asked another one. */
 int source__set_rate(struct source *src, uint64_t hz, uint64_t period);
+/* The rows of src come from a BPF program's output event on every CPU (bpf/user_str.c):
+ * opened system-wide, a task target's rows picked in user space (core/tree.c). */
+void source__use_user_str(struct source *src);
+/* Opened on every CPU (pid -1) rather than per target task. */
+static inline bool source__system_wide(const struct source *src)
+{
+	return src->task_fields[0] || src->user_str;
+}
 /* A dry-run scan of src asked for the kernel filter kf (NULL or empty: it needs every row). */
 void source__dry_scan(struct source *src, const struct kfilter *kf);
 /* Adds a sentence to src->filter_note. */

@@ -270,6 +270,14 @@ void session__plan_filters(struct session *s)
 			src->filter[0] = '\0';
 			continue;
 		}
+		if (src->user_str) { /* the rows are a BPF program's: perf-sql left out there */
+			src->filter[0] = '\0';
+			if (want)
+				source__note(src,
+					     "the rows come from a BPF program (user strings): "
+					     "the WHERE filter is applied in user space");
+			continue;
+		}
 		/* want_filter leaves room for the self filter (see core/kfilter.h) */
 		if (want && self_f[0])
 			snprintf(src->filter, sizeof(src->filter), "(%s) && %s", src->want_filter,

@@ -155,6 +155,8 @@ static uint32_t task_field(const struct source *src, int k, const struct sample 
 
 bool tree__keeps(const struct tree *t, const struct source *src, const struct sample *smp)
 {
+	if (!src->task_fields[0]) /* a BPF program's rows (bpf/user_str.c): the task that ran */
+		return tree__has(t, smp->tid, smp->time);
 	for (int k = 0; k < 2 && src->task_fields[k]; k++) {
 		uint32_t v = task_field(src, k, smp);
 

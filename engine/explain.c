@@ -40,7 +40,11 @@ static void explain_target(const struct session *s, const struct source *src, FI
 {
 	const char *f0 = src->task_fields[0], *f1 = src->task_fields[1];
 
-	if (src->tree_filter)
+	if (src->tree_filter && !f0) /* a BPF program's rows (bpf/user_str.c) */
+		fprintf(f,
+			"  target       every CPU; a row is kept when its task is in the targets' "
+			"process tree (core/tree.c), the workload's from its exec\n");
+	else if (src->tree_filter)
 		fprintf(f,
 			"  target       every CPU; a row is kept when a task it names (the task, "
 			"or "
@@ -81,7 +85,12 @@ void query__explain(struct session *s, FILE *f)
 		bpf_plan__explain(s, src, f);
 		if (src->bpf) /* aggregated in the kernel: no perf event, ring or ftrace filter */
 			continue;
-		if (src->ev->kind == EV_TRACEPOINT)
+		if (src->user_str)
+			fprintf(f,
+				"  event        type=software config=BPF_OUTPUT (%d) on every CPU, "
+				"sample_period=1: the rows of %s as its BPF program writes them\n",
+				PERF_COUNT_SW_BPF_OUTPUT, src->ev->full);
+		else if (src->ev->kind == EV_TRACEPOINT)
 			fprintf(f, "  event        type=tracepoint config=%d (%s) %s\n",
 				src->ev->id, src->ev->full,
 				!source__counts(src) ? "sample_period=1"

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/field.h"
+#include "bpf/user_str.h"
 #include "core/session.h"
 #include "vtab/tp_table.h"
 
@@ -51,18 +52,36 @@ enum {
 	PC_ARG0 /* six hidden arguments follow */
 };
 
-enum spec_kind { SPEC_NONE, SPEC_FIELD, SPEC_TID, SPEC_PID, SPEC_CPU, SPEC_TIME, SPEC_COMM };
+enum spec_kind {
+	SPEC_NONE,
+	SPEC_FIELD,
+	SPEC_TID,
+	SPEC_PID,
+	SPEC_CPU,
+	SPEC_TIME,
+	SPEC_COMM,
+	SPEC_USTR /* NAME_str: a user string the BPF program copied (bpf/user_str.h) */
+};
 
 struct spec {
 	enum spec_kind kind;
 	const struct tp_field *f;
+	int ustr; /* SPEC_USTR: which of the event's user strings */
+	const struct source *src;
 };
 
 struct cell {
 	int type; /* SQLITE_NULL, SQLITE_INTEGER or SQLITE_TEXT */
 	int64_t i;
 	char s[48];
+	char *text; /* a longer text (a user string): malloc'd, owned by the cell */
 };
+
+static void cell_free(struct cell *c)
+{
+	free(c->text);
+	c->text = NULL;
+}
 
 struct pending {
 	int64_t key;
@@ -109,6 +128,27 @@ struct pairs_cursor {
 	size_t idx;
 };
 
+/* NAME_str of a system call's string argument NAME: the table's rows then carry it */
+static bool parse_ustr(struct source *src, const char *name, struct spec *out)
+{
+	size_t n = strlen(name);
+
+	if (n < 5 || strcmp(name + n - 4, "_str"))
+		return false;
+	for (int i = 0; i < src->ev->nr_fields; i++) {
+		const struct tp_field *f = &src->ev->fields[i];
+
+		if (strlen(f->name) == n - 4 && !strncmp(f->name, name, n - 4) &&
+		    (out->ustr = user_str__index(src->ev, f)) >= 0) {
+			out->kind = SPEC_USTR;
+			out->src = src;
+			src->want_user_str = true; /* engine/user_str.c decides how */
+			return true;
+		}
+	}
+	return false;
+}
+
 static int parse_spec(struct source *src, const char *name, bool value, struct spec *out,
 		      char **err)
 {
@@ -125,6 +165,8 @@ static int parse_spec(struct source *src, const char *name, bool value, struct s
 			out->kind = metas[i].kind;
 			return 0;
 		}
+	if (value && parse_ustr(src, name, out))
+		return 0;
 	out->f = field__find(src->ev, name);
 	if (!out->f || (!value && out->f->kind != FIELD_INT)) {
 		*err = sqlite3_mprintf("pairs: %s has no %s column '%s'; use a field name or "
@@ -137,10 +179,24 @@ static int parse_spec(struct source *src, const char *name, bool value, struct s
 	return 0;
 }
 
+/* the texts of this window's rows */
+static void rows_free(struct pairer *p)
+{
+	for (size_t i = 0; i < p->nr_rows; i++) {
+		cell_free(&p->rows[i].start_value);
+		cell_free(&p->rows[i].end_value);
+	}
+	p->nr_rows = 0;
+}
+
 static void pairer_free(struct pairer *p)
 {
 	if (!p)
 		return;
+	rows_free(p);
+	for (uint32_t i = 0; p->tab && i < p->cap; i++)
+		if (p->tab[i].used)
+			cell_free(&p->tab[i].value);
 	for (int i = 0; i < 6; i++)
 		sqlite3_free(p->args[i]);
 	free(p->tab);
@@ -200,8 +256,8 @@ static struct pairer *pairer_get(struct pairs_module *m, char **args, char **err
 		pairer_free(p);
 		return NULL;
 	}
-	raw_s = p->start_key.kind == SPEC_FIELD || p->start_col.kind == SPEC_FIELD;
-	raw_e = p->end_key.kind == SPEC_FIELD || p->end_col.kind == SPEC_FIELD;
+	raw_s = p->start_key.kind == SPEC_FIELD || p->start_col.kind >= SPEC_FIELD;
+	raw_e = p->end_key.kind == SPEC_FIELD || p->end_col.kind >= SPEC_FIELD;
 	/* comm is a column of every pair: task names are always tracked */
 	source__plan(p->start, raw_s, true, true);
 	source__plan(p->end, raw_e, true, true);
@@ -240,6 +296,19 @@ static bool read_spec(struct session *s, const struct spec *sp, const struct wro
 		out->type = SQLITE_TEXT;
 		snprintf(out->s, sizeof(out->s), "%.*s", (int)len, (const char *)bytes);
 		return true;
+	case SPEC_USTR:
+		out->type = SQLITE_NULL;
+		out->text = NULL;
+		if (!(sp->src->user_str || s->replay) ||
+		    !user_str__get(sp->src->ev, sp->ustr, wrow_raw(r), r->raw_size,
+				   (const char **)&bytes, &len))
+			return true;
+		out->type = SQLITE_TEXT;
+		if (len < sizeof(out->s))
+			snprintf(out->s, sizeof(out->s), "%.*s", (int)len, (const char *)bytes);
+		else if (!(out->text = strndup((const char *)bytes, len)))
+			out->type = SQLITE_NULL;
+		return true;
 	default: out->type = SQLITE_NULL; return true;
 	}
 }
@@ -274,6 +343,7 @@ static void rehash(struct pairer *p, uint32_t ncap, uint64_t older_than)
 		if (!old[i].used)
 			continue;
 		if (old[i].time < older_than) {
+			cell_free(&old[i].value);
 			session__extra_add(p->start->s, p->stat, 0, 1); /* evicted: lost */
 			continue;
 		}
@@ -338,6 +408,8 @@ static void on_start(struct pairer *p, const struct wrow *r, uint64_t lost_mark)
 	pe = &p->tab[slot_of(p, key.i)];
 	if (!pe->used)
 		p->used++;
+	else
+		cell_free(&pe->value); /* a newer start replaces it */
 	pe->used = true;
 	pe->key = key.i;
 	pe->time = r->time;
@@ -346,6 +418,7 @@ static void on_start(struct pairer *p, const struct wrow *r, uint64_t lost_mark)
 	pe->tid = r->tid;
 	pe->lost_mark = lost_mark;
 	pe->value.type = SQLITE_NULL;
+	pe->value.text = NULL;
 	if (p->start_col.kind != SPEC_NONE && !read_spec(s, &p->start_col, r, &pe->value))
 		pe->value.type = SQLITE_NULL;
 }
@@ -381,8 +454,10 @@ static void on_end(struct pairer *p, const struct wrow *r, uint64_t lost_now)
 	row->start_tid = p->tab[i].tid;
 	row->end_tid = r->tid;
 	row->lost = lost_now > p->tab[i].lost_mark;
-	row->start_value = p->tab[i].value;
+	row->start_value = p->tab[i].value; /* its text moves to the row */
+	p->tab[i].value.text = NULL;
 	row->end_value.type = SQLITE_NULL;
+	row->end_value.text = NULL;
 	if (p->end_col.kind != SPEC_NONE && !read_spec(s, &p->end_col, r, &row->end_value))
 		row->end_value.type = SQLITE_NULL;
 	remove_slot(p, i);
@@ -409,7 +484,7 @@ static int pairer_run(struct pairer *p)
 	const struct wrow *a, *b;
 	struct wscan sa, sb;
 
-	p->nr_rows = 0;
+	rows_free(p);
 	p->window = s->nr_windows;
 	if (wscan__init(&sa, p->start->win) | wscan__init(&sb, p->end->win)) {
 		wscan__done(&sa);
@@ -558,7 +633,7 @@ static void cell_result(sqlite3_context *ctx, const struct cell *v)
 	if (v->type == SQLITE_INTEGER)
 		sqlite3_result_int64(ctx, v->i);
 	else if (v->type == SQLITE_TEXT)
-		sqlite3_result_text(ctx, v->s, -1, SQLITE_TRANSIENT);
+		sqlite3_result_text(ctx, v->text ? v->text : v->s, -1, SQLITE_TRANSIENT);
 }
 
 static int pairs_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int col)

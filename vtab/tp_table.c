@@ -30,6 +30,7 @@
 #include "core/field.h"
 #include "core/kfilter.h"
 #include "core/session.h"
+#include "bpf/user_str.h"
 #include "symbols/stack.h"
 #include "symbols/symbols.h"
 #include "symbols/unwind.h"
@@ -50,7 +51,8 @@ enum tp_col_kind {
 	TP_COL_RET,
 	TP_COL_HZ,
 	TP_COL_PERIOD_ARG,
-	TP_COL_STACK
+	TP_COL_STACK,
+	TP_COL_USTR /* NAME_str: the text of a system call's string argument (bpf/user_str.h) */
 };
 
 /* argument k of a probe row: its register (the ABI's for uprobes, the spec's for USDT), cut
@@ -81,7 +83,7 @@ static const char *const meta_types[] = { "INTEGER", "INTEGER", "INTEGER",
 struct tp_col {
 	enum tp_col_kind kind;
 	const struct tp_field *f;
-	int arg; /* TP_COL_ARG: 0..5 */
+	int arg; /* TP_COL_ARG: 0..5; TP_COL_USTR: which user string */
 };
 
 struct tp_aux {
@@ -137,6 +139,16 @@ static char *build_schema(struct tp_vtab *vt, const struct tp_event *ev)
 		vt->cols[vt->nr_cols].kind = TP_COL_FIELD;
 		vt->cols[vt->nr_cols++].f = &ev->fields[i];
 	}
+	for (int i = 0; i < ev->nr_fields; i++) {
+		int k = user_str__index(ev, &ev->fields[i]);
+
+		if (k < 0)
+			continue;
+		sqlite3_str_appendf(sql, ", \"%w_str\" TEXT", ev->fields[i].name);
+		vt->cols[vt->nr_cols].kind = TP_COL_USTR;
+		vt->cols[vt->nr_cols].f = &ev->fields[i];
+		vt->cols[vt->nr_cols++].arg = k;
+	}
 	if (ev->kind != EV_TRACEPOINT) {
 		sqlite3_str_appendall(sql, ", ip INTEGER, addr INTEGER");
 		vt->cols[vt->nr_cols++].kind = TP_COL_IP;
@@ -177,7 +189,7 @@ static int tp_table_connect(sqlite3 *db, void *aux_, int argc, const char *const
 		*pzErr = sqlite3_mprintf("%s", e.msg);
 		return SQLITE_ERROR;
 	}
-	vt = sqlite3_malloc64(sizeof(*vt) + (size_t)(TP_COL_PERIOD + 24 + aux->ev->nr_fields) *
+	vt = sqlite3_malloc64(sizeof(*vt) + (size_t)(TP_COL_PERIOD + 24 + 2 * aux->ev->nr_fields) *
 						    sizeof(struct tp_col));
 	if (!vt)
 		return SQLITE_NOMEM;
@@ -276,6 +288,7 @@ static int tp_table_best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 	struct tp_vtab *vt = (struct tp_vtab *)vt_;
 	sqlite3_str *plan = sqlite3_str_new(NULL);
 	bool raw = false, comm = false, stack = false, addr = false, regs = false, is_str;
+	bool ustr = false;
 	uint64_t used_mask = info->colUsed;
 	int argv_idx = 0;
 
@@ -292,7 +305,10 @@ static int tp_table_best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 		stack |= k == TP_COL_STACK;
 		addr |= k == TP_COL_ADDR;
 		regs |= k == TP_COL_ARG || k == TP_COL_RET;
+		ustr |= k == TP_COL_USTR;
 	}
+	vt->src->want_user_str |= ustr; /* engine/user_str.c decides how */
+	raw |= ustr;
 	source__plan(vt->src, raw, comm, used_mask != 0);
 	source__plan_more(vt->src, stack, addr, regs);
 	/* the table first: the dry run asks engine/pushdown.c about this plan's arguments */
@@ -517,6 +533,17 @@ static void stack_result(sqlite3_context *ctx, struct session *s, const struct w
 		sqlite3_result_error_nomem(ctx);
 }
 
+/* NULL unless a BPF program wrote the row (engine/user_str.c) and could read the string */
+static void ustr_result(sqlite3_context *ctx, const struct source *src, int k, const struct wrow *r)
+{
+	const char *p;
+	size_t len;
+
+	if ((src->user_str || src->s->replay) &&
+	    user_str__get(src->ev, k, wrow_raw(r), r->raw_size, &p, &len))
+		sqlite3_result_text(ctx, p, (int)len, SQLITE_TRANSIENT);
+}
+
 static int tp_table_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int col)
 {
 	struct tp_cursor *c = (struct tp_cursor *)c_;
@@ -560,6 +587,7 @@ static int tp_table_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int co
 		sqlite3_result_int64(ctx, (sqlite3_int64)vt->src->period_used);
 		break;
 	case TP_COL_STACK: stack_result(ctx, vt->s, r); break;
+	case TP_COL_USTR: ustr_result(ctx, vt->src, vt->cols[col].arg, r); break;
 	}
 	return SQLITE_OK;
 }

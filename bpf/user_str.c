@@ -1,0 +1,284 @@
+/*
+ * bpf/user_str.c - copying the user strings of system calls with a BPF program (see
+ * bpf/user_str.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <perf/evsel.h>
+#include "bpf/insn.h"
+#include "bpf/tree.h"
+#include "bpf/user_str.h"
+#include "core/perf_glue.h"
+#include "core/session.h"
+
+#define FP BPF_REG_10
+
+struct user_strs {
+	struct user_str_prog *progs;
+	int nr;
+};
+
+bool user_str__field(const struct tp_event *ev, const struct tp_field *f)
+{
+	char t[32];
+	size_t n = 0;
+
+	if (ev->kind != EV_TRACEPOINT || strcmp(ev->system, "syscalls") ||
+	    strncmp(ev->name, "sys_enter_", 10) || f->size != 8 || (f->offset % 8) ||
+	    f->kind != FIELD_INT)
+		return false;
+	for (const char *p = f->type; *p && n < sizeof(t) - 1; p++)
+		if (*p != ' ')
+			t[n++] = *p;
+	t[n] = '\0';
+	return !strcmp(t, "constchar*");
+}
+
+int user_str__index(const struct tp_event *ev, const struct tp_field *f)
+{
+	int k = 0;
+
+	for (int i = 0; i < ev->nr_fields && k < USER_STR_FIELDS; i++) {
+		if (!user_str__field(ev, &ev->fields[i]))
+			continue;
+		if (&ev->fields[i] == f)
+			return k;
+		k++;
+	}
+	return -1;
+}
+
+/* the record's size as the tracepoint writes it, rounded up to 8 (the strings follow) */
+static int record_size(const struct tp_event *ev)
+{
+	int end = 16;
+
+	for (int i = 0; i < ev->nr_fields; i++)
+		if (ev->fields[i].offset + ev->fields[i].size > end)
+			end = ev->fields[i].offset + ev->fields[i].size;
+	return (end + 7) & ~7;
+}
+
+bool user_str__get(const struct tp_event *ev, int k, const void *raw, size_t raw_size,
+		   const char **out, size_t *len_out)
+{
+	size_t off = (size_t)record_size(ev) + (size_t)k * USER_STR_SLOT;
+	int64_t ret;
+
+	if (k < 0 || off + USER_STR_SLOT > raw_size)
+		return false;
+	memcpy(&ret, (const uint8_t *)raw + off, 8);
+	if (ret <= 0 || ret > USER_STR_MAX + 1)
+		return false;
+	*out = (const char *)raw + off + 8;
+	*len_out = (size_t)ret - 1; /* the helper counts the NUL */
+	return true;
+}
+
+/* r8 = the per-CPU scratch value; out if the lookup fails */
+static void scratch(struct basm *a, int map, int out)
+{
+	basm__emit(a, bi_st(BPF_W, FP, -4, 0));
+	basm__ld_map(a, BPF_REG_1, map);
+	basm__emit(a, bi_mov64_reg(BPF_REG_2, FP));
+	basm__emit(a, bi_alu64_imm(BPF_ADD, BPF_REG_2, -4));
+	basm__emit(a, bi_call(BPF_FUNC_map_lookup_elem));
+	basm__jmp_imm(a, BPF_JEQ, BPF_REG_0, 0, out);
+	basm__emit(a, bi_mov64_reg(BPF_REG_8, BPF_REG_0));
+}
+
+/* the record: common_type and common_pid (the ctx's first 8 bytes are the kernel's pt_regs
+ * pointer for system calls), __syscall_nr, then the arguments as the ctx holds them */
+static void record(struct basm *a, const struct tp_event *ev, int rec)
+{
+	basm__emit(a, bi_mov64_reg(BPF_REG_1, BPF_REG_7));
+	basm__emit(a, bi_alu64_imm(BPF_LSH, BPF_REG_1, 32));
+	basm__emit(a, bi_alu64_imm(BPF_OR, BPF_REG_1, ev->id & 0xffff));
+	basm__emit(a, bi_stx(BPF_DW, BPF_REG_8, BPF_REG_1, 0));
+	basm__emit(a, bi_ldx(BPF_W, BPF_REG_1, BPF_REG_6, 8));
+	basm__emit(a, bi_stx(BPF_DW, BPF_REG_8, BPF_REG_1, 8));
+	for (int off = 16; off < rec; off += 8) {
+		basm__emit(a, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_6, (int16_t)off));
+		basm__emit(a, bi_stx(BPF_DW, BPF_REG_8, BPF_REG_1, (int16_t)off));
+	}
+}
+
+/* slot = bpf_probe_read_user_str(slot + 8, USER_STR_MAX + 1, pointer at ctx + field) */
+static void copy_str(struct basm *a, int slot, int field_off)
+{
+	basm__emit(a, bi_mov64_reg(BPF_REG_1, BPF_REG_8));
+	basm__emit(a, bi_alu64_imm(BPF_ADD, BPF_REG_1, slot + 8));
+	basm__emit(a, bi_mov64_imm(BPF_REG_2, USER_STR_MAX + 1));
+	basm__emit(a, bi_ldx(BPF_DW, BPF_REG_3, BPF_REG_6, (int16_t)field_off));
+	basm__emit(a, bi_call(BPF_FUNC_probe_read_user_str));
+	basm__emit(a, bi_stx(BPF_DW, BPF_REG_8, BPF_REG_0, (int16_t)slot));
+}
+
+static void program(struct basm *a, const struct user_str_prog *p, const struct tp_event *ev,
+		    uint32_t self)
+{
+	int out = basm__label(a), rec = record_size(ev), k = 0;
+
+	basm__emit(a, bi_mov64_reg(BPF_REG_6, BPF_REG_1));
+	basm__emit(a, bi_call(BPF_FUNC_get_current_pid_tgid));
+	basm__emit(a, bi_mov64_reg(BPF_REG_7, BPF_REG_0));
+	basm__emit(a, bi_alu64_imm(BPF_RSH, BPF_REG_0, 32));
+	basm__jmp_imm(a, BPF_JEQ, BPF_REG_0, (int32_t)self, out); /* perf-sql itself */
+	scratch(a, p->scratch_fd, out);
+	record(a, ev, rec);
+	for (int i = 0; i < ev->nr_fields && k < USER_STR_FIELDS; i++)
+		if (user_str__field(ev, &ev->fields[i]))
+			copy_str(a, rec + USER_STR_SLOT * k++, ev->fields[i].offset);
+	basm__emit(a, bi_mov64_reg(BPF_REG_1, BPF_REG_6));
+	basm__ld_map(a, BPF_REG_2, p->array_fd);
+	basm__ld_imm64(a, BPF_REG_3, 0xffffffffull); /* BPF_F_CURRENT_CPU */
+	basm__emit(a, bi_mov64_reg(BPF_REG_4, BPF_REG_8));
+	basm__emit(a, bi_mov64_imm(BPF_REG_5, p->size));
+	basm__emit(a, bi_call(BPF_FUNC_perf_event_output));
+	basm__place(a, out);
+	basm__emit(a, bi_mov64_imm(BPF_REG_0, 1)); /* every other perf user sees the event */
+	basm__emit(a, bi_exit());
+}
+
+static struct user_strs *strs_of(struct session *s)
+{
+	int n = (int)(sizeof(s->evsrc) / sizeof(s->evsrc[0]));
+
+	if (s->user_str)
+		return s->user_str;
+	if (s->nr_evsrc == n || !(s->user_str = calloc(1, sizeof(struct user_strs))))
+		return NULL;
+	s->evsrc[s->nr_evsrc++] = &user_str_source;
+	return s->user_str;
+}
+
+static int load(struct user_str_prog *p, struct session *s, struct err *e)
+{
+	const struct tp_event *ev = p->src->ev;
+	struct bpf_prog_info info = { 0 };
+	uint32_t info_len = sizeof(info);
+	struct basm a = { 0 };
+
+	p->array_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "psql_ustr_out", 4, 4,
+				     (uint32_t)s->nr_cpu_ids, NULL);
+	p->scratch_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "psql_ustr_buf", 4,
+				       (uint32_t)p->size, 1, NULL);
+	if (p->array_fd < 0 || p->scratch_fd < 0)
+		return err_set(e, -errno, "cannot create a BPF map: %s", strerror(errno));
+	program(&a, p, ev, s->self);
+	if (basm__finish(&a)) {
+		basm__free(&a);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	p->nr_insns = a.nr;
+	p->prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "perf_sql_ustr", "GPL", a.insn,
+				   (size_t)a.nr, NULL);
+	basm__free(&a);
+	if (p->prog_fd < 0 && (errno == EPERM || errno == EACCES))
+		return err_set(e, -errno,
+			       "not permitted to load a BPF program (CAP_BPF and CAP_PERFMON, "
+			       "or root)");
+	if (p->prog_fd < 0)
+		return err_set(e, -errno, "the kernel refused the BPF program (%d insns): %s",
+			       p->nr_insns, strerror(errno));
+	if (!bpf_obj_get_info_by_fd(p->prog_fd, &info, &info_len))
+		p->prog_id = info.id;
+	return 0;
+}
+
+int user_str__load(struct session *s, struct source *src, bool attach, struct err *e)
+{
+	struct user_strs *u = strs_of(s);
+	struct user_str_prog *p;
+	int ret;
+
+	if (!u || !(p = realloc(u->progs, (size_t)(u->nr + 1) * sizeof(*p))))
+		return err_set(e, -ENOMEM, "out of memory");
+	u->progs = p;
+	p = &u->progs[u->nr++];
+	*p = (struct user_str_prog){ .src = src, .array_fd = -1, .scratch_fd = -1,
+				     .prog_fd = -1, .perf_fd = -1 };
+	for (int i = 0; i < src->ev->nr_fields; i++)
+		p->nr_strs += user_str__field(src->ev, &src->ev->fields[i]);
+	if (p->nr_strs > USER_STR_FIELDS)
+		p->nr_strs = USER_STR_FIELDS;
+	p->size = record_size(src->ev) + p->nr_strs * USER_STR_SLOT;
+	if ((ret = load(p, s, e)))
+		return ret;
+	if (attach && (p->perf_fd = bpf_attach_tracepoint(src->ev->id, s->cpu_num[0],
+							  p->prog_fd)) < 0)
+		return err_set(e, p->perf_fd, "cannot attach the BPF program to %s: %s",
+			       src->ev->full, strerror(-p->perf_fd));
+	return 0;
+}
+
+const struct user_str_prog *user_str__of(const struct session *s, const struct source *src)
+{
+	const struct user_strs *u = s->user_str;
+
+	for (int i = 0; u && i < u->nr; i++)
+		if (u->progs[i].src == src)
+			return &u->progs[i];
+	return NULL;
+}
+
+/* after the rings opened: each CPU's output event goes in the program's array */
+static int ustr_open(struct session *s, struct err *e)
+{
+	struct user_strs *u = s->user_str;
+
+	for (int i = 0; u && i < u->nr; i++) {
+		struct user_str_prog *p = &u->progs[i];
+
+		if (!p->src->evsel)
+			continue;
+		for (int c = 0; c < s->nr_cpus; c++) {
+			uint32_t cpu = (uint32_t)s->cpu_num[c];
+			int fd = evsel__fd(p->src->evsel, c, 0);
+
+			if (bpf_map_update_elem(p->array_fd, &cpu, &fd, BPF_ANY))
+				return err_set(e, -errno,
+					       "%s: cannot put CPU %u's output event in the BPF "
+					       "map: %s",
+					       p->src->ev->full, cpu, strerror(errno));
+		}
+	}
+	return 0;
+}
+
+static void ustr_nothing(struct session *s) {}
+
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+static void ustr_close(struct session *s)
+{
+	struct user_strs *u = s->user_str;
+
+	for (int i = 0; u && i < u->nr; i++) {
+		close_fd(u->progs[i].perf_fd); /* detaches the program */
+		close_fd(u->progs[i].prog_fd);
+		close_fd(u->progs[i].array_fd);
+		close_fd(u->progs[i].scratch_fd);
+	}
+	if (u)
+		free(u->progs);
+	free(u);
+	s->user_str = NULL;
+}
+
+const struct event_source_ops user_str_source = {
+	.name = "user strings",
+	.open = ustr_open,
+	.enable = ustr_nothing,
+	.disable = ustr_nothing,
+	.drain = ustr_nothing,
+	.read_counts = ustr_nothing,
+	.close = ustr_close,
+};

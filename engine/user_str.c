@@ -1,0 +1,105 @@
+/*
+ * engine/user_str.c - how the user strings a query reads are collected (docs/bpf.md, "User
+ * strings"): the NAME_str columns of syscalls:sys_enter_* tables.
+ *
+ * (1) A table one of whose NAME_str columns a scan reads gets a BPF program on its
+ *     tracepoint (bpf/user_str.h), and its rows come from that program's output event on
+ *     every CPU, each with the strings of its own call; --explain says so on the table's
+ *     path line (the program is loaded, not attached).
+ * (2) When it cannot (--no-bpf, no BPF or too little privilege, a refusal), a statement that
+ *     names the column fails with one line; one that reads it only through `*` (the trace
+ *     profiler's SELECT *) runs on the tracepoint as before, its strings NULL, and one line
+ *     says why. Never a string that is not its event's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include "bpf/source.h"
+#include "bpf/user_str.h"
+#include "engine/query.h"
+#include "engine/user_str.h"
+
+/* whether some statement of q names one of src's NAME_str columns */
+static const char *named_column(struct query *q, const struct source *src, char *buf, size_t len)
+{
+	const struct tp_event *ev = src->ev;
+
+	for (int i = 0; i < ev->nr_fields; i++) {
+		if (!user_str__field(ev, &ev->fields[i]))
+			continue;
+		snprintf(buf, len, "%s_str", ev->fields[i].name);
+		for (int k = 0; k < q->nr_stmts; k++) {
+			const char *sql = sqlite3_sql(q->stmts[k]);
+			size_t n = strlen(buf);
+
+			for (const char *p = sql; p && *p; p++)
+				if (!strncasecmp(p, buf, n))
+					return buf;
+		}
+	}
+	return NULL;
+}
+
+static int without(struct query *q, struct session *s, struct source *src, const char *why,
+		   const char *hint, const struct query_ops *ops, void *ctx, struct err *e)
+{
+	char col[96], line[512];
+
+	if (named_column(q, src, col, sizeof(col))) {
+		err_set(e, -EOPNOTSUPP, "%s: %s is copied by a BPF program, and %s", src->ev->full,
+			col, why);
+		return hint ? err_hint(e, "%s", hint) : e->code;
+	}
+	bpf_session__note(s, src, "perf ring of the tracepoint: user strings NULL (%s)", why);
+	snprintf(line, sizeof(line),
+		 "%s: user strings (NAME_str) are NULL: %s; they are copied by a BPF program",
+		 src->ev->full, why);
+	if (ops && ops->notice)
+		ops->notice(ctx, line);
+	return 0;
+}
+
+static void note(struct session *s, struct source *src, const struct user_str_prog *p,
+		 bool attach)
+{
+	bpf_session__note(s, src,
+			  "perf ring of a BPF output event on every CPU, written by BPF program "
+			  "%u of %d insns on %s (%s), which copies the call's %d user string%s "
+			  "(at most %d bytes each) with the record",
+			  p->prog_id, p->nr_insns, src->ev->full,
+			  attach ? "attached" : "loaded, not attached: --explain", p->nr_strs,
+			  p->nr_strs == 1 ? "" : "s", USER_STR_MAX);
+}
+
+int user_str__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx,
+		    struct err *e)
+{
+	int ret;
+
+	for (int j = 0; j < s->nr_src; j++) {
+		struct source *src = s->src[j];
+		struct err le = { 0 };
+
+		if (!src->want_user_str || src->counter || s->replay)
+			continue;
+		if (src->bpf) /* aggregated in the kernel: its statement reads no string */
+			continue;
+		if (q->no_bpf) {
+			if ((ret = without(q, s, src, "--no-bpf runs none", "leave --no-bpf out",
+					   ops, ctx, e)))
+				return ret;
+			continue;
+		}
+		if (user_str__load(s, src, !q->plan_only, &le)) {
+			if ((ret = without(q, s, src, le.msg,
+					   "run as root, or give CAP_BPF and CAP_PERFMON", ops, ctx,
+					   e)))
+				return ret;
+			continue;
+		}
+		source__use_user_str(src);
+		note(s, src, user_str__of(s, src), !q->plan_only);
+	}
+	return 0;
+}
