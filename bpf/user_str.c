@@ -143,6 +143,20 @@ static void program(struct basm *a, const struct user_str_prog *p, const struct 
 	basm__emit(a, bi_exit());
 }
 
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+static void prog_close(struct user_str_prog *p)
+{
+	close_fd(p->perf_fd); /* detaches the program */
+	close_fd(p->prog_fd);
+	close_fd(p->array_fd);
+	close_fd(p->scratch_fd);
+}
+
 static struct user_strs *strs_of(struct session *s)
 {
 	int n = (int)(sizeof(s->evsrc) / sizeof(s->evsrc[0]));
@@ -166,6 +180,8 @@ static int load(struct user_str_prog *p, struct session *s, struct err *e)
 				     (uint32_t)s->nr_cpu_ids, NULL);
 	p->scratch_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "psql_ustr_buf", 4,
 				       (uint32_t)p->size, 1, NULL);
+	if ((p->array_fd < 0 || p->scratch_fd < 0) && (errno == EPERM || errno == EACCES))
+		return err_set(e, -errno, "not permitted to create a BPF map (CAP_BPF, or root)");
 	if (p->array_fd < 0 || p->scratch_fd < 0)
 		return err_set(e, -errno, "cannot create a BPF map: %s", strerror(errno));
 	program(&a, p, ev, s->self);
@@ -199,20 +215,23 @@ int user_str__load(struct session *s, struct source *src, bool attach, struct er
 		return err_set(e, -ENOMEM, "out of memory");
 	u->progs = p;
 	p = &u->progs[u->nr++];
-	*p = (struct user_str_prog){ .src = src, .array_fd = -1, .scratch_fd = -1,
-				     .prog_fd = -1, .perf_fd = -1 };
+	*p = (struct user_str_prog){
+		.src = src, .array_fd = -1, .scratch_fd = -1, .prog_fd = -1, .perf_fd = -1
+	};
 	for (int i = 0; i < src->ev->nr_fields; i++)
 		p->nr_strs += user_str__field(src->ev, &src->ev->fields[i]);
 	if (p->nr_strs > USER_STR_FIELDS)
 		p->nr_strs = USER_STR_FIELDS;
 	p->size = record_size(src->ev) + p->nr_strs * USER_STR_SLOT;
-	if ((ret = load(p, s, e)))
-		return ret;
-	if (attach && (p->perf_fd = bpf_attach_tracepoint(src->ev->id, s->cpu_num[0],
-							  p->prog_fd)) < 0)
-		return err_set(e, p->perf_fd, "cannot attach the BPF program to %s: %s",
-			       src->ev->full, strerror(-p->perf_fd));
-	return 0;
+	if (!(ret = load(p, s, e)) && attach &&
+	    (p->perf_fd = bpf_attach_tracepoint(src->ev->id, s->cpu_num[0], p->prog_fd)) < 0)
+		ret = err_set(e, p->perf_fd, "cannot attach the BPF program to %s: %s",
+			      src->ev->full, strerror(-p->perf_fd));
+	if (ret) { /* not this table's source then */
+		prog_close(p);
+		u->nr--;
+	}
+	return ret;
 }
 
 const struct user_str_prog *user_str__of(const struct session *s, const struct source *src)
@@ -249,29 +268,19 @@ static int ustr_open(struct session *s, struct err *e)
 	return 0;
 }
 
-static void ustr_nothing(struct session *s) {}
-
-static void close_fd(int fd)
-{
-	if (fd >= 0)
-		close(fd);
-}
-
 static void ustr_close(struct session *s)
 {
 	struct user_strs *u = s->user_str;
 
-	for (int i = 0; u && i < u->nr; i++) {
-		close_fd(u->progs[i].perf_fd); /* detaches the program */
-		close_fd(u->progs[i].prog_fd);
-		close_fd(u->progs[i].array_fd);
-		close_fd(u->progs[i].scratch_fd);
-	}
+	for (int i = 0; u && i < u->nr; i++)
+		prog_close(&u->progs[i]);
 	if (u)
 		free(u->progs);
 	free(u);
 	s->user_str = NULL;
 }
+
+static void ustr_nothing(struct session *s) {}
 
 const struct event_source_ops user_str_source = {
 	.name = "user strings",

@@ -47,21 +47,23 @@ static int without(struct query *q, struct session *s, struct source *src, const
 	char col[96], line[512];
 
 	if (named_column(q, src, col, sizeof(col))) {
-		err_set(e, -EOPNOTSUPP, "%s: %s is copied by a BPF program, and %s", src->ev->full,
-			col, why);
+		err_set(e, -EOPNOTSUPP,
+			"%s: %s needs a BPF program (it copies the string at the "
+			"call): %s",
+			src->ev->full, col, why);
 		return hint ? err_hint(e, "%s", hint) : e->code;
 	}
-	bpf_session__note(s, src, "perf ring of the tracepoint: user strings NULL (%s)", why);
+	bpf_session__note(s, src, "perf ring of the tracepoint: its NAME_str columns are NULL (%s)",
+			  why);
 	snprintf(line, sizeof(line),
-		 "%s: user strings (NAME_str) are NULL: %s; they are copied by a BPF program",
+		 "%s: its NAME_str columns are NULL: user strings need a BPF program (%s)",
 		 src->ev->full, why);
 	if (ops && ops->notice)
 		ops->notice(ctx, line);
 	return 0;
 }
 
-static void note(struct session *s, struct source *src, const struct user_str_prog *p,
-		 bool attach)
+static void note(struct session *s, struct source *src, const struct user_str_prog *p, bool attach)
 {
 	bpf_session__note(s, src,
 			  "perf ring of a BPF output event on every CPU, written by BPF program "
