@@ -11,6 +11,7 @@
  *     profiler's SELECT *) runs on the tracepoint as before, its strings NULL, and one line
  *     says why. Never a string that is not its event's.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,7 +21,38 @@
 #include "engine/query.h"
 #include "engine/user_str.h"
 
-/* whether some statement of q names one of src's NAME_str columns */
+static bool ident_char(char c) { return c == '_' || isalnum((unsigned char)c); }
+
+/* whether sql has the identifier name (bare or "quoted") outside comments and strings, or a
+ * string that is the name alone (an argument of pairs()) */
+static bool has_ident(const char *sql, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = sql; p && *p; p++) {
+		if (p[0] == '-' && p[1] == '-') {
+			p += strcspn(p, "\n");
+		} else if (p[0] == '/' && p[1] == '*') {
+			const char *e = strstr(p + 2, "*/");
+
+			p = e ? e + 1 : p + strlen(p) - 1;
+		} else if (*p == '\'') { /* a string: the name alone is pairs()' column */
+			const char *e = strchr(p + 1, '\'');
+
+			if (e && (size_t)(e - p - 1) == n && !strncasecmp(p + 1, name, n))
+				return true;
+			p = e ? e : p + strlen(p) - 1;
+		} else if (!strncasecmp(p, name, n) && (p == sql || !ident_char(p[-1])) &&
+			   !ident_char(p[n])) {
+			return true;
+		}
+		if (!*p)
+			break;
+	}
+	return false;
+}
+
+/* the first of src's NAME_str columns a statement of q names, in buf; or NULL */
 static const char *named_column(struct query *q, const struct source *src, char *buf, size_t len)
 {
 	const struct tp_event *ev = src->ev;
@@ -29,14 +61,9 @@ static const char *named_column(struct query *q, const struct source *src, char 
 		if (!user_str__field(ev, &ev->fields[i]))
 			continue;
 		snprintf(buf, len, "%s_str", ev->fields[i].name);
-		for (int k = 0; k < q->nr_stmts; k++) {
-			const char *sql = sqlite3_sql(q->stmts[k]);
-			size_t n = strlen(buf);
-
-			for (const char *p = sql; p && *p; p++)
-				if (!strncasecmp(p, buf, n))
-					return buf;
-		}
+		for (int k = 0; k < q->nr_stmts; k++)
+			if (has_ident(sqlite3_sql(q->stmts[k]), buf))
+				return buf;
 	}
 	return NULL;
 }

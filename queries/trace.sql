@@ -6,6 +6,8 @@
 -- example: perf-sql trace table=sched_wakeup -i 1000
 -- example: perf-sql trace table=sys_enter_openat -- ./app
 -- Like perf-prof trace -e EVENT. With -i the events of each window print at its end.
+-- On a syscalls:sys_enter_* table the NAME_str columns (filename_str, ...) print the strings
+-- the call was given, copied at the call by a BPF program (docs/bpf.md, user strings).
 SELECT ts(_time) AS time, *
   FROM :table
  WHERE :comm IS NULL OR _comm GLOB :comm

@@ -272,7 +272,8 @@ static const struct cli_option cli_options[] = {
 	{ "no-pushdown", 0, NULL, "keep WHERE out of the kernel (for benchmarks)",
 	  set_no_pushdown },
 	{ "no-bpf", 0, NULL,
-	  "aggregate on the perf ring in user space, never in the kernel with BPF (docs/bpf.md)",
+	  "aggregate on the perf ring in user space, never in the kernel with BPF, and copy no "
+	  "user strings (NAME_str columns: NULL, an error where named) (docs/bpf.md)",
 	  set_no_bpf },
 	{ "max-groups", 0, "N",
 	  "groups a BPF map holds per window (default 10240); events of further groups are counted "
@@ -489,7 +490,9 @@ static const char usage_head[] =
 static const char usage_tail[] =
 	"\n"
 	"tables:  every tracepoint (columns: _time _cpu _pid _tid _comm _period, aliases time cpu\n"
-	"         pid tid comm, then the event's fields; _time is the perf clock, ns since boot);\n"
+	"         pid tid comm, then the event's fields; _time is the perf clock, ns since boot;\n"
+	"         syscalls:sys_enter_* have NAME_str, the text of each const char * argument,\n"
+	"         copied at the call by a BPF program: filename_str of sys_enter_openat);\n"
 	"         PMU tables cpu_clock(HZ), task_clock, page_faults, cycles, ... (ip, addr);\n"
 	"         every table has a hidden stack column (the call chain, read with stack_text());\n"
 	"         counters (perf stat counts); pairs(START, KEY, END, KEY) (latency);\n"
