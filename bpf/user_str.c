@@ -21,6 +21,19 @@ struct user_strs {
 	int nr;
 };
 
+/* a byte buffer with its length (write's buf, count; mq_timedsend's u_msg_ptr, msg_len), not a
+ * string: the next argument is count or a *len */
+static bool is_buffer(const struct tp_event *ev, const struct tp_field *f)
+{
+	const struct tp_field *next = f + 1;
+	size_t n;
+
+	if (next >= ev->fields + ev->nr_fields)
+		return false;
+	n = strlen(next->name);
+	return !strcmp(next->name, "count") || (n >= 3 && !strcmp(next->name + n - 3, "len"));
+}
+
 bool user_str__field(const struct tp_event *ev, const struct tp_field *f)
 {
 	char t[32];
@@ -34,7 +47,7 @@ bool user_str__field(const struct tp_event *ev, const struct tp_field *f)
 		if (*p != ' ')
 			t[n++] = *p;
 	t[n] = '\0';
-	return !strcmp(t, "constchar*");
+	return !strcmp(t, "constchar*") && !is_buffer(ev, f);
 }
 
 int user_str__index(const struct tp_event *ev, const struct tp_field *f)

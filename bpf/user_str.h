@@ -36,7 +36,8 @@ struct source;
 #define USER_STR_SLOT (8 + ((USER_STR_MAX + 1 + 7) / 8) * 8)
 #define USER_STR_FIELDS 6
 
-/* Whether field f of ev is a user string: a `const char *` argument of a system call's entry. */
+/* Whether field f of ev is a user string: a `const char *` argument of a system call's entry,
+ * but a byte buffer with its length (write's buf, count). */
 bool user_str__field(const struct tp_event *ev, const struct tp_field *f);
 /* f's index among ev's user strings, or -1. */
 int user_str__index(const struct tp_event *ev, const struct tp_field *f);

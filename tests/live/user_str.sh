@@ -2,8 +2,8 @@
 # by a BPF program whose output event is the table's ring. Against workloads/opener (documented
 # calls): exact rows with a path over the 256-byte bound, an empty string and a bad pointer; the
 # trace profiler; pairs() with the calls' results; -a; -i windows adding up; --no-bpf; the program
-# returns 1 (perf stat of the tracepoint in parallel counts every call); nothing stays attached
-# after SIGKILL.
+# returns 1 (perf stat of the tracepoint in parallel counts every call); a capture replays them;
+# nothing stays attached after SIGKILL.
 . "$(dirname "$0")/lib.sh"; need_root
 plan=$("$PERF_SQL" --explain "select filename_str from sys_enter_openat" 2>&1) || {
 	printf '%s\n' "$plan" | grep -q "not permitted\|cannot create a BPF map" &&
@@ -62,7 +62,14 @@ eq "$(wc -l < "$d/out") $(grep -c ',$' "$d/out")" "$((n + 5)) $((n + 5))" \
 	"--no-bpf trace (SELECT *): rows, rows with filename_str NULL (the last column)"
 grep -q "NAME_str columns are NULL" "$d/err" || fail "--no-bpf, SELECT *: no line: $(cat "$d/err")"
 
-# (7) the program returns 1: perf stat of the same tracepoint counts every call meanwhile; then
+# (7) a capture keeps the strings: perf-sql -r gives the live answer
+"$PERF_SQL" record -o "$d/cap" -m 1024 sys_enter_openat -- "$WL/opener" $n 2> "$d/err" ||
+	fail "record: $(cat "$d/err")"
+got=$(q -r "$d/cap" "select ifnull(filename_str, 'NULL ' || filename), length(filename_str),
+	count(*) from sys_enter_openat group by 1, 2 order by min(_time)" | tr '\n' ' ')
+eq "$got" "$dir/a,30,$n $dir/b,30,2 $long,256,1 ,0,1 NULL 1,,1 " "replayed capture of opener $n"
+
+# (8) the program returns 1: perf stat of the same tracepoint counts every call meanwhile; then
 # SIGKILL leaves nothing attached
 "$PERF_SQL" -v -a "select filename_str from sys_enter_openat" > /dev/null 2> "$d/bg" & pid=$!
 wait_perf_fds $pid
