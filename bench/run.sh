@@ -9,7 +9,8 @@
 # Sections (BENCH_SECTIONS, default all: slow1 slow2 pp count start win sym burn pushdown agg replay
 # unwind serve; unwind: CFI unwinding against perf record --call-graph dwarf, see bench/unwind.sh;
 # serve: perf-sql serve's CPU per scrape and the slowdown with 1 scrape/s, see bench/serve.sh;
-# bpf: the BPF path against bpftrace, see bench/bpf.sh):
+# bpf: the BPF path against bpftrace, see bench/bpf.sh; ustr: user strings against bpftrace's
+# str(), see bench/user_str.sh):
 #  slow1  getppid_loop -t SECS pinned to CPU 0, untraced vs traced system-wide on
 #         syscalls:sys_enter_getppid, every event sampled (perf-sql reads a column: count(_cpu);
 #         count(*) alone would be counted in the kernel, see count): (1) slowdown = traced
@@ -82,7 +83,7 @@ SECS=${BENCH_SECS:-2}
 PAGES=${BENCH_PAGES:-64}
 PP=${BENCH_PP:-200000}
 MAXMEM=${BENCH_MAX_MEMORY:-4G}
-ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay unwind serve bpf"
+ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay unwind serve bpf ustr"
 SECTIONS=${BENCH_SECTIONS:-$ALL_SECTIONS}
 BURN_SECS=${BENCH_BURN_SECS:-10}
 SYM_COPIES=${BENCH_SYM_COPIES:-200}
@@ -760,6 +761,12 @@ section_bpf() {
 	BENCH_REPS=$REPS bash "$HERE/bpf.sh" > "$TMP/bpf.out" 2> /dev/null
 }
 
+# user strings (filename_str) against bpftrace's str() (bench/user_str.sh)
+section_ustr() {
+	log "ustr: openat's filename_str against bpftrace str() and perf-sql's ring on the pointer x$REPS"
+	BENCH_REPS=$REPS bash "$HERE/user_str.sh" > "$TMP/ustr.out" 2> /dev/null
+}
+
 # record/replay against perf record + perf report / perf script (bench/replay.sh)
 section_replay() {
 	log "replay: record 1M events, then GROUP BY comm on the capture vs perf report / perf script"
@@ -794,6 +801,7 @@ echo "perf-sql bench: $NCPU CPUs, kernel $(uname -r), $(perf --version 2>/dev/nu
 calc report "$RES"
 [ -s "$TMP/replay.out" ] && cat "$TMP/replay.out"
 [ -s "$TMP/bpf.out" ] && cat "$TMP/bpf.out"
+[ -s "$TMP/ustr.out" ] && cat "$TMP/ustr.out"
 [ -s "$TMP/unwind.out" ] && cat "$TMP/unwind.out"
 [ -s "$TMP/serve.out" ] && cat "$TMP/serve.out"
 if [ -s "$TMP/lostwarn" ]; then
