@@ -1,7 +1,7 @@
 # User strings (docs/bpf.md, "User strings"): filename_str of sys_enter_openat, copied at the call
 # by a BPF program whose output event is the table's ring. Against workloads/opener (documented
 # calls): exact rows with a path over the 256-byte bound, an empty string and a bad pointer; the
-# trace profiler; pairs() with the calls' results; -a; -i windows adding up; --no-bpf; the program
+# trace profiler; pairs() with the calls' results; -a; -p; -i windows adding up; --no-bpf; the program
 # returns 1 (perf stat of the tracepoint in parallel counts every call); a capture replays them;
 # nothing stays attached after SIGKILL.
 . "$(dirname "$0")/lib.sh"; need_root
@@ -41,6 +41,16 @@ got=$(q -a -m 1024 "select count(*), sum(filename_str = '$dir/a'), sum(filename_
 	(select sum(lost) from perf_sql_stats where \"table\" = 'sys_enter_openat')
 	from sys_enter_openat where _comm = 'opener'" -- "$WL/opener" $n)
 eq "$got" "$((n + 5)),$n,1,0" "-a: calls, $dir/a, NULL strings, lost"
+
+# (4b) -p: the output event is system-wide, the target's rows are picked in user space
+mkdir "$d/p" || fail "mkdir"
+hold "$d/p" "$WL/opener" $n
+query_held "$d/p" "select ifnull(filename_str, 'NULL'), count(*) from sys_enter_openat group by 1
+	order by min(_time)" -p "$HELD" -m 1024
+release "$d/p"
+got=$(tail -n +2 "$d/p/query" | tr -d '\r' | tr '\n' ' ')
+eq "$got" "$dir/a,$n $dir/b,2 $long,1 ,1 NULL,1 " "-p: openat strings of opener $n"
+unset BG
 
 # (5) windows: every call in exactly one window
 m=20000
