@@ -1,0 +1,80 @@
+/*
+ * vtab/pairs_int.h - what the pairs() table (vtab/pairs.c: arguments, planning, the SQLite
+ * module) and its matcher (vtab/pairs_match.c: pending starts by key, pairing each window's
+ * rows in time order) share. See vtab/pairs.c for how pairs() works.
+ */
+#ifndef PERF_SQL_PAIRS_INT_H
+#define PERF_SQL_PAIRS_INT_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "core/session.h"
+#include "vtab/tp_table.h"
+
+#define PAIRS_MAX_PENDING (1 << 20)
+
+enum spec_kind {
+	SPEC_NONE,
+	SPEC_FIELD,
+	SPEC_TID,
+	SPEC_PID,
+	SPEC_CPU,
+	SPEC_TIME,
+	SPEC_COMM,
+	SPEC_USTR /* NAME_str: a user string the BPF program copied (bpf/user_str.h) */
+};
+
+struct spec {
+	enum spec_kind kind;
+	const struct tp_field *f;
+	int ustr; /* SPEC_USTR: which of the event's user strings */
+	const struct source *src;
+};
+
+struct cell {
+	int type; /* SQLITE_NULL, SQLITE_INTEGER or SQLITE_TEXT */
+	int64_t i;
+	char s[48];
+	char *text; /* a longer text (a user string): malloc'd, owned by the cell */
+};
+
+static inline void cell_free(struct cell *c)
+{
+	free(c->text);
+	c->text = NULL;
+}
+
+struct pending {
+	int64_t key;
+	uint64_t time, lost_mark;
+	uint32_t cpu, pid, tid;
+	bool used;
+	struct cell value;
+};
+
+struct pair_row {
+	int64_t key;
+	uint64_t start, end;
+	uint32_t start_cpu, end_cpu, start_pid, start_tid, end_tid;
+	bool lost;
+	struct cell start_value, end_value;
+};
+
+struct pairer {
+	char *args[6];
+	struct source *start, *end;
+	struct spec start_key, end_key, start_col, end_col;
+	struct pending *tab; /* open addressing on key */
+	uint32_t cap, used;
+	struct pair_row *rows; /* this window's pairs */
+	size_t nr_rows, cap_rows;
+	int window; /* s->nr_windows the rows belong to, -1: none yet */
+	int stat;   /* index in s->extra */
+};
+
+/* Frees this window's pairs (their texts too). */
+void pairer__rows_free(struct pairer *p);
+/* Once per window: merges both tables' rows in time order, pairing as rows go by, into
+ * p->rows. 0 or -ENOMEM. */
+int pairer__run(struct pairer *p);
+#endif
