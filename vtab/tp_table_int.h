@@ -1,0 +1,64 @@
+/*
+ * vtab/tp_table_int.h - what a tracepoint table's module (vtab/tp_table.c: schema, scans,
+ * columns) and its planning (vtab/tp_plan.c: xBestIndex, the kernel filter from the dry run)
+ * share. See vtab/tp_table.c for how a tracepoint table works.
+ */
+#ifndef PERF_SQL_TP_TABLE_INT_H
+#define PERF_SQL_TP_TABLE_INT_H
+#include <sqlite3.h>
+#include <stdbool.h>
+#include "core/session.h"
+#include "vtab/tp_table.h"
+
+enum tp_col_kind {
+	TP_COL_TIME,
+	TP_COL_CPU,
+	TP_COL_PID,
+	TP_COL_TID,
+	TP_COL_COMM,
+	TP_COL_PERIOD,
+	TP_COL_FIELD,
+	TP_COL_IP,
+	TP_COL_ADDR,
+	TP_COL_ARG,
+	TP_COL_RET,
+	TP_COL_HZ,
+	TP_COL_PERIOD_ARG,
+	TP_COL_STACK,
+	TP_COL_USTR /* NAME_str: the text of a system call's string argument (bpf/user_str.h) */
+};
+
+struct tp_col {
+	enum tp_col_kind kind;
+	const struct tp_field *f;
+	int arg; /* TP_COL_ARG: 0..5; TP_COL_USTR: which user string */
+};
+
+struct tp_aux {
+	struct session *s;
+	struct tp_event *ev;
+};
+
+struct tp_vtab {
+	sqlite3_vtab base;
+	struct session *s;
+	struct source *src;
+	int nr_cols;
+	struct tp_col cols[];
+};
+
+struct tp_cursor {
+	sqlite3_vtab_cursor base;
+	bool filtered; /* dry run: xFilter reached */
+	struct wscan scan;
+	const struct wrow *row;
+	uint64_t nr_counted; /* counting mode: rows left */
+	sqlite3_int64 rowid;
+};
+
+/* xBestIndex: the columns used tell the session what to sample; constraints a kernel filter can
+ * express are described in idxStr (vtab/tp_table.c) */
+int tp_table__best_index(sqlite3_vtab *vt_, sqlite3_index_info *info);
+/* In the planning dry run: idxStr and its bound values made the source's kernel filter. */
+void tp_table__dry_scan(struct tp_vtab *vt, const char *idx_str, int argc, sqlite3_value **argv);
+#endif
