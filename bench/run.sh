@@ -10,7 +10,8 @@
 # unwind serve; unwind: CFI unwinding against perf record --call-graph dwarf, see bench/unwind.sh;
 # serve: perf-sql serve's CPU per scrape and the slowdown with 1 scrape/s, see bench/serve.sh;
 # bpf: the BPF path against bpftrace, see bench/bpf.sh; ustr: user strings against bpftrace's
-# str(), see bench/user_str.sh):
+# str(), see bench/user_str.sh; pairs: pairs() in the kernel, perf-sql syscalls and rundelay
+# against bpftrace, perf trace -s and bcc syscount -L, see bench/bpf_pairs.sh):
 #  slow1  getppid_loop -t SECS pinned to CPU 0, untraced vs traced system-wide on
 #         syscalls:sys_enter_getppid, every event sampled (perf-sql reads a column: count(_cpu);
 #         count(*) alone would be counted in the kernel, see count): (1) slowdown = traced
@@ -83,7 +84,7 @@ SECS=${BENCH_SECS:-2}
 PAGES=${BENCH_PAGES:-64}
 PP=${BENCH_PP:-200000}
 MAXMEM=${BENCH_MAX_MEMORY:-4G}
-ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay unwind serve bpf ustr"
+ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay unwind serve bpf ustr pairs"
 SECTIONS=${BENCH_SECTIONS:-$ALL_SECTIONS}
 BURN_SECS=${BENCH_BURN_SECS:-10}
 SYM_COPIES=${BENCH_SYM_COPIES:-200}
@@ -767,6 +768,12 @@ section_ustr() {
 	BENCH_REPS=$REPS bash "$HERE/user_str.sh" > "$TMP/ustr.out" 2> /dev/null
 }
 
+# pairs() in the kernel: syscalls and rundelay against bpftrace, perf trace, bcc (bench/bpf_pairs.sh)
+section_pairs() {
+	log "pairs: syscalls vs bpftrace/perf trace -s/syscount -L, rundelay vs bpftrace runqlat x$REPS"
+	BENCH_REPS=$REPS bash "$HERE/bpf_pairs.sh" > "$TMP/pairs.out" 2> /dev/null
+}
+
 # record/replay against perf record + perf report / perf script (bench/replay.sh)
 section_replay() {
 	log "replay: record 1M events, then GROUP BY comm on the capture vs perf report / perf script"
@@ -802,6 +809,7 @@ calc report "$RES"
 [ -s "$TMP/replay.out" ] && cat "$TMP/replay.out"
 [ -s "$TMP/bpf.out" ] && cat "$TMP/bpf.out"
 [ -s "$TMP/ustr.out" ] && cat "$TMP/ustr.out"
+[ -s "$TMP/pairs.out" ] && cat "$TMP/pairs.out"
 [ -s "$TMP/unwind.out" ] && cat "$TMP/unwind.out"
 [ -s "$TMP/serve.out" ] && cat "$TMP/serve.out"
 if [ -s "$TMP/lostwarn" ]; then

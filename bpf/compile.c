@@ -60,55 +60,23 @@ static void load_syscall_field(struct cc *c, const struct bpf_val *v, int r)
 	}
 }
 
-/* perf's x86 register number (PERF_REG_X86_*) -> its offset in struct pt_regs; -1: none */
-static int pt_regs_off(int reg)
+/* r = r OP t ? 1 : 0, signed */
+static void cmp_op(struct cc *c, enum bpf_op op, int r, int t)
 {
-	static const int offs[24] = {
-		offsetof(struct pt_regs, rax),
-		offsetof(struct pt_regs, rbx),
-		offsetof(struct pt_regs, rcx),
-		offsetof(struct pt_regs, rdx),
-		offsetof(struct pt_regs, rsi),
-		offsetof(struct pt_regs, rdi),
-		offsetof(struct pt_regs, rbp),
-		offsetof(struct pt_regs, rsp),
-		offsetof(struct pt_regs, rip),
-		offsetof(struct pt_regs, eflags),
-		-1,
-		-1,
-		-1,
-		-1,
-		-1,
-		-1, /* segments */
-		offsetof(struct pt_regs, r8),
-		offsetof(struct pt_regs, r9),
-		offsetof(struct pt_regs, r10),
-		offsetof(struct pt_regs, r11),
-		offsetof(struct pt_regs, r12),
-		offsetof(struct pt_regs, r13),
-		offsetof(struct pt_regs, r14),
-		offsetof(struct pt_regs, r15),
-	};
+	static const int jmp[] = { [BOP_LT] = BPF_JSLT, [BOP_LE] = BPF_JSLE, [BOP_GT] = BPF_JSGT,
+				   [BOP_GE] = BPF_JSGE, [BOP_EQ] = BPF_JEQ,  [BOP_NE] = BPF_JNE };
+	int yes = basm__label(c->a), done = basm__label(c->a);
 
-	return reg >= 0 && reg < 24 ? offs[reg] : -1;
-}
-
-bool bpf_reg_readable(int reg) { return pt_regs_off(reg) >= 0; }
-
-/* a user register (uprobes: the context is the task's struct pt_regs) in its size and sign */
-static void load_reg(struct cc *c, const struct bpf_val *v, int r)
-{
-	int bits = 64 - 8 * (v->size ? v->size : 8);
-
-	emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, (int16_t)pt_regs_off(v->off)));
-	if (bits) {
-		emit(c, bi_alu64_imm(BPF_LSH, r, bits));
-		emit(c, bi_alu64_imm(v->is_signed ? BPF_ARSH : BPF_RSH, r, bits));
-	}
+	basm__jmp_reg(c->a, jmp[op], r, t, yes);
+	emit(c, bi_mov64_imm(r, 0));
+	basm__ja(c->a, done);
+	basm__place(c->a, yes);
+	emit(c, bi_mov64_imm(r, 1));
+	basm__place(c->a, done);
 }
 
 /* The value v into register r (t: scratch); see bpf/plan.h (1). */
-static void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
+void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 {
 	static const int sizes[9] = { 0, BPF_B, BPF_H, 0, BPF_W, 0, 0, 0, BPF_DW };
 	bool may_neg = false;
@@ -139,6 +107,11 @@ static void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 		load_reg(c, v, r);
 		may_neg = true;
 		break;
+	case BCOL_PAIR_KEY:
+	case BCOL_PAIR_LAT:
+	case BCOL_PAIR_SVAL:
+	case BCOL_PAIR_STID:
+	case BCOL_PAIR_SPID: may_neg = bpf_pair__load(c, v, r); break;
 	case BCOL_IP:
 	case BCOL_ADDR:
 	case BCOL_PERIOD: /* struct bpf_perf_event_data */
@@ -155,7 +128,10 @@ static void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 		int64_t k = v->ops[i].k;
 
 		load_const(c, t, k);
-		if (v->ops[i].op == BOP_AND) {
+		if (v->ops[i].op >= BOP_LT) {
+			cmp_op(c, v->ops[i].op, r, t);
+			may_neg = false;
+		} else if (v->ops[i].op == BOP_AND) {
 			emit(c, bi_alu64_reg(BPF_AND, r, t));
 			may_neg = may_neg && k < 0;
 		} else { /* k > 0: signed and unsigned agree on values >= 0 */
@@ -166,7 +142,7 @@ static void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 }
 
 /* char[size] at the record's off into fp+dst, bytes from the first NUL on zeroed (r1, r2) */
-static void copy_str(struct cc *c, const struct bpf_val *v, int dst)
+void copy_str(struct cc *c, const struct bpf_val *v, int dst)
 {
 	int padded = (v->size + 7) & ~7;
 
@@ -184,8 +160,6 @@ static void copy_str(struct cc *c, const struct bpf_val *v, int dst)
 		basm__place(c->a, next);
 	}
 }
-
-static void pred(struct cc *c, int n, int yes, int no);
 
 static void pred_cmp(struct cc *c, const struct bpf_pred *n, int yes, int no)
 {
@@ -205,8 +179,10 @@ static void pred_cmp(struct cc *c, const struct bpf_pred *n, int yes, int no)
 /* text equality, 8 bytes at a time against the zero-padded literal */
 static void pred_streq(struct cc *c, const struct bpf_pred *n, int yes, int no)
 {
-	int size = n->v.col == BCOL_COMM ? 16 : n->v.size, buf = OFF_COMM;
+	int size = bpf_val__str_size(&n->v), buf = OFF_COMM;
 
+	if (n->v.col == BCOL_PAIR_SSTR || n->v.col == BCOL_PAIR_COMM)
+		buf = bpf_pair__str_at(c, &n->v);
 	if (n->v.col == BCOL_STR) {
 		copy_str(c, &n->v, OFF_STR);
 		buf = OFF_STR;
@@ -224,7 +200,7 @@ static void pred_streq(struct cc *c, const struct bpf_pred *n, int yes, int no)
 	basm__ja(c->a, yes);
 }
 
-static void pred(struct cc *c, int i, int yes, int no)
+void pred(struct cc *c, int i, int yes, int no)
 {
 	const struct bpf_pred *n = &c->p->where[i];
 	int mid;
@@ -258,6 +234,12 @@ static void pred(struct cc *c, int i, int yes, int no)
 
 static bool uses(const struct bpf_plan *p, enum bpf_col col)
 {
+	const struct bpf_pair *pp = &p->pair;
+
+	if (pp->role != BPF_PAIR_NONE && /* pairs(): the keys and the start's value (bpf/pairs.c) */
+	    (pp->start_key.col == col || pp->end_key.col == col ||
+	     (pp->has_start_val && pp->start_val.col == col)))
+		return true;
 	for (int i = 0; i < p->nr_keys; i++)
 		if (p->keys[i].col == col)
 			return true;
@@ -337,6 +319,13 @@ static void prologue(struct cc *c)
 		emit(c, bi_alu64_imm(BPF_AND, BPF_REG_3, 1));
 		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_3, 0, c->out);
 	}
+}
+
+/* WHERE: on to the group, or out */
+static void where(struct cc *c)
+{
+	const struct bpf_plan *p = c->p;
+
 	if (p->where_root >= 0) {
 		int go = basm__label(c->a);
 
@@ -383,6 +372,8 @@ static void build_key(struct cc *c)
 			copy_str(c, v, at);
 		} else if (v->col == BCOL_STACK) {
 			stack_key(c, at);
+		} else if (v->col == BCOL_PAIR_SSTR || v->col == BCOL_PAIR_COMM) {
+			bpf_pair__copy_str(c, v, at);
 		} else {
 			load_val(c, v, BPF_REG_1, BPF_REG_2);
 			emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)at));
@@ -398,7 +389,7 @@ static void key_arg(struct cc *c)
 }
 
 /* r9 = this CPU's value of the key's group, created on first sight; a full map counts */
-static void find_group(struct cc *c, int have)
+void find_group(struct cc *c, int have)
 {
 	if (c->m->direct >= 0) {
 		basm__ld_map(c->a, BPF_REG_7, c->m->direct);
@@ -532,8 +523,11 @@ static void update_group(struct cc *c)
 	for (int i = 0; i < c->p->nr_aggs; i++) {
 		const struct bpf_agg *g = &c->p->aggs[i];
 
+		if (g->kind == BA_LOGLIN) /* after the group (bpf/pairs.c) */
+			continue;
 		load_val(c, &g->v, BPF_REG_1, BPF_REG_2);
 		switch (g->kind) {
+		case BA_LOGLIN: break;
 		case BA_SUM: agg_sum(c, g, i); break;
 		case BA_MIN:
 		case BA_MAX: agg_minmax(c, g); break;
@@ -543,6 +537,8 @@ static void update_group(struct cc *c)
 	}
 	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_8, 1));
 	emit(c, bi_stx(BPF_DW, BPF_REG_9, BPF_REG_8, BPF_VAL_COUNT));
+	if (bpf_plan__has_loglin(c->p))
+		bpf_pair__loglin(c);
 }
 
 int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
@@ -556,13 +552,24 @@ int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 	if ((p->hook != BPF_HOOK_TP && !k) || (bpf_plan__has_stack(p) && m->stacks < 0))
 		return -EINVAL;
 	c.key = OFF_STR - ((p->key_size + 7) & ~7);
+	c.pair = c.key - BPF_PAIR_AREA;
 	c.out = basm__label(a);
 	have = basm__label(a);
 	prologue(&c);
+	if (p->pair.role == BPF_PAIR_START) {
+		bpf_pair__start(&c);
+		goto out;
+	}
+	if (p->pair.role != BPF_PAIR_NONE)
+		bpf_pair__end(&c); /* BOTH: c.out is now the start's part */
+	where(&c);
 	build_key(&c);
 	find_group(&c, have);
 	basm__place(a, have);
 	update_group(&c);
+	if (p->pair.role == BPF_PAIR_BOTH)
+		bpf_pair__both_start(&c);
+out:
 	basm__place(a, c.out);
 	/* 1: a tracepoint's other perf users see the event; 0: our own samples go nowhere */
 	emit(&c, bi_mov64_imm(BPF_REG_0,

@@ -50,6 +50,12 @@ struct bpf_prog_maps {
 int bpf_ctl_size(const struct bpf_plan *p);
 /* Can a uprobe's program read perf's x86 register reg (BCOL_REG)? */
 bool bpf_reg_readable(int reg);
+
+struct err;
+/* bpf/regs.c: tp_btf hooks (SYS_ENTER/SYS_EXIT): the kernel's offsets and the raw
+ * tracepoint's BTF id of hook, from /sys/kernel/btf/vmlinux; 0/-errno with e set */
+int bpf_kernel_btf(enum bpf_hook hook, int *btf_id, struct bpf_kernel_offs *k, struct err *e);
+
 /*
  * Emits the program into a (empty); 0, or -E2BIG (key too large), -ENOMEM, -EINVAL. k: only
  * for the tp_btf hooks.

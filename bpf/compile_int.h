@@ -1,6 +1,7 @@
 /*
  * bpf/compile_int.h - what bpf/compile.c shares with the files that emit parts of its program
- * (bpf/stack.c: a stack key). Not for other files.
+ * (bpf/stack.c: a stack key; bpf/pairs.c: the pairs' start and end): the compiler's state and a
+ * few of its steps. Not for other files.
  */
 #ifndef PERF_SQL_BPF_COMPILE_INT_H
 #define PERF_SQL_BPF_COMPILE_INT_H
@@ -13,13 +14,37 @@ struct cc {
 	const struct bpf_prog_maps *m;
 	const struct bpf_kernel_offs *k;
 	struct basm *a;
-	int out; /* label: return 1 */
-	int key; /* fp offset of the key */
+	int out;  /* label: return 1 */
+	int key;  /* fp offset of the key */
+	int pair; /* fp offset of the pair's area (bpf/pairs.c), below the key */
+	int done; /* a program both ending and starting pairs: its real out */
 };
 
 void emit(struct cc *c, struct bpf_insn i);
 /* ++stats[cpu] at byte off of the stats value, then return */
 void count_lost(struct cc *c, int off);
+/* the value v into register r (t: scratch) */
+void load_val(struct cc *c, const struct bpf_val *v, int r, int t);
+/* char[size] at the record's off into fp+dst, bytes from the first NUL on zeroed */
+void copy_str(struct cc *c, const struct bpf_val *v, int dst);
+/* r0 = this CPU's value of the key at c->key, created on first sight; have: found */
+void find_group(struct cc *c, int have);
+/* WHERE node i: jump to yes or no */
+void pred(struct cc *c, int i, int yes, int no);
+
+/* bpf/regs.c: a uprobe's user register (perf's number v->off) in its size and sign */
+void load_reg(struct cc *c, const struct bpf_val *v, int r);
+
 /* bpf/stack.c: the stack key at fp+at (bpf/plan.h (5)) */
 void stack_key(struct cc *c, int at);
+
+/* bpf/pairs.c */
+#define BPF_PAIR_AREA 56 /* key, then the pending value (bpf/pairs.h) */
+bool bpf_pair__load(struct cc *c, const struct bpf_val *v, int r);
+int bpf_pair__str_at(const struct cc *c, const struct bpf_val *v);
+void bpf_pair__copy_str(struct cc *c, const struct bpf_val *v, int dst);
+void bpf_pair__start(struct cc *c);
+void bpf_pair__end(struct cc *c);
+void bpf_pair__both_start(struct cc *c);
+void bpf_pair__loglin(struct cc *c);
 #endif

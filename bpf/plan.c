@@ -19,12 +19,13 @@ void bpf_plan__layout(struct bpf_plan *p)
 		const struct bpf_val *v = &p->keys[i];
 
 		p->key_off[i] = off;
-		off += v->col == BCOL_COMM    ? 16
-		       : v->col == BCOL_STACK ? BPF_STACK_KEY
-		       : v->col == BCOL_STR   ? (v->size + 7) & ~7
-					      : 8;
+		off += v->col == BCOL_STACK ? BPF_STACK_KEY
+		       : bpf_val__is_str(v) ? (bpf_val__str_size(v) + 7) & ~7
+					    : 8;
 	}
 	p->key_size = off ? off : 8; /* no GROUP BY: one group, key 0 */
+	if (bpf_plan__has_loglin(p)) /* the bucket's slot (bpf/pairs.h) */
+		p->key_size += 8;
 	off = BPF_VAL_FLAGS + 8;
 	for (int i = 0; i < p->nr_aggs; i++) {
 		struct bpf_agg *g = &p->aggs[i];
@@ -35,12 +36,21 @@ void bpf_plan__layout(struct bpf_plan *p)
 			g->size = BPF_LOG2_NEG_OFF + 8;
 			break;
 		case BA_LIN: g->size = g->nr_buckets * 8; break;
+		case BA_LOGLIN: g->size = 0; break; /* in rows of their own (bpf/pairs.h) */
 		default: g->size = 8; break;
 		}
 		g->off = off;
 		off += g->size;
 	}
 	p->value_size = off;
+}
+
+bool bpf_plan__has_loglin(const struct bpf_plan *p)
+{
+	for (int i = 0; i < p->nr_aggs; i++)
+		if (p->aggs[i].kind == BA_LOGLIN)
+			return true;
+	return false;
 }
 
 /* TRUE and FALSE out of AND, OR, NOT: only the root may be one (nothing the verifier would
@@ -89,4 +99,18 @@ int bpf_plan__pred(struct bpf_plan *p, const struct bpf_pred *n)
 		return -1;
 	p->where[p->nr_where] = *n;
 	return p->nr_where++;
+}
+
+struct bpf_plan bpf_plan__start(const struct bpf_plan *p)
+{
+	struct bpf_plan s = *p;
+
+	s.pair.role = BPF_PAIR_START;
+	s.tp_id = p->pair.start_tp_id;
+	s.hook = p->pair.start_hook;
+	s.syscall_nr = p->pair.start_syscall_nr;
+	s.nr_keys = s.nr_aggs = s.nr_where = 0;
+	s.where_root = -1;
+	bpf_plan__layout(&s);
+	return s;
 }

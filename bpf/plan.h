@@ -47,9 +47,18 @@ enum bpf_col {
 	BCOL_PERIOD, /* PMU samples: events this sample stands for */
 	BCOL_STACK,  /* a key only: the call chain (5) */
 	BCOL_REG,    /* uprobes: the user register of perf number off (x86), size bytes (0: 8) */
+	/* pairs() (bpf/pairs.h): what the end program found of the pair, on its stack */
+	BCOL_PAIR_KEY,  /* the key */
+	BCOL_PAIR_LAT,  /* latency: end time - start time, ns */
+	BCOL_PAIR_SVAL, /* the start value, an integer */
+	BCOL_PAIR_SSTR, /* the start value, text (char[N <= 16] or the start's comm) */
+	BCOL_PAIR_STID, /* the start's thread */
+	BCOL_PAIR_SPID, /* the start's process */
+	BCOL_PAIR_COMM, /* the start task's name */
 };
 
-enum bpf_op { BOP_DIV, BOP_MOD, BOP_AND };
+/* BOP_LT..BOP_NE: "v < k" as SQLite gives it, 1 or 0 (signed) */
+enum bpf_op { BOP_DIV, BOP_MOD, BOP_AND, BOP_LT, BOP_LE, BOP_GT, BOP_GE, BOP_EQ, BOP_NE };
 
 struct bpf_val {
 	enum bpf_col col;
@@ -67,7 +76,14 @@ struct bpf_val {
 
 static inline bool bpf_val__is_str(const struct bpf_val *v)
 {
-	return v->col == BCOL_COMM || v->col == BCOL_STR;
+	return v->col == BCOL_COMM || v->col == BCOL_STR || v->col == BCOL_PAIR_SSTR ||
+	       v->col == BCOL_PAIR_COMM;
+}
+
+/* the bytes a text value is compared and grouped on */
+static inline int bpf_val__str_size(const struct bpf_val *v)
+{
+	return v->col == BCOL_STR ? v->size : 16;
 }
 
 enum bpf_cmp { BC_EQ, BC_NE, BC_LT, BC_LE, BC_GT, BC_GE };
@@ -81,12 +97,12 @@ struct bpf_pred {
 	char s[BPF_MAX_STR + 8]; /* STREQ: the text, zero-padded */
 };
 
-enum bpf_agg_kind { BA_SUM, BA_MIN, BA_MAX, BA_LOG2, BA_LIN };
+enum bpf_agg_kind { BA_SUM, BA_MIN, BA_MAX, BA_LOG2, BA_LIN, BA_LOGLIN };
 
 struct bpf_agg {
 	enum bpf_agg_kind kind;
 	struct bpf_val v;
-	int64_t lo, hi, step; /* BA_LIN */
+	int64_t lo, hi, step; /* BA_LIN; BA_LOGLIN: step is the percentile x 1000 */
 	int nr_buckets;       /* BA_LIN: with under- and overflow; BA_LOG2: BPF_LOG2_SLOTS */
 	int off;              /* in the value (bpf_plan__layout) */
 	int size;
@@ -108,6 +124,31 @@ enum bpf_hook {
 	BPF_HOOK_SYS_EXIT,  /* tp_btf/sys_exit */
 	BPF_HOOK_PERF,      /* a perf_event program on a software event's samples, every CPU */
 	BPF_HOOK_UPROBE,    /* a kprobe program on a uprobe event of ours (pmu_*, probe_path) */
+};
+
+/*
+ * pairs() in the kernel (bpf/pairs.h): the start program stores the start under its key in
+ * a hash map; the end program looks the key up, deletes it and aggregates the pair.
+ */
+enum bpf_pair_role {
+	BPF_PAIR_NONE,
+	BPF_PAIR_START, /* this program stores starts */
+	BPF_PAIR_END,   /* this program pairs ends and aggregates */
+	BPF_PAIR_BOTH,  /* one table both starts and ends: each event ends first, then starts */
+};
+
+struct bpf_pair {
+	enum bpf_pair_role role;
+	struct bpf_val start_key, end_key; /* integers */
+	struct bpf_val start_val;          /* .col BCOL_PID...: none when nr_ops < 0 */
+	bool has_start_val, start_val_str; /* a value of the start kept; it is text */
+	bool need_comm, need_tid;          /* the start's comm, pid/tid kept */
+	/* the start table's program: where it runs */
+	int start_tp_id;
+	enum bpf_hook start_hook;
+	int start_syscall_nr;
+	int max_pending;           /* starts waiting for their end */
+	int pending_fd, counts_fd; /* maps, set by bpf/table.c */
 };
 
 struct bpf_plan {
@@ -136,6 +177,8 @@ struct bpf_plan {
 	int nr_cpu_ids;  /* the kernel's: sizes the per-CPU slots of the maps */
 	bool cpu_filter; /* -C: only the CPUs whose bit is set in the control map */
 	int max_groups;
+	struct bpf_pair pair;
+	int hist_fd; /* BA_LOGLIN: the log-linear buckets' map (bpf/pairs.h), set by bpf/table.c */
 	/* layout (bpf_plan__layout) */
 	int key_off[BPF_MAX_KEYS];
 	int key_size, value_size;
@@ -151,6 +194,10 @@ void bpf_plan__layout(struct bpf_plan *p);
 /* Folds TRUE and FALSE into their parents: after it, only the root may be FALSE (no WHERE
  * when it would be TRUE). */
 void bpf_plan__fold(struct bpf_plan *p);
+/* Percentiles kept as a log-linear histogram: the key's last slot is a bucket (bpf/pairs.h). */
+bool bpf_plan__has_loglin(const struct bpf_plan *p);
+/* pairs(): the start table's own program's plan (bpf/pairs.h): it stores starts only. */
+struct bpf_plan bpf_plan__start(const struct bpf_plan *p);
 /* Adds a predicate node; its index, or -1 when where[] is full. */
 int bpf_plan__pred(struct bpf_plan *p, const struct bpf_pred *n);
 #endif

@@ -21,7 +21,7 @@ struct bpf_session {
 	bool has_tree;
 	struct bpf_note {
 		const struct source *src;
-		char text[320];
+		char text[768];
 	} * notes;
 	int nr_notes;
 };

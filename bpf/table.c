@@ -10,10 +10,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/perf_event.h>
 #include "bpf/compile.h"
+#include "bpf/pairs.h"
 #include "bpf/table.h"
 #include "core/session.h"
 
@@ -67,10 +67,25 @@ static int create_maps(struct bpf_table *t, int nr_maps, struct err *e)
 				       strerror(errno));
 	}
 	t->zero_fd = new_map(BPF_MAP_TYPE_ARRAY, "psql_zero", 4, (uint32_t)p->value_size, 1, 0, -1);
+	/* pairs() end in the scheduler and in interrupts, where a map that allocates as it
+	 * grows fails in bursts: their maps are allocated up front (percentiles: buckets too) */
 	for (int i = 0; i < nr_maps; i++)
-		t->map_fd[i] = new_map(BPF_MAP_TYPE_PERCPU_HASH, "psql_groups",
-				       (uint32_t)p->key_size, (uint32_t)p->value_size,
-				       (uint32_t)p->max_groups, BPF_F_NO_PREALLOC, -1);
+		t->map_fd[i] = new_map(
+			BPF_MAP_TYPE_PERCPU_HASH, "psql_groups", (uint32_t)p->key_size,
+			(uint32_t)p->value_size,
+			(uint32_t)(bpf_plan__has_loglin(p) ? p->max_groups * 4 : p->max_groups),
+			p->pair.role != BPF_PAIR_NONE ? 0 : BPF_F_NO_PREALLOC, -1);
+	if (p->pair.role != BPF_PAIR_NONE) {
+		t->pending_fd = new_map(BPF_MAP_TYPE_HASH, "psql_pending", 8, BPF_PAIR_VALUE,
+					(uint32_t)p->pair.max_pending, 0, -1);
+		t->counts_fd = new_map(BPF_MAP_TYPE_PERCPU_ARRAY, "psql_pair_counts", 4,
+				       BPF_PAIR_NR_COUNTS * 8, 1, 0, -1);
+		if (t->pending_fd < 0 || t->counts_fd < 0)
+			return err_set(e, -errno, "cannot create the pairs' BPF maps: %s",
+				       strerror(errno));
+		t->plan.pair.pending_fd = t->pending_fd;
+		t->plan.pair.counts_fd = t->counts_fd;
+	}
 	if ((t->ctl_fd < 0 || t->stats_fd < 0) && errno == EPERM)
 		return err_set(e, -errno, "not permitted to create BPF maps (CAP_BPF, or root)");
 	if (t->ctl_fd < 0 || t->stats_fd < 0 || t->zero_fd < 0 || t->map_fd[0] < 0 ||
@@ -109,63 +124,26 @@ static void log_tail(const char *log, char *out, size_t len, int lines)
 			*c = ';';
 }
 
-/* byte offset of member name in struct type, or -1 */
-static int member_off(const struct btf *btf, const char *type, const char *name)
-{
-	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
-	const struct btf_type *ty = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
-	const struct btf_member *m = ty ? btf_members(ty) : NULL;
-
-	for (int i = 0; ty && i < btf_vlen(ty); i++, m++)
-		if (!strcmp(btf__name_by_offset(btf, m->name_off), name))
-			return (int)(btf_member_bit_offset(ty, (uint32_t)i) / 8);
-	return -1;
-}
-
-/* tp_btf: the kernel's offsets and the raw tracepoint's BTF id, from /sys/kernel/btf/vmlinux */
-static int kernel_btf(struct bpf_table *t, struct bpf_kernel_offs *k, struct err *e)
-{
-	static const char *const args[6] = { "di", "si", "dx", "r10", "r8", "r9" };
-	struct btf *btf = btf__load_vmlinux_btf();
-	int ti, st, ok;
-
-	if (!btf)
-		return err_set(e, -ENOENT, "no kernel BTF (/sys/kernel/btf/vmlinux) for tp_btf");
-	for (int i = 0; i < 6; i++)
-		k->regs_arg[i] = member_off(btf, "pt_regs", args[i]);
-	k->regs_orig_ax = member_off(btf, "pt_regs", "orig_ax");
-	ti = member_off(btf, "task_struct", "thread_info");
-	st = member_off(btf, "thread_info", "status");
-	k->task_status = ti < 0 || st < 0 ? -1 : ti + st;
-	t->btf_id = btf__find_by_name_kind(
-		btf,
-		t->plan.hook == BPF_HOOK_SYS_ENTER ? "btf_trace_sys_enter" : "btf_trace_sys_exit",
-		BTF_KIND_TYPEDEF);
-	btf__free(btf);
-	ok = t->btf_id > 0 && k->regs_orig_ax >= 0 && k->task_status >= 0;
-	for (int i = 0; i < 6; i++)
-		ok = ok && k->regs_arg[i] >= 0;
-	return ok ? 0 : err_set(e, -ENOENT, "the kernel's BTF lacks what tp_btf/sys_enter needs");
-}
-
-static int prog_load(struct bpf_table *t, const struct basm *a, char *log, int level)
+static int prog_load(const struct bpf_plan *p, int btf_id, const struct basm *a, char *log,
+		     int level)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = log ? LOG_SIZE : 0,
 		    .log_level = (uint32_t)level);
 
-	if (t->plan.hook == BPF_HOOK_TP || t->plan.hook == BPF_HOOK_PERF ||
-	    t->plan.hook == BPF_HOOK_UPROBE)
-		return bpf_prog_load(t->plan.hook == BPF_HOOK_TP     ? BPF_PROG_TYPE_TRACEPOINT
-				     : t->plan.hook == BPF_HOOK_PERF ? BPF_PROG_TYPE_PERF_EVENT
-								     : BPF_PROG_TYPE_KPROBE,
+	if (p->hook == BPF_HOOK_TP || p->hook == BPF_HOOK_PERF || p->hook == BPF_HOOK_UPROBE)
+		return bpf_prog_load(p->hook == BPF_HOOK_TP     ? BPF_PROG_TYPE_TRACEPOINT
+				     : p->hook == BPF_HOOK_PERF ? BPF_PROG_TYPE_PERF_EVENT
+								: BPF_PROG_TYPE_KPROBE,
 				     "perf_sql_agg", "GPL", a->insn, (size_t)a->nr, &o);
 	o.expected_attach_type = BPF_TRACE_RAW_TP;
-	o.attach_btf_id = (uint32_t)t->btf_id;
+	o.attach_btf_id = (uint32_t)btf_id;
 	return bpf_prog_load(BPF_PROG_TYPE_TRACING, "perf_sql_agg", "GPL", a->insn, (size_t)a->nr,
 			     &o);
 }
 
-static int load(struct bpf_table *t, char *log_out, size_t log_len, struct err *e)
+/* compiles and loads plan p: its fd, instructions and id into the out-parameters */
+static int load_one(struct bpf_table *t, const struct bpf_plan *p, int *fd_out, int *nr_out,
+		    uint32_t *id_out, int *btf_out, char *log_out, size_t log_len, struct err *e)
 {
 	struct bpf_prog_maps m = { .ctl = t->ctl_fd,
 				   .stats = t->stats_fd,
@@ -180,39 +158,53 @@ static int load(struct bpf_table *t, char *log_out, size_t log_len, struct err *
 	char *log;
 	int ret;
 
-	if ((t->plan.hook == BPF_HOOK_SYS_ENTER || t->plan.hook == BPF_HOOK_SYS_EXIT) &&
-	    (ret = kernel_btf(t, &k, e)))
+	if ((p->hook == BPF_HOOK_SYS_ENTER || p->hook == BPF_HOOK_SYS_EXIT) &&
+	    (ret = bpf_kernel_btf(p->hook, btf_out, &k, e)))
 		return ret;
-	if ((ret = bpf_compile(&t->plan, &m, &k, &a))) {
+	if ((ret = bpf_compile(p, &m, &k, &a))) {
 		basm__free(&a);
 		return err_set(e, ret, "cannot compile the BPF program: %s", strerror(-ret));
 	}
 	if (getenv("PERF_SQL_TEST_BAD_BPF")) /* tests: a program the verifier refuses */
 		a.insn[0] = bi_ldx(BPF_DW, BPF_REG_2, BPF_REG_1, 0); /* ctx bytes 0-7: refused */
-	t->nr_insns = a.nr;
-	t->prog_fd = prog_load(t, &a, NULL, 0);
-	if (t->prog_fd < 0 && (log = calloc(1, LOG_SIZE))) { /* again, for the verifier's words */
+	*nr_out = a.nr;
+	*fd_out = prog_load(p, *btf_out, &a, NULL, 0);
+	if (*fd_out < 0 && (log = calloc(1, LOG_SIZE))) { /* again, for the verifier's words */
 		ret = errno;
-		t->prog_fd = prog_load(t, &a, log, 1);
-		if (t->prog_fd < 0 && log_out)
+		*fd_out = prog_load(p, *btf_out, &a, log, 1);
+		if (*fd_out < 0 && log_out)
 			log_tail(log, log_out, log_len, 6);
 		errno = ret;
 		free(log);
 	}
 	basm__free(&a);
-	if (t->prog_fd < 0 && errno == EPERM)
+	if (*fd_out < 0 && errno == EPERM)
 		return err_set(e, -errno,
 			       "not permitted to load a BPF program (CAP_BPF and "
 			       "CAP_PERFMON, or root)");
-	if (t->prog_fd < 0 && log_out && log_out[0])
+	if (*fd_out < 0 && log_out && log_out[0])
 		return err_set(e, -errno, "the verifier refused the BPF program (%d insns)",
-			       t->nr_insns);
-	if (t->prog_fd < 0)
+			       *nr_out);
+	if (*fd_out < 0)
 		return err_set(e, -errno, "the kernel refused the BPF program (%d insns): %s",
-			       t->nr_insns, strerror(errno));
-	if (!bpf_obj_get_info_by_fd(t->prog_fd, &info, &info_len))
-		t->prog_id = info.id;
+			       *nr_out, strerror(errno));
+	if (!bpf_obj_get_info_by_fd(*fd_out, &info, &info_len))
+		*id_out = info.id;
 	return 0;
+}
+
+static int load(struct bpf_table *t, char *log_out, size_t log_len, struct err *e)
+{
+	struct bpf_plan sp;
+
+	if (load_one(t, &t->plan, &t->prog_fd, &t->nr_insns, &t->prog_id, &t->btf_id, log_out,
+		     log_len, e))
+		return e->code;
+	if (t->plan.pair.role != BPF_PAIR_END)
+		return 0;
+	sp = bpf_plan__start(&t->plan);
+	return load_one(t, &sp, &t->start_prog_fd, &t->start_nr_insns, &t->start_prog_id,
+			&t->start_btf_id, log_out, log_len, e);
 }
 
 /* a software event sampled on every CPU of the session, the program on each (disabled until
@@ -248,38 +240,49 @@ static int attach_pmu(struct bpf_table *t, struct err *e)
 	return 0;
 }
 
-static int attach(struct bpf_table *t, struct err *e)
+static int attach_one(struct bpf_table *t, int tp_id, enum bpf_hook hook, int prog_fd, int *perf_fd,
+		      struct err *e)
 {
 	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT,
 				     .size = sizeof(a),
-				     .config = (uint64_t)t->plan.tp_id,
+				     .config = (uint64_t)tp_id,
 				     .disabled = 1 };
 
-	if (t->plan.hook == BPF_HOOK_PERF)
-		return attach_pmu(t, e);
-	if (t->plan.hook == BPF_HOOK_UPROBE) { /* as core/events.c opens it, every task */
+	if (hook == BPF_HOOK_UPROBE) { /* as core/events.c opens it, every task (not a start) */
 		a.type = t->plan.pmu_type;
 		a.config = t->plan.pmu_config;
 		a.config1 = (uint64_t)(uintptr_t)t->plan.probe_path;
 		a.config2 = t->plan.pmu_config2;
 		a.sample_period = 1;
 	}
-	if (t->plan.hook == BPF_HOOK_SYS_ENTER || t->plan.hook == BPF_HOOK_SYS_EXIT) {
+	if (hook == BPF_HOOK_SYS_ENTER || hook == BPF_HOOK_SYS_EXIT) {
 		/* a raw tracepoint's link: an fd of ours too */
-		t->perf_fd = bpf_raw_tracepoint_open(NULL, t->prog_fd);
-		return t->perf_fd < 0
-			       ? err_set(e, -errno, "cannot attach to the raw tracepoint: %s",
-					 strerror(errno))
-			       : 0;
+		*perf_fd = bpf_raw_tracepoint_open(NULL, prog_fd);
+		return *perf_fd < 0 ? err_set(e, -errno, "cannot attach to the raw tracepoint: %s",
+					      strerror(errno))
+				    : 0;
 	}
-	t->perf_fd = (int)syscall(__NR_perf_event_open, &a, -1, t->src->s->cpu_num[0], -1,
-				  PERF_FLAG_FD_CLOEXEC);
-	if (t->perf_fd < 0)
+	*perf_fd = (int)syscall(__NR_perf_event_open, &a, -1, t->src->s->cpu_num[0], -1,
+				PERF_FLAG_FD_CLOEXEC);
+	if (*perf_fd < 0)
 		return err_set(e, -errno, "cannot open the tracepoint for BPF: %s",
 			       strerror(errno));
-	if (ioctl(t->perf_fd, PERF_EVENT_IOC_SET_BPF, t->prog_fd))
+	if (ioctl(*perf_fd, PERF_EVENT_IOC_SET_BPF, prog_fd))
 		return err_set(e, -errno, "cannot attach the BPF program: %s", strerror(errno));
 	return 0;
+}
+
+static int attach(struct bpf_table *t, struct err *e)
+{
+	const struct bpf_plan *p = &t->plan;
+
+	if (p->hook == BPF_HOOK_PERF)
+		return attach_pmu(t, e);
+	if (p->pair.role == BPF_PAIR_END && /* the start's program first: its table may be busy */
+	    attach_one(t, p->pair.start_tp_id, p->pair.start_hook, t->start_prog_fd,
+		       &t->start_perf_fd, e))
+		return e->code;
+	return attach_one(t, p->tp_id, p->hook, t->prog_fd, &t->perf_fd, e);
 }
 
 struct bpf_table *bpf_table__new(const struct bpf_plan *p, struct source *src, bool do_attach,
@@ -292,6 +295,8 @@ struct bpf_table *bpf_table__new(const struct bpf_plan *p, struct source *src, b
 		return NULL;
 	}
 	t->ctl_fd = t->stats_fd = t->zero_fd = t->outer_fd = t->prog_fd = t->perf_fd = -1;
+	t->start_prog_fd = t->start_perf_fd = t->pending_fd = t->counts_fd = -1;
+	t->pair_stat = -1;
 	t->map_fd[0] = t->map_fd[1] = t->stacks_fd = -1;
 	t->plan = *p;
 	if (t->plan.stack_depth <= 0)
@@ -309,9 +314,10 @@ struct bpf_table *bpf_table__new(const struct bpf_plan *p, struct source *src, b
 	}
 	t->full_seen = calloc((size_t)t->nr_possible, 8);
 	t->nostack_seen = calloc((size_t)t->nr_possible, 8);
+	t->counts_seen = calloc((size_t)t->nr_possible, 8 * BPF_PAIR_NR_COUNTS);
 	t->keys = malloc((size_t)BATCH * (size_t)t->plan.key_size);
 	t->vals = malloc((size_t)BATCH * (size_t)t->nr_possible * (size_t)t->plan.value_size);
-	if (!t->full_seen || !t->nostack_seen || !t->keys || !t->vals) {
+	if (!t->full_seen || !t->nostack_seen || !t->counts_seen || !t->keys || !t->vals) {
 		err_set(e, -ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -326,8 +332,10 @@ fail:
 
 void bpf_table__free(struct bpf_table *t)
 {
-	int *fds[] = { &t->perf_fd, &t->prog_fd,  &t->outer_fd, &t->map_fd[0], &t->map_fd[1],
-		       &t->zero_fd, &t->stats_fd, &t->ctl_fd,   &t->stacks_fd };
+	int *fds[] = { &t->start_perf_fd, &t->perf_fd,   &t->start_prog_fd, &t->prog_fd,
+		       &t->outer_fd,      &t->map_fd[0], &t->map_fd[1],     &t->zero_fd,
+		       &t->stats_fd,      &t->ctl_fd,    &t->pending_fd,    &t->counts_fd,
+		       &t->stacks_fd };
 
 	if (!t)
 		return;
@@ -339,6 +347,8 @@ void bpf_table__free(struct bpf_table *t)
 			close(*fds[i]);
 	free(t->full_seen);
 	free(t->nostack_seen);
+	free(t->counts_seen);
+	free(t->hist);
 	free(t->keys);
 	free(t->vals);
 	free(t->rows);
@@ -392,7 +402,7 @@ static int grow_index(struct bpf_table *t)
 }
 
 /* the window's row of key, a new one (value zero) the first time; NULL: out of memory */
-static uint8_t *row_of(struct bpf_table *t, const uint8_t *key)
+uint8_t *bpf_table__row_of(struct bpf_table *t, const uint8_t *key)
 {
 	size_t i;
 	uint8_t *row;
@@ -450,6 +460,7 @@ static void merge(const struct bpf_plan *p, uint8_t *r, const uint8_t *v)
 			if (first || (g->kind == BA_MIN ? b < a : b > a))
 				put_u64(r, g->off, (uint64_t)b);
 			break;
+		case BA_LOGLIN: break; /* rows of their own */
 		case BA_LOG2:
 		case BA_LIN:
 			for (int k = 0; k < g->nr_buckets; k++)
@@ -471,9 +482,14 @@ static int take(struct bpf_table *t, uint32_t n)
 	int ks = t->plan.key_size, vs = t->plan.value_size;
 
 	for (uint32_t k = 0; k < n; k++) {
-		uint8_t *row = row_of(t, (uint8_t *)t->keys + (size_t)k * (size_t)ks);
+		uint8_t *key = (uint8_t *)t->keys + (size_t)k * (size_t)ks, *row;
 
-		if (!row)
+		if (bpf_plan__has_loglin(&t->plan) && u64_at(key, ks - 8)) {
+			if (bpf_table__take_bucket(t, key, k))
+				return -ENOMEM;
+			continue;
+		}
+		if (!(row = bpf_table__row_of(t, key)))
 			return -ENOMEM;
 		bpf_table__note_stack_pids(t, row);
 		for (int c = 0; c < t->nr_possible; c++) {
@@ -549,7 +565,7 @@ void bpf_table__read(struct bpf_table *t)
 
 	if (t->window != t->src->s->nr_windows) { /* a new window: its own groups */
 		t->window = t->src->s->nr_windows;
-		t->nr_rows = 0;
+		t->nr_rows = t->nr_hist = 0;
 		if (t->index)
 			memset(t->index, 0, t->index_cap * sizeof(*t->index));
 	}
@@ -564,4 +580,5 @@ void bpf_table__read(struct bpf_table *t)
 		t->read_errno = -ret;
 	}
 	read_full(t);
+	bpf_table__read_pairs(t);
 }

@@ -38,6 +38,12 @@
 
 struct source;
 
+/* a log-linear bucket of a group (bpf/pairs.h (3)) */
+struct bpf_hist_ent {
+	uint32_t row, bucket;
+	uint64_t count;
+};
+
 struct bpf_table {
 	struct bpf_plan plan;
 	struct source *src;
@@ -67,7 +73,18 @@ struct bpf_table {
 	int row_size;
 	uint32_t *index; /* open addressing: row + 1, 0 empty */
 	size_t index_cap;
-	int window;     /* the session's window the rows are of */
+	int window; /* the session's window the rows are of */
+	/* percentiles: the rows' buckets, sorted by row and bucket after each read */
+	struct bpf_hist_ent *hist;
+	size_t nr_hist, cap_hist;
+	/* pairs(): the start table's program (when not the same table), its source (set by the
+	 * planner), the pending and counts maps, the counts read so far, perf_sql_stats' row */
+	int start_prog_fd, start_perf_fd, start_nr_insns, start_btf_id;
+	uint32_t start_prog_id;
+	struct source *start_src;
+	int pending_fd, counts_fd;
+	uint64_t *counts_seen; /* per possible CPU, BPF_PAIR_NR_COUNTS each */
+	int pair_stat;
 	char log[1024]; /* the verifier's last lines after a rejection */
 };
 
@@ -101,6 +118,16 @@ static inline const uint8_t *bpf_table__key(const struct bpf_table *t, size_t i)
 {
 	return t->rows + i * (size_t)t->row_size;
 }
+
+/* bpf/pairs_read.c: the buckets read sorted and merged; the pairs' counts to the start
+ * table's received[] and the pairs() row of perf_sql_stats (pair_stat) */
+void bpf_table__read_pairs(struct bpf_table *t);
+/* The window's row of key, made (value zero) on first sight; NULL: out of memory. */
+uint8_t *bpf_table__row_of(struct bpf_table *t, const uint8_t *key);
+/* Key k of the read batch, a bucket's row: its count over CPUs to its group's buckets. */
+int bpf_table__take_bucket(struct bpf_table *t, const uint8_t *key, size_t k);
+/* Row i's buckets (sorted), *n of them. */
+const struct bpf_hist_ent *bpf_table__hist(const struct bpf_table *t, size_t i, size_t *n);
 
 static inline const uint8_t *bpf_table__value(const struct bpf_table *t, size_t i)
 {

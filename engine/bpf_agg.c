@@ -121,6 +121,19 @@ static bool folded(struct an *a, int n)
 		       opts);
 }
 
+/* p50()...percentile(): of a pair's latency, P a number literal */
+static bool loglin_ok(struct an *a, int n, const char *name, const struct bpf_val *v)
+{
+	int p = kid(a, n, 1);
+
+	if (v->col != BCOL_PAIR_LAT || v->nr_ops)
+		return no(a, "%s() in the kernel is of latency only", name);
+	if (nd(a, n)->nr_kids == 2 && p >= 0 && nd(a, p)->kind != SN_INT &&
+	    nd(a, p)->kind != SN_FLOAT)
+		return no(a, "percentile()'s P must be a number literal");
+	return true;
+}
+
 /* an aggregate call: its slot and the merge that replaces it */
 bool post_func(struct an *a, int n, enum where_in in)
 {
@@ -132,6 +145,9 @@ bool post_func(struct an *a, int n, enum where_in in)
 		{ "sum", BA_SUM, 1, 1 },        { "avg", BA_SUM, 1, 1 },
 		{ "min", BA_MIN, 1, 1 },        { "max", BA_MAX, 1, 1 },
 		{ "log2_hist", BA_LOG2, 1, 2 }, { "lin_hist", BA_LIN, 4, 5 },
+		{ "p50", BA_LOGLIN, 1, 1 },     { "p90", BA_LOGLIN, 1, 1 },
+		{ "p95", BA_LOGLIN, 1, 1 },     { "p99", BA_LOGLIN, 1, 1 },
+		{ "p999", BA_LOGLIN, 1, 1 },    { "percentile", BA_LOGLIN, 2, 2 },
 	};
 	const struct sql_node *x = nd(a, n);
 	char name[128], t[4][64] = { "", "", "", "" }, unit[80] = "";
@@ -149,7 +165,7 @@ bool post_func(struct an *a, int n, enum where_in in)
 		return folded(a, n);
 	for (size_t k = 0; k < sizeof(aggs) / sizeof(aggs[0]) && i < 0; k++)
 		if (!strcasecmp(name, aggs[k].name) && x->nr_kids >= aggs[k].min &&
-		    x->nr_kids <= aggs[k].max)
+		    x->nr_kids <= aggs[k].max && (aggs[k].kind != BA_LOGLIN || a->pairs))
 			i = (int)k;
 	if (i < 0 || x->distinct || x->star) {
 		if (x->distinct || x->star || is_aggregate(a, name, x->nr_kids))
@@ -161,6 +177,8 @@ bool post_func(struct an *a, int n, enum where_in in)
 	}
 	if (!val_of(a, x->first, &v) || bpf_val__is_str(&v))
 		return no(a, "%s() of '%s'", name, text_of(a, x->first, t[0], 64));
+	if (aggs[i].kind == BA_LOGLIN && !loglin_ok(a, n, name, &v))
+		return false;
 	if ((aggs[i].kind == BA_LOG2 && x->nr_kids == 2 && !const_arg(a, kid(a, n, 1), unit, 70)) ||
 	    (aggs[i].kind == BA_LIN &&
 	     (!lin_args(a, n, lin) || (x->nr_kids == 5 && !const_arg(a, kid(a, n, 4), unit, 70)))))
@@ -177,6 +195,13 @@ bool post_func(struct an *a, int n, enum where_in in)
 		return replace(a, n, "%s(\"_a%d\")", aggs[i].kind == BA_MIN ? "min" : "max", s);
 	case BA_LOG2:
 		return replace(a, n, "log2_hist_merge(\"_a%d\"%s%s)", s, unit[0] ? ", " : "", unit);
+	case BA_LOGLIN:
+		if (x->nr_kids == 2)
+			text_of(a, kid(a, n, 1), t[1], 64);
+		return replace(a, n, "loglin_percentile(\"_a%d\", %s)", s,
+			       x->nr_kids == 2             ? t[1]
+			       : !strcasecmp(name, "p999") ? "99.9"
+							   : name + 1);
 	case BA_LIN:
 		for (int k = 1; k <= 3; k++)
 			text_of(a, kid(a, n, k), t[k], 64);

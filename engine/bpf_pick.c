@@ -27,6 +27,7 @@
 #include "bpf/table.h"
 #include "core/target.h"
 #include "engine/bpf_plan.h"
+#include "engine/bpf_plan_int.h"
 #include "sqlite/functions.h"
 #include "vtab/bpf_groups.h"
 
@@ -157,7 +158,7 @@ static void pick_pmu(struct session *s, struct source *src, struct bpf_plan *p)
 }
 
 /* system calls: a tp_btf program on raw_syscalls instead of the tracepoint (bpf/plan.h) */
-static void pick_hook(const struct tp_event *ev, struct bpf_plan *p)
+void bpf_pick__hook(const struct tp_event *ev, struct bpf_plan *p)
 {
 	const char *name = NULL;
 	bool enter;
@@ -185,6 +186,33 @@ static void pick_hook(const struct tp_event *ev, struct bpf_plan *p)
 	 * its own call (a syscall tracepoint's is the task's user registers, as perf samples it) */
 	if (syscall_fields(p, enter) && !bpf_plan__has_stack(p))
 		p->hook = enter ? BPF_HOOK_SYS_ENTER : BPF_HOOK_SYS_EXIT;
+}
+
+/* a uprobe event of our own, every task */
+static void pick_uprobe(const struct tp_event *ev, struct bpf_plan *p)
+{
+	p->hook = BPF_HOOK_UPROBE;
+	p->pmu_type = ev->pmu_type;
+	p->pmu_config = ev->pmu_config;
+	p->probe_path = ev->probe_path;
+	p->pmu_config2 = ev->pmu_config2;
+	p->self_tid = 0;
+}
+
+/* pairs(): the start's values on the start table's hook; one table: both sets on its hook */
+static void pair_hooks(struct bpf_stmt *b)
+{
+	struct bpf_plan sp = { .nr_keys = 1 };
+	struct bpf_pair *pp = &b->plan.pair;
+
+	sp.keys[0] = pp->start_key;
+	if (pp->has_start_val)
+		sp.keys[sp.nr_keys++] = pp->start_val;
+	bpf_pick__hook(b->start_src->ev, &sp);
+	pp->start_hook = sp.hook;
+	pp->start_syscall_nr = sp.syscall_nr;
+	if (pp->role == BPF_PAIR_BOTH && sp.hook != b->plan.hook)
+		b->plan.hook = pp->start_hook = BPF_HOOK_TP;
 }
 
 static void swap_in(struct query *q, struct session *s, int i, struct bpf_table *t,
@@ -226,8 +254,8 @@ static void swap_in(struct query *q, struct session *s, int i, struct bpf_table 
 }
 
 /* (3): 0, or -errno when the table stays on the ring (the note says why) */
-static int to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int i,
-		     const struct query_ops *ops, void *ctx)
+int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int i,
+			const struct query_ops *ops, void *ctx)
 {
 	char module[32], self_f[64], log[512];
 	struct source *src = b->src;
@@ -248,15 +276,11 @@ static int to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int
 			    src->ev->full, e.msg);
 		return e.code;
 	}
-	pick_hook(src->ev, &b->plan);
-	if (src->ev->kind == EV_UPROBE) { /* a uprobe event of our own, every task */
-		b->plan.hook = BPF_HOOK_UPROBE;
-		b->plan.pmu_type = src->ev->pmu_type;
-		b->plan.pmu_config = src->ev->pmu_config;
-		b->plan.probe_path = src->ev->probe_path;
-		b->plan.pmu_config2 = src->ev->pmu_config2;
-		b->plan.self_tid = 0;
-	}
+	bpf_pick__hook(src->ev, &b->plan);
+	if (src->ev->kind == EV_UPROBE)
+		pick_uprobe(src->ev, &b->plan);
+	if (b->start_src) /* pairs(): the start's program's hook too */
+		pair_hooks(b);
 	if (src->ev->kind == EV_SOFTWARE) { /* the ring drops its own process's samples */
 		pick_pmu(s, src, &b->plan);
 		b->plan.self_tid = 0;
@@ -269,7 +293,7 @@ static int to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int
 		if (q->so.verbose && !q->plan_only)
 			say(ops, ctx, "%s: tp_btf: %s; the tracepoint's program instead",
 			    src->ev->full, e.msg);
-		b->plan.hook = BPF_HOOK_TP;
+		b->plan.hook = b->plan.pair.start_hook = BPF_HOOK_TP;
 		e = (struct err){ 0 };
 		t = bpf_table__new(&b->plan, src, !q->plan_only,
 				   q->so.interval_ms > 0 || s->opts.tick ? 2 : 1, log, sizeof(log),
@@ -332,17 +356,21 @@ int bpf_plan__apply(struct query *q, struct session *s, const struct query_ops *
 		snprintf(module, sizeof(module), "perf_sql_bpf_%d", i);
 		bpf_stmt__analyze(&st[i], q, s, i, module);
 	}
+	for (int i = 0; i < q->nr_stmts; i++)
+		if (st[i].start_src)
+			bpf_pairs__pick(q, s, &st[i], i, reads, ops, ctx);
 	for (int j = 0; j < s->nr_src; j++) {
 		const char *r;
 		int i = -1;
 
-		if (s->src[j]->counter)
+		r = bpf_session__note_of(s, s->src[j]);
+		if (s->src[j]->counter || (r && strstr(r, "pairs()"))) /* bpf_pairs__pick's */
 			continue;
 		r = ring_reason(q, s, st, reads, j, &i, why, sizeof(why));
 		if (r)
 			bpf_session__note(s, s->src[j], "perf ring: %s", r);
 		else
-			to_kernel(q, s, &st[i], i, ops, ctx);
+			bpf_pick__to_kernel(q, s, &st[i], i, ops, ctx);
 	}
 	for (int i = 0; i < q->nr_stmts; i++)
 		bpf_stmt__free(&st[i]);

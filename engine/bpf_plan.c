@@ -91,6 +91,8 @@ enum colk resolve(struct an *a, int n, const struct tp_field **f)
 
 	if (nd(a, n)->kind != SN_COL)
 		return CK_NONE;
+	if (a->pairs)
+		return pairs_is_col(a, n) ? CK_PAIR : CK_NONE;
 	if (nd(a, n)->qual >= 0) {
 		name_of(a, nd(a, n)->qual, qual);
 		name_of(a, a->sel->table_alias >= 0 ? a->sel->table_alias : a->sel->table, table);
@@ -138,7 +140,7 @@ bool int_const(const struct an *a, int n, int64_t *out)
 	return false;
 }
 
-static bool field_val(struct an *a, const struct tp_field *f, struct bpf_val *v)
+bool field_val(struct an *a, const struct tp_field *f, struct bpf_val *v)
 {
 	v->off = f->offset;
 	v->size = f->size;
@@ -176,6 +178,20 @@ static bool reg_val(struct an *a, int n, struct bpf_val *v)
 	return true;
 }
 
+/* a comparison operator as the value's operation (end_value < 0: 1 or 0), or -1 */
+static int cmp_of(int op)
+{
+	switch (op) {
+	case TK_LT: return BOP_LT;
+	case TK_LE: return BOP_LE;
+	case TK_GT: return BOP_GT;
+	case TK_GE: return BOP_GE;
+	case TK_EQ: return BOP_EQ;
+	case TK_NE: return BOP_NE;
+	default: return -1;
+	}
+}
+
 /* node n as a value the program computes (bpf/plan.h (1)) */
 bool val_of(struct an *a, int n, struct bpf_val *v)
 {
@@ -184,6 +200,17 @@ bool val_of(struct an *a, int n, struct bpf_val *v)
 	char buf[128];
 	int64_t k;
 
+	if (x->kind == SN_BINARY && x->kw == KW_NONE && cmp_of(x->op) >= 0) {
+		if (!val_of(a, x->first, v))
+			return false;
+		if (bpf_val__is_str(v) || v->nr_ops == BPF_MAX_OPS ||
+		    !int_const(a, kid(a, n, 1), &k))
+			return no(a, "'%s' is not read by the kernel program (VALUE CMP N is)",
+				  text_of(a, n, buf, 64));
+		v->ops[v->nr_ops].op = (enum bpf_op)cmp_of(x->op);
+		v->ops[v->nr_ops++].k = k;
+		return true;
+	}
 	if (x->kind == SN_BINARY && x->kw == KW_NONE &&
 	    (x->op == TK_SLASH || x->op == TK_REM || x->op == TK_BITAND)) {
 		if (!val_of(a, x->first, v))
@@ -201,6 +228,8 @@ bool val_of(struct an *a, int n, struct bpf_val *v)
 		return true;
 	}
 	*v = (struct bpf_val){ 0 };
+	if (a->pairs && x->kind == SN_COL)
+		return pairs_val(a, n, v);
 	switch (x->kind == SN_COL ? resolve(a, n, &f) : CK_NONE) {
 	case CK_CPU: v->col = BCOL_CPU; return true;
 	case CK_PID: v->col = BCOL_PID; return true;
@@ -382,6 +411,8 @@ static bool table(struct an *a)
 	if (a->sel->table_schema >= 0 && strcasecmp(name_of(a, a->sel->table_schema, name), "main"))
 		return no(a, "FROM %s.%s", name, name_of(a, a->sel->table, name));
 	name_of(a, a->sel->table, name);
+	if (!strcasecmp(name, "pairs") && a->sel->nr_targs)
+		return pairs_table(a);
 	if (!(a->ev = catalog__find(a->s->cat, name)))
 		return no(a, "FROM %s: not an event table", name);
 	for (int i = 0; i < a->s->nr_src && !a->b->src; i++)
@@ -414,7 +445,8 @@ static bool own_names_free(struct an *a)
 
 static void describe(struct an *a)
 {
-	static const char *const names[] = { "sum", "min", "max", "log2_hist", "lin_hist" };
+	static const char *const names[] = { "sum",       "min",      "max",
+					     "log2_hist", "lin_hist", "percentiles" };
 	const struct bpf_plan *p = &a->b->plan;
 	size_t off = 0, len = sizeof(a->b->desc);
 	char buf[64];
@@ -484,6 +516,7 @@ void bpf_stmt__analyze(struct bpf_stmt *b, struct query *q, struct session *s, i
 		b->plan.nr_cpu_ids = s->nr_cpu_ids;
 		describe(&a);
 	}
+	b->start_src = a.start_src; /* pairs(): read or not, its tables are its own */
 	for (int k = 0; k < a.nr_repl; k++)
 		sqlite3_free(a.repl[k].text);
 	free(a.sel);

@@ -24,10 +24,12 @@
 
 /* One statement, read. */
 struct bpf_stmt {
-	struct source *src; /* the table it reads, when it was read that far */
-	bool ok;            /* it can run in the kernel */
-	bool count_only;    /* count(*) with no key and no WHERE: counting mode is cheaper */
-	char why[256];      /* when not ok */
+	struct source *src;       /* the table it reads, when it was read that far */
+	struct source *start_src; /* pairs(): the start table (src is the end's) */
+	char pair_name[96];       /* pairs(): its perf_sql_stats row */
+	bool ok;                  /* it can run in the kernel */
+	bool count_only;          /* count(*) with no key and no WHERE: counting mode is cheaper */
+	char why[256];            /* when not ok */
 	struct bpf_plan plan;
 	char *sql;      /* the rewritten statement (sqlite3_free) */
 	char desc[256]; /* "(comm) -> count, sum(count)" */

@@ -25,7 +25,8 @@ enum colk {
 	CK_ADDR,
 	CK_STACK,
 	CK_ARG, /* uprobes: arg0 .. arg5 */
-	CK_RET  /* uprobes: ret */
+	CK_RET, /* uprobes: ret */
+	CK_PAIR /* pairs(): a column of it (engine/bpf_pairs.c reads it) */
 };
 enum where_in { IN_ITEM, IN_HAVING, IN_ORDER_TERM, IN_ORDER };
 
@@ -43,6 +44,12 @@ struct an {
 		char *text;
 	} repl[MAX_REPL];
 	int nr_repl;
+	/* FROM pairs(...) (engine/bpf_pairs.c) */
+	bool pairs;
+	struct source *start_src;
+	const struct tp_event *start_ev;
+	struct bpf_val end_val; /* END_COL, a value of the end event */
+	bool has_end_val;
 };
 
 bool no(struct an *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -60,6 +67,19 @@ bool post(struct an *a, int n, enum where_in in);
 /* engine/bpf_agg.c: does the statement call an aggregate; an aggregate call's slot and merge */
 bool any_aggregate(struct an *a);
 bool post_func(struct an *a, int n, enum where_in in);
+/* engine/bpf_pairs.c: FROM pairs(...); a column of it as a value (refused: false) */
+bool pairs_table(struct an *a);
+bool pairs_val(struct an *a, int n, struct bpf_val *v);
+bool pairs_is_col(struct an *a, int n);
+bool field_val(struct an *a, const struct tp_field *f, struct bpf_val *v);
+/* engine/bpf_pick.c: a system call's tp_btf hook for p's values (bpf/plan.h); statement i
+ * to the kernel (0, or -errno: it stays on the ring, the note says why) */
+void bpf_pick__hook(const struct tp_event *ev, struct bpf_plan *p);
+int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int i,
+			const struct query_ops *ops, void *ctx);
+/* engine/bpf_pairs.c: statement i over pairs() to the kernel, when its tables allow */
+void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int i,
+		     const int *reads, const struct query_ops *ops, void *ctx);
 /* the WHERE tree at node n as a predicate of the program (engine/bpf_where.c); -1: refused */
 int pred_of(struct an *a, int n);
 #endif

@@ -30,9 +30,11 @@ static bool is_const(const struct an *a, int n)
 			return false;
 		break;
 	case SN_BINARY:
-		if (x->kw != KW_NONE || x->op == TK_ARROW)
+		if ((x->kw != KW_NONE && x->kw != KW_IS && x->kw != KW_AND && x->kw != KW_OR) ||
+		    x->op == TK_ARROW)
 			return false;
 		break;
+	case SN_ISNULL: break;
 	default: return false;
 	}
 	for (int k = x->first; k >= 0; k = nd(a, k)->next)
@@ -77,7 +79,8 @@ static int join(struct an *a, int kind, int l, int r)
 /* text equality (cmp BC_EQ or BC_NE) of a string value with the constant's text */
 static int str_cmp(struct an *a, const struct bpf_val *v, enum bpf_cmp cmp, sqlite3_value *c)
 {
-	int max = v->col == BCOL_COMM ? 15 : v->size, len = sqlite3_value_bytes(c), n;
+	int max = v->col == BCOL_COMM || v->col == BCOL_PAIR_COMM ? 15 : bpf_val__str_size(v),
+	    len = sqlite3_value_bytes(c), n;
 	const char *s = (const char *)sqlite3_value_text(c);
 	struct bpf_pred p = { .kind = BP_STREQ, .v = *v };
 
@@ -125,6 +128,22 @@ static int compare(struct an *a, int l, enum bpf_cmp cmp, int r)
 	return ret;
 }
 
+/* a constant condition as TRUE or FALSE, as SQLite's WHERE takes it (NULL: false) */
+static int const_pred(struct an *a, int n)
+{
+	sqlite3_value *c = eval(a, n);
+	int r;
+
+	if (!c)
+		return no(a, "a constant of WHERE could not be evaluated"), -1;
+	r = leaf(a,
+		 sqlite3_value_type(c) != SQLITE_NULL && sqlite3_value_double(c) != 0 ? BP_TRUE
+										      : BP_FALSE,
+		 NULL, BC_EQ, 0);
+	sqlite3_value_free(c);
+	return r;
+}
+
 int pred_of(struct an *a, int n)
 {
 	static const struct {
@@ -138,6 +157,18 @@ int pred_of(struct an *a, int n)
 	int r, v = kid(a, n, 0);
 	char buf[64];
 
+	if (is_const(a, n)) /* ":syscall IS NULL": what every row would see */
+		return const_pred(a, n);
+	if (x->kind == SN_BINARY && (x->kw == KW_AND || x->kw == KW_OR)) {
+		int l = v, rt = kid(a, n, 1), absorb = x->kw == KW_AND ? BP_FALSE : BP_TRUE;
+
+		for (int k = 0; k < 2; k++) { /* a constant side decides, or leaves the other */
+			int c = k ? rt : l, o = k ? l : rt;
+
+			if (is_const(a, c) && (r = const_pred(a, c)) >= 0)
+				return (int)a->b->plan.where[r].kind == absorb ? r : pred_of(a, o);
+		}
+	}
 	if (x->kind == SN_BINARY && (x->kw == KW_AND || x->kw == KW_OR))
 		return join(a, x->kw == KW_AND ? BP_AND : BP_OR, pred_of(a, v),
 			    pred_of(a, kid(a, n, 1)));

@@ -508,11 +508,14 @@ static bool from(struct ps *p)
 		sel->table_schema = sel->table;
 		sel->table = p->pos++;
 	}
-	if (accept(p, TK_LP)) { /* cpu_clock(99): integer literals only (the rate) */
-		do
-			if (!accept(p, TK_INT))
-				return fail(p, "table arguments other than integers are not read");
-		while (accept(p, TK_COMMA));
+	if (accept(p, TK_LP)) { /* cpu_clock(99), pairs('a', 'k', 'b', 'k'): literals only */
+		do {
+			if (cur(p)->type != TK_INT && cur(p)->type != TK_STR)
+				return fail(p, "table arguments other than literals are not read");
+			if (sel->nr_targs < SQL_MAX_TARGS)
+				sel->targ[sel->nr_targs++] = p->pos;
+			p->pos++;
+		} while (accept(p, TK_COMMA));
 		if (!accept(p, TK_RP))
 			return fail(p, "')' expected after the table's arguments");
 	}
@@ -588,6 +591,7 @@ int sql_select__parse(struct sql_select *sel, const char *text)
 
 	sel->text = text;
 	sel->nr_tok = sel->nr_node = sel->nr_items = sel->nr_group = sel->nr_order = 0;
+	sel->nr_targs = 0;
 	sel->table = sel->table_schema = sel->table_alias = -1;
 	sel->where = sel->having = sel->limit_tok0 = sel->limit_tok1 = -1;
 	sel->err[0] = '\0';

@@ -98,6 +98,7 @@ struct sql_node {
 #define SQL_MAX_TOKENS 2048
 #define SQL_MAX_NODES 1024
 #define SQL_MAX_ITEMS 32
+#define SQL_MAX_TARGS 8
 
 struct sql_select {
 	const char *text;
@@ -111,6 +112,7 @@ struct sql_select {
 	} items[SQL_MAX_ITEMS];
 	int nr_items;
 	int table, table_schema, table_alias; /* tokens (schema, alias: -1 if none) */
+	int targ[SQL_MAX_TARGS], nr_targs;    /* the table's arguments: literal tokens */
 	int from_tok0, from_tok1;             /* FROM ... up to the next clause */
 	int where;                            /* node, -1 */
 	int group[SQL_MAX_ITEMS], nr_group;   /* nodes */

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sqlite3.h>
 #include "core/record.h"
 #include "profilers/view.h"
@@ -114,6 +115,47 @@ static void as_table(const struct profiler *p)
 	session__close(s);
 }
 
+/* which path each table of the profiler takes here, from its --explain (ids and sizes left out:
+ * "kernel" or "perf ring" and why); nothing where it cannot be planned (not root) */
+static void path_of(const struct profiler *p)
+{
+	char cmd[4400], line[1024], table[160] = "", self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	bool any = false;
+	FILE *f;
+
+	if (n <= 0 || memchr(self, '\'', (size_t)n) || strchr(p->name, '\''))
+		return;
+	self[n] = '\0';
+	snprintf(cmd, sizeof(cmd), "'%s' --explain '%s' 2>/dev/null", self, p->name);
+	if (!(f = popen(cmd, "r")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		const char *path = line + 15;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "table ", 6))
+			snprintf(table, sizeof(table), "%.150s", line + 6);
+		if (strncmp(line, "  path         ", 15) || !table[0])
+			continue;
+		printf("%s  %s: ",
+		       any ? ""
+			   : "\npath (as planned on this machine; --no-bpf: the "
+			     "perf ring):\n",
+		       table);
+		any = true;
+		if (!strncmp(path, "pairs() starts in the kernel", 28))
+			printf("in the kernel (BPF: pairs()' starts)\n");
+		else if (!strncmp(path, "aggregated in the kernel", 24))
+			printf("in the kernel (BPF: %s)\n", strstr(path, "pairs()")
+								    ? "pairs() ended and aggregated"
+								    : "aggregated");
+		else
+			printf("%s\n", path);
+	}
+	pclose(f);
+}
+
 static int help_of(const char *name)
 {
 	struct err e = { 0 };
@@ -154,6 +196,7 @@ static int help_of(const char *name)
 		print_indented(p->example, "  ");
 	}
 	as_table(p);
+	path_of(p);
 	printf("\nSQL:\n");
 	print_indented(p->body, "  ");
 	profiler__free(p);

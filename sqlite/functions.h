@@ -44,6 +44,8 @@ void p95_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void p99_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void p999_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void percentile_final(sqlite3_context *ctx);
+void loglin_percentile_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void loglin_percentile_final(sqlite3_context *ctx);
 void stats_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void stats_final(sqlite3_context *ctx);
 void heatmap_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);

@@ -11,7 +11,8 @@
  *   _c INTEGER     the group's events
  *   _a0, _a1, ...  each aggregate's state: sum, min, max INTEGER; log2_hist and lin_hist
  *                  bucket counts as a BLOB of little-endian u64 (read by log2_hist_merge()
- *                  and lin_hist_merge())
+ *                  and lin_hist_merge()); percentiles' log-linear buckets as (u64 bucket,
+ *                  u64 count) pairs (read by loglin_percentile(), bpf/pairs.h)
  *
  * A state the kernel flagged is an error with SQLite's own words, as the rows would have
  * given on the ring path: a sum past 64 bits ("integer overflow"), a negative value in
@@ -45,7 +46,8 @@ static char *schema(const struct bpf_plan *p)
 	sqlite3_str_appendall(s, "\"_c\" INTEGER");
 	for (int i = 0; i < p->nr_aggs; i++)
 		sqlite3_str_appendf(s, ", \"_a%d\" %s", i,
-				    p->aggs[i].kind == BA_LOG2 || p->aggs[i].kind == BA_LIN
+				    p->aggs[i].kind == BA_LOG2 || p->aggs[i].kind == BA_LIN ||
+						    p->aggs[i].kind == BA_LOGLIN
 					    ? "BLOB"
 					    : "INTEGER");
 	sqlite3_str_appendall(s, ")");
@@ -160,8 +162,7 @@ static void key_column(sqlite3_context *ctx, const struct bpf_table *t, const ui
 	if (v->col == BCOL_STACK)
 		stack_column(ctx, t, key + p->key_off[k]);
 	else if (bpf_val__is_str(v))
-		sqlite3_result_text(ctx, s,
-				    (int)strnlen(s, v->col == BCOL_COMM ? 16 : (size_t)v->size),
+		sqlite3_result_text(ctx, s, (int)strnlen(s, (size_t)bpf_val__str_size(v)),
 				    SQLITE_TRANSIENT);
 	else
 		sqlite3_result_int64(ctx, i64_at(key, p->key_off[k]));
@@ -194,7 +195,26 @@ static void agg_column(sqlite3_context *ctx, const struct bpf_plan *p, const uin
 	case BA_LIN:
 		sqlite3_result_blob(ctx, val + g->off, g->nr_buckets * 8, SQLITE_TRANSIENT);
 		break;
+	case BA_LOGLIN: break; /* loglin_column() */
 	}
+}
+
+/* a group's log-linear buckets: (u64 bucket, u64 count) pairs, for loglin_percentile() */
+static void loglin_column(sqlite3_context *ctx, const struct bpf_table *t, size_t row)
+{
+	size_t n;
+	const struct bpf_hist_ent *h = bpf_table__hist(t, row, &n);
+	uint64_t *b = sqlite3_malloc64(n * 16 + 1);
+
+	if (!b) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		b[2 * i] = h[i].bucket;
+		b[2 * i + 1] = h[i].count;
+	}
+	sqlite3_result_blob(ctx, b, (int)(n * 16), sqlite3_free);
 }
 
 static int bg_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
@@ -207,6 +227,8 @@ static int bg_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 		key_column(ctx, t, bpf_table__key(t, row), col);
 	else if (col == p->nr_keys)
 		sqlite3_result_int64(ctx, i64_at(bpf_table__value(t, row), BPF_VAL_COUNT));
+	else if (p->aggs[col - p->nr_keys - 1].kind == BA_LOGLIN)
+		loglin_column(ctx, t, row);
 	else
 		agg_column(ctx, p, bpf_table__value(t, row), col - p->nr_keys - 1);
 	return SQLITE_OK;

@@ -24,5 +24,6 @@ SELECT folded_stack(stack), folded_stack_merge(stack, 2) AS fm FROM sys_enter_wr
 SELECT count(*), sum(latency > 0), min(start_value), max(end_value), sum(lost)
   FROM pairs('sys_enter_write', '_tid', 'sys_exit_write', '_tid', 'count', 'ret');
 SELECT comm, _pid = pid, fd, count(*), sum(count) FROM sys_enter_write GROUP BY 1, 2, 3;
-SELECT log2_hist_merge(x'0100000000000000', 'B') AS m2, lin_hist_merge(zeroblob(32), 0, 10, 5) AS ml
+SELECT log2_hist_merge(x'0100000000000000', 'B') AS m2, lin_hist_merge(zeroblob(32), 0, 10, 5) AS ml,
+       loglin_percentile(x'0a000000000000000100000000000000', 50) AS lp
   FROM sys_enter_write;

@@ -140,7 +140,7 @@ static void test_refused(void)
 		"select sum(a) filter (where a > 1) from t",
 		"select a from t where b in (select c from u)",
 		"select a from t where b = ?",
-		"select a from f('x')",
+		"select a from f(x)",
 		"select a from t where (a, b) = (1, 2)",
 		"update t set a = 1",
 		"select a from t limit",
@@ -149,6 +149,10 @@ static void test_refused(void)
 
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
 		T(sql_select__parse(&sel, no[i]) && sel.err[0], "refused: %s", no[i]);
+	/* a table's literal arguments, as pairs() takes them */
+	T(!sql_select__parse(&sel, "select 1 from pairs('a', 'k', 'b', 'k', 7) as p") &&
+		  sel.nr_targs == 5 && sel.table_alias >= 0,
+	  "pairs()'s arguments read");
 }
 
 int main(void)

@@ -1,0 +1,214 @@
+/*
+ * bpf/pairs.c - the start and end parts of a pairs() program and its log-linear histogram
+ * (see bpf/pairs.h), emitted into bpf/compile.c's program.
+ *
+ * The pair's area on the stack, at c->pair:
+ *   +0  the key (u64): the pending map's key
+ *   +8  start: the start time; end: the latency (ns)     \
+ *   +16 the start value: an integer, or text (16 bytes)   | the pending value
+ *   +32 the start's pid_tgid                              |  (BPF_PAIR_VALUE bytes)
+ *   +40 the start's comm                                  /
+ */
+#include "bpf/compile_int.h"
+#include "bpf/pairs.h"
+
+#define PA_KEY 0
+#define PA_TIME 8 /* the end program: the latency */
+#define PA_VAL 16
+#define PA_PIDTGID 32
+#define PA_COMM 40
+#define OFF_ZERO32 (-32) /* bpf/compile.c's: a u32 0 */
+
+bool bpf_pair__load(struct cc *c, const struct bpf_val *v, int r)
+{
+	static const int at[] = { [BCOL_PAIR_KEY] = PA_KEY,
+				  [BCOL_PAIR_LAT] = PA_TIME,
+				  [BCOL_PAIR_SVAL] = PA_VAL,
+				  [BCOL_PAIR_STID] = PA_PIDTGID,
+				  [BCOL_PAIR_SPID] = PA_PIDTGID };
+
+	emit(c, bi_ldx(BPF_DW, r, FP, (int16_t)(c->pair + at[v->col])));
+	if (v->col == BCOL_PAIR_STID) {
+		emit(c, bi_alu64_imm(BPF_LSH, r, 32));
+		emit(c, bi_alu64_imm(BPF_RSH, r, 32));
+	} else if (v->col == BCOL_PAIR_SPID) {
+		emit(c, bi_alu64_imm(BPF_RSH, r, 32));
+	}
+	return v->col == BCOL_PAIR_KEY || v->col == BCOL_PAIR_SVAL;
+}
+
+int bpf_pair__str_at(const struct cc *c, const struct bpf_val *v)
+{
+	return c->pair + (v->col == BCOL_PAIR_COMM ? PA_COMM : PA_VAL);
+}
+
+void bpf_pair__copy_str(struct cc *c, const struct bpf_val *v, int dst)
+{
+	int src = bpf_pair__str_at(c, v);
+
+	for (int i = 0; i < 16; i += 8) {
+		emit(c, bi_ldx(BPF_DW, BPF_REG_1, FP, (int16_t)(src + i)));
+		emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(dst + i)));
+	}
+}
+
+/* r1 = fp + off */
+static void fp_ptr(struct cc *c, int r, int off)
+{
+	emit(c, bi_mov64_reg(r, FP));
+	emit(c, bi_alu64_imm(BPF_ADD, r, off));
+}
+
+/* this CPU's counts[i] += 1 (r0-r5) */
+static void bump(struct cc *c, int i)
+{
+	int skip = basm__label(c->a);
+
+	emit(c, bi_st(BPF_W, FP, OFF_ZERO32, 0));
+	basm__ld_map(c->a, BPF_REG_1, c->p->pair.counts_fd);
+	fp_ptr(c, BPF_REG_2, OFF_ZERO32);
+	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, skip);
+	emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_0, (int16_t)(8 * i)));
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_1, 1));
+	emit(c, bi_stx(BPF_DW, BPF_REG_0, BPF_REG_1, (int16_t)(8 * i)));
+	basm__place(c->a, skip);
+}
+
+static void comm_to(struct cc *c, int off)
+{
+	fp_ptr(c, BPF_REG_1, off);
+	emit(c, bi_mov64_imm(BPF_REG_2, 16));
+	emit(c, bi_call(BPF_FUNC_get_current_comm));
+}
+
+/* pending[START_KEY] = { now, start value, pid_tgid, comm } */
+void bpf_pair__start(struct cc *c)
+{
+	const struct bpf_pair *pp = &c->p->pair;
+	int p = c->pair, dropped = basm__label(c->a), done = basm__label(c->a);
+
+	for (int i = 0; i < BPF_PAIR_VALUE; i += 8)
+		emit(c, bi_st(BPF_DW, FP, (int16_t)(p + PA_TIME + i), 0));
+	load_val(c, &pp->start_key, BPF_REG_1, BPF_REG_2);
+	emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_KEY)));
+	if (pp->has_start_val && pp->start_val.col == BCOL_COMM) {
+		comm_to(c, p + PA_VAL);
+	} else if (pp->has_start_val && pp->start_val.col == BCOL_STR) {
+		copy_str(c, &pp->start_val, p + PA_VAL);
+	} else if (pp->has_start_val) {
+		load_val(c, &pp->start_val, BPF_REG_1, BPF_REG_2);
+		emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_VAL)));
+	}
+	if (pp->need_tid) {
+		emit(c, bi_call(BPF_FUNC_get_current_pid_tgid));
+		emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)(p + PA_PIDTGID)));
+	}
+	if (pp->need_comm)
+		comm_to(c, p + PA_COMM);
+	emit(c, bi_call(BPF_FUNC_ktime_get_ns));
+	emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)(p + PA_TIME)));
+	basm__ld_map(c->a, BPF_REG_1, pp->pending_fd);
+	fp_ptr(c, BPF_REG_2, p + PA_KEY);
+	fp_ptr(c, BPF_REG_3, p + PA_TIME);
+	emit(c, bi_mov64_imm(BPF_REG_4, BPF_ANY));
+	emit(c, bi_call(BPF_FUNC_map_update_elem));
+	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_0, 0, dropped);
+	bump(c, BPF_PAIR_STARTS);
+	basm__ja(c->a, done);
+	basm__place(c->a, dropped); /* the map is full: this start is lost */
+	bump(c, BPF_PAIR_DROPPED);
+	basm__place(c->a, done);
+}
+
+/* the pending start of END_KEY into the area, latency computed, deleted; none: c->out */
+void bpf_pair__end(struct cc *c)
+{
+	const struct bpf_pair *pp = &c->p->pair;
+	int p = c->pair;
+
+	if (pp->role == BPF_PAIR_BOTH) { /* no pair, or not aggregated: on to the start */
+		c->done = c->out;
+		c->out = basm__label(c->a);
+	}
+	emit(c, bi_call(BPF_FUNC_ktime_get_ns));
+	emit(c, bi_mov64_reg(BPF_REG_8, BPF_REG_0));
+	load_val(c, &pp->end_key, BPF_REG_1, BPF_REG_2);
+	emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_KEY)));
+	basm__ld_map(c->a, BPF_REG_1, pp->pending_fd);
+	fp_ptr(c, BPF_REG_2, p + PA_KEY);
+	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, c->out);
+	for (int i = 0; i < BPF_PAIR_VALUE; i += 8) {
+		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_0, (int16_t)i));
+		emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_TIME + i)));
+	}
+	emit(c, bi_ldx(BPF_DW, BPF_REG_1, FP, (int16_t)(p + PA_TIME)));
+	emit(c, bi_alu64_reg(BPF_SUB, BPF_REG_8, BPF_REG_1));
+	emit(c, bi_stx(BPF_DW, FP, BPF_REG_8, (int16_t)(p + PA_TIME)));
+	basm__ld_map(c->a, BPF_REG_1, pp->pending_fd);
+	fp_ptr(c, BPF_REG_2, p + PA_KEY);
+	emit(c, bi_call(BPF_FUNC_map_delete_elem));
+	bump(c, BPF_PAIR_PAIRS);
+}
+
+void bpf_pair__both_start(struct cc *c)
+{
+	basm__place(c->a, c->out);
+	bpf_pair__start(c);
+	c->out = c->done;
+}
+
+/* r2 = the log-linear bucket of r1 (>= 0), see bpf/pairs.h (3); r3, r4, r5 scratch */
+static void loglin_bucket(struct cc *c)
+{
+	int have = basm__label(c->a);
+
+	emit(c, bi_mov64_reg(BPF_REG_2, BPF_REG_1));
+	basm__jmp_imm(c->a, BPF_JLT, BPF_REG_1, BPF_LOGLIN_EXACT, have);
+	emit(c, bi_mov64_reg(BPF_REG_3, BPF_REG_1));
+	emit(c, bi_mov64_imm(BPF_REG_2, 0));
+	for (int shift = 32; shift; shift /= 2) { /* r2 = floor(log2(r1)) */
+		int next = basm__label(c->a);
+
+		emit(c, bi_mov64_reg(BPF_REG_4, BPF_REG_3));
+		emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_4, shift));
+		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_4, 0, next);
+		emit(c, bi_mov64_reg(BPF_REG_3, BPF_REG_4));
+		emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, shift));
+		basm__place(c->a, next);
+	}
+	emit(c, bi_mov64_reg(BPF_REG_5, BPF_REG_2));
+	emit(c, bi_alu64_imm(BPF_SUB, BPF_REG_5, BPF_LOGLIN_SHIFT));
+	emit(c, bi_alu64_imm(BPF_AND, BPF_REG_5, 63));
+	emit(c, bi_mov64_reg(BPF_REG_3, BPF_REG_1));
+	emit(c, bi_alu64_reg(BPF_RSH, BPF_REG_3, BPF_REG_5));
+	emit(c, bi_alu64_imm(BPF_AND, BPF_REG_3, BPF_LOGLIN_SUB - 1));
+	emit(c, bi_alu64_imm(BPF_SUB, BPF_REG_2, 7));
+	emit(c, bi_alu64_imm(BPF_LSH, BPF_REG_2, BPF_LOGLIN_SHIFT));
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, BPF_LOGLIN_EXACT));
+	emit(c, bi_alu64_reg(BPF_ADD, BPF_REG_2, BPF_REG_3));
+	basm__place(c->a, have);
+}
+
+/* the group's bucket row (its key, last slot 1 + bucket) counts one more value */
+void bpf_pair__loglin(struct cc *c)
+{
+	const struct bpf_plan *p = c->p;
+	int have = basm__label(c->a), pos = basm__label(c->a), g = 0;
+
+	while (p->aggs[g].kind != BA_LOGLIN)
+		g++;
+	load_val(c, &p->aggs[g].v, BPF_REG_1, BPF_REG_2);
+	basm__jmp_imm(c->a, BPF_JSGE, BPF_REG_1, 0, pos);
+	emit(c, bi_mov64_imm(BPF_REG_1, 0)); /* never for a latency: monotonic time */
+	basm__place(c->a, pos);
+	loglin_bucket(c);
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, 1));
+	emit(c, bi_stx(BPF_DW, FP, BPF_REG_2, (int16_t)(c->key + p->key_size - 8)));
+	find_group(c, have);
+	basm__place(c->a, have);
+	emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_0, BPF_VAL_COUNT));
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_1, 1));
+	emit(c, bi_stx(BPF_DW, BPF_REG_0, BPF_REG_1, BPF_VAL_COUNT));
+}

@@ -1,0 +1,63 @@
+/*
+ * bpf/pairs.h - pairs() in the kernel: start and end events paired by key in a BPF hash map,
+ * each pair aggregated into its group as it completes (engine/bpf_pairs.c plans it).
+ *
+ *   start program (on the start table)      end program (on the end table)
+ *     key = START_KEY                          key = END_KEY; now = ktime
+ *     pending[key] = { time, start value,      p = pending[key], or nothing to do
+ *                      pid/tid, comm }         latency = now - p->time; delete pending[key]
+ *     (a newer start replaces an older one)    WHERE, GROUP BY and the aggregates over
+ *                                              latency, the start's and the end's values
+ * When one table both starts and ends (sched_switch prev_pid -> next_pid), one program does
+ * both, ending first, as the ring path does.
+ *
+ * (1) The pending map is a hash of at most max_pending keys; a start that finds it full is
+ *     dropped and counted (the ring path evicts its oldest half instead): the pairs() row of
+ *     perf_sql_stats shows it as lost. It is not swapped with windows: a pair spanning
+ *     windows is paired, in the window of its end.
+ * (2) Per CPU, the counts map keeps BPF_PAIR_STARTS, BPF_PAIR_DROPPED, BPF_PAIR_PAIRS.
+ * (3) Percentiles: a log-linear histogram of the value per group, each non-empty bucket a row
+ *     of the group map under the group's key with its last slot = 1 + bucket (0: the group's
+ *     own row). Values below 128 have a bucket each (exact); above, [2^k, 2^(k+1)) is cut into
+ *     64 buckets of width 2^(k-6), read as their middle: within 1/128 (0.78 %) of any value
+ *     in them, so a percentile interpolated between two ranks is too.
+ */
+#ifndef PERF_SQL_BPF_PAIRS_H
+#define PERF_SQL_BPF_PAIRS_H
+#include <stdint.h>
+
+#define BPF_PAIR_VALUE 48 /* pending value: time, start value[16], pid_tgid, comm[16] */
+#define BPF_PAIR_STARTS 0 /* counts: u64 each */
+#define BPF_PAIR_DROPPED 1
+#define BPF_PAIR_PAIRS 2
+#define BPF_PAIR_NR_COUNTS 3
+
+#define BPF_LOGLIN_EXACT 128 /* values below: a bucket each */
+#define BPF_LOGLIN_SUB 64    /* buckets per power of 2 above */
+#define BPF_LOGLIN_SHIFT 6   /* log2(BPF_LOGLIN_SUB) */
+
+static inline int bpf_loglin_bucket(uint64_t v)
+{
+	int k = 63 - __builtin_clzll(v | 1);
+
+	if (v < BPF_LOGLIN_EXACT)
+		return (int)v;
+	return BPF_LOGLIN_EXACT + (k - 7) * BPF_LOGLIN_SUB +
+	       (int)((v >> (k - BPF_LOGLIN_SHIFT)) & (BPF_LOGLIN_SUB - 1));
+}
+
+/* the value bucket b stands for: itself below 128, else its middle */
+static inline double bpf_loglin_value(int b)
+{
+	int k, sub;
+	uint64_t lo, w;
+
+	if (b < BPF_LOGLIN_EXACT)
+		return b;
+	k = 7 + (b - BPF_LOGLIN_EXACT) / BPF_LOGLIN_SUB;
+	sub = (b - BPF_LOGLIN_EXACT) % BPF_LOGLIN_SUB;
+	w = 1ull << (k - BPF_LOGLIN_SHIFT);
+	lo = (uint64_t)(BPF_LOGLIN_SUB + sub) * w;
+	return (double)lo + (double)(w - 1) / 2;
+}
+#endif

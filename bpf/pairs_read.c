@@ -1,0 +1,135 @@
+/*
+ * bpf/pairs_read.c - what a window's readout adds for pairs() and percentiles (bpf/pairs.h):
+ * the groups' log-linear buckets sorted and merged, and the pairs' counts per CPU.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "bpf/pairs.h"
+#include "bpf/table.h"
+#include "core/session.h"
+
+static uint64_t u64_at(const uint8_t *p, int off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, 8);
+	return v;
+}
+
+static int cmp_ent(const void *x, const void *y)
+{
+	const struct bpf_hist_ent *a = x, *b = y;
+
+	if (a->row != b->row)
+		return a->row < b->row ? -1 : 1;
+	return a->bucket < b->bucket ? -1 : a->bucket > b->bucket;
+}
+
+/* sorted by row and bucket, one entry each (a tick's reads may repeat one) */
+static void merge_hist(struct bpf_table *t)
+{
+	size_t n = 0;
+
+	if (!t->nr_hist)
+		return;
+	qsort(t->hist, t->nr_hist, sizeof(*t->hist), cmp_ent);
+	for (size_t i = 1; i < t->nr_hist; i++) {
+		if (t->hist[i].row == t->hist[n].row && t->hist[i].bucket == t->hist[n].bucket)
+			t->hist[n].count += t->hist[i].count;
+		else
+			t->hist[++n] = t->hist[i];
+	}
+	t->nr_hist = n + 1;
+}
+
+const struct bpf_hist_ent *bpf_table__hist(const struct bpf_table *t, size_t i, size_t *n)
+{
+	size_t lo = 0, hi = t->nr_hist, end;
+
+	while (lo < hi) { /* the first entry of row i */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->hist[mid].row < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < t->nr_hist && t->hist[end].row == i; end++)
+		;
+	*n = end - lo;
+	return t->hist + lo;
+}
+
+/* a bucket's row (bpf/pairs.h (3)): its count over CPUs, to the group's buckets */
+int bpf_table__take_bucket(struct bpf_table *t, const uint8_t *key, size_t k)
+{
+	int ks = t->plan.key_size, vs = t->plan.value_size;
+	uint8_t *gkey = malloc((size_t)ks), *row;
+	uint64_t sum = 0;
+
+	if (!gkey)
+		return -ENOMEM;
+	memcpy(gkey, key, (size_t)ks);
+	memset(gkey + ks - 8, 0, 8);
+	row = bpf_table__row_of(t, gkey);
+	free(gkey);
+	if (!row)
+		return -ENOMEM;
+	for (int c = 0; c < t->nr_possible; c++)
+		sum += u64_at((uint8_t *)t->vals +
+				      (k * (size_t)t->nr_possible + (size_t)c) * (size_t)vs,
+			      BPF_VAL_COUNT);
+	if (t->nr_hist == t->cap_hist) {
+		size_t cap = t->cap_hist ? t->cap_hist * 2 : 256;
+		struct bpf_hist_ent *h = realloc(t->hist, cap * sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		t->hist = h;
+		t->cap_hist = cap;
+	}
+	t->hist[t->nr_hist++] = (struct bpf_hist_ent){
+		.row = (uint32_t)((size_t)(row - t->rows) / (size_t)t->row_size),
+		.bucket = (uint32_t)(u64_at(key, ks - 8) - 1),
+		.count = sum,
+	};
+	return 0;
+}
+
+/* this window's starts (per CPU) to the start table; pairs and dropped starts to pairs() */
+static void read_counts(struct bpf_table *t)
+{
+	struct session *s = t->src->s;
+	size_t sz = (size_t)t->nr_possible * 8 * BPF_PAIR_NR_COUNTS;
+	uint64_t *v = malloc(sz), pairs = 0, dropped = 0;
+	uint32_t zero = 0;
+
+	if (!v || bpf_map_lookup_elem(t->counts_fd, &zero, v)) {
+		free(v);
+		return;
+	}
+	for (int c = 0; c < t->nr_possible; c++) {
+		uint64_t *now = v + c * BPF_PAIR_NR_COUNTS,
+			 *seen = t->counts_seen + c * BPF_PAIR_NR_COUNTS;
+		uint64_t starts = now[BPF_PAIR_STARTS] + now[BPF_PAIR_DROPPED] -
+				  seen[BPF_PAIR_STARTS] - seen[BPF_PAIR_DROPPED];
+		int idx = c < s->nr_cpu_ids ? s->cpu_idx[c] : -1;
+
+		if (t->start_src && idx >= 0)
+			t->start_src->received[idx] += starts;
+		pairs += now[BPF_PAIR_PAIRS] - seen[BPF_PAIR_PAIRS];
+		dropped += now[BPF_PAIR_DROPPED] - seen[BPF_PAIR_DROPPED];
+		memcpy(seen, now, 8 * BPF_PAIR_NR_COUNTS);
+	}
+	session__extra_add(s, t->pair_stat, pairs, dropped);
+	free(v);
+}
+
+void bpf_table__read_pairs(struct bpf_table *t)
+{
+	merge_hist(t);
+	if (t->counts_fd >= 0)
+		read_counts(t);
+}

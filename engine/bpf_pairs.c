@@ -1,0 +1,319 @@
+/*
+ * engine/bpf_pairs.c - a statement over pairs() in the kernel (bpf/pairs.h, docs/bpf.md).
+ *
+ *   select start_value, count(*), p99(latency) from pairs('sys_enter', '_tid', 'sys_exit',
+ *          '_tid', 'id') where latency >= 1000 group by start_value
+ * becomes a start program on raw_syscalls:sys_enter storing (time, id) under the thread, and
+ * an end program on sys_exit pairing, filtering and aggregating by id, with p99 from a
+ * log-linear histogram; the statement is rewritten as engine/bpf_plan.c rewrites any other.
+ *
+ * What is read:
+ *   FROM         pairs() of two tracepoint tables (or one), keys an integer field, _tid, _pid
+ *                or _cpu; START_COL an integer field, a char[N <= 16] field, _tid, _pid, _cpu
+ *                or _comm; END_COL as START_COL, of the end event
+ *   columns      key, latency, start_value, end_value, start_pid, start_tid, end_tid,
+ *                end_cpu, comm (the start task's name, as the ring path's column); not
+ *                start_time, end_time, start_cpu, lost
+ *   aggregates   those of engine/bpf_plan.c, and p50, p90, p95, p99, p999, percentile(latency,
+ *                P): within 0.8 % (bpf/pairs.h (3))
+ * (1) Which tables: both of the pairs() and nothing else reads them (engine/bpf_pick.c).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include "bpf/source.h"
+#include "bpf/table.h"
+#include "core/field.h"
+#include "engine/bpf_plan_int.h"
+
+#define BPF_PAIRS_MAX_PENDING (1 << 15) /* starts waiting for their end (bpf/pairs.h (1)) */
+
+enum pcol {
+	P_KEY,
+	P_LATENCY,
+	P_START_VALUE,
+	P_END_VALUE,
+	P_START_PID,
+	P_START_TID,
+	P_END_TID,
+	P_END_CPU,
+	P_COMM,
+	P_RING, /* a column the kernel does not give */
+	P_NONE,
+};
+
+static enum pcol pcol_of(struct an *a, int n)
+{
+	static const struct {
+		const char *name;
+		enum pcol c;
+	} cols[] = {
+		{ "key", P_KEY },
+		{ "latency", P_LATENCY },
+		{ "start_value", P_START_VALUE },
+		{ "end_value", P_END_VALUE },
+		{ "start_pid", P_START_PID },
+		{ "start_tid", P_START_TID },
+		{ "end_tid", P_END_TID },
+		{ "end_cpu", P_END_CPU },
+		{ "comm", P_COMM },
+		{ "start_time", P_RING },
+		{ "end_time", P_RING },
+		{ "start_cpu", P_RING },
+		{ "lost", P_RING },
+	};
+	char name[128], qual[128], table[128];
+
+	if (nd(a, n)->kind != SN_COL)
+		return P_NONE;
+	if (nd(a, n)->qual >= 0) {
+		name_of(a, nd(a, n)->qual, qual);
+		name_of(a, a->sel->table_alias >= 0 ? a->sel->table_alias : a->sel->table, table);
+		if (strcasecmp(qual, table))
+			return P_NONE;
+	}
+	name_of(a, nd(a, n)->name, name);
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		if (!strcasecmp(name, cols[i].name))
+			return cols[i].c;
+	return P_NONE;
+}
+
+bool pairs_is_col(struct an *a, int n) { return pcol_of(a, n) != P_NONE; }
+
+bool pairs_val(struct an *a, int n, struct bpf_val *v)
+{
+	struct bpf_pair *pp = &a->b->plan.pair;
+	char buf[64];
+
+	*v = (struct bpf_val){ 0 };
+	switch (pcol_of(a, n)) {
+	case P_KEY: v->col = BCOL_PAIR_KEY; return true;
+	case P_LATENCY: v->col = BCOL_PAIR_LAT; return true;
+	case P_START_VALUE:
+		if (!pp->has_start_val)
+			return no(a, "start_value without a START_COL is NULL");
+		v->col = pp->start_val_str ? BCOL_PAIR_SSTR : BCOL_PAIR_SVAL;
+		return true;
+	case P_END_VALUE:
+		if (!a->has_end_val)
+			return no(a, "end_value without an END_COL is NULL");
+		*v = a->end_val;
+		return true;
+	case P_START_PID:
+	case P_START_TID:
+		pp->need_tid = true;
+		v->col = pcol_of(a, n) == P_START_PID ? BCOL_PAIR_SPID : BCOL_PAIR_STID;
+		return true;
+	case P_END_TID: v->col = BCOL_TID; return true;
+	case P_END_CPU: v->col = BCOL_CPU; return true;
+	case P_COMM:
+		pp->need_comm = true;
+		v->col = BCOL_PAIR_COMM;
+		return true;
+	case P_RING:
+		return no(a, "pairs()'s %s is given on the ring path only",
+			  text_of(a, n, buf, sizeof(buf)));
+	default: return no(a, "'%s' is not a column of pairs()", text_of(a, n, buf, sizeof(buf)));
+	}
+}
+
+/* a pairs() argument naming a key (integers) or a value of event ev */
+static bool spec_val(struct an *a, const struct tp_event *ev, const char *name, bool value,
+		     struct bpf_val *v)
+{
+	static const struct {
+		const char *name;
+		enum bpf_col col;
+	} metas[] = { { "_tid", BCOL_TID }, { "_pid", BCOL_PID }, { "_cpu", BCOL_CPU } };
+	const struct tp_field *f = field__find(ev, name);
+
+	*v = (struct bpf_val){ 0 };
+	for (size_t i = 0; i < sizeof(metas) / sizeof(metas[0]); i++)
+		if (!strcmp(name, metas[i].name)) {
+			v->col = metas[i].col;
+			return true;
+		}
+	if (value && !strcmp(name, "_comm")) {
+		v->col = BCOL_COMM;
+		return true;
+	}
+	if (!f)
+		return no(a, "pairs()'s '%s' of %s is not read by the kernel program", name,
+			  ev->name);
+	if (!field_val(a, f, v))
+		return false;
+	if (v->col == BCOL_STR && (!value || v->size > 16))
+		return no(a, "pairs()'s %s (%s) is not read by the kernel program", name, f->type);
+	return true;
+}
+
+static struct source *source_of(struct an *a, const struct tp_event *ev)
+{
+	for (int i = 0; i < a->s->nr_src; i++)
+		if (a->s->src[i]->ev == ev && !a->s->src[i]->counter)
+			return a->s->src[i];
+	return NULL;
+}
+
+/* FROM pairs('start', 'key', 'end', 'key' [, 'start col' [, 'end col']]) */
+bool pairs_table(struct an *a)
+{
+	struct bpf_pair *pp = &a->b->plan.pair;
+	const struct tp_event *end;
+	char arg[6][128];
+	int n = a->sel->nr_targs;
+
+	if (n < 4 || n > 6)
+		return no(a, "pairs() with %d arguments", n);
+	for (int i = 0; i < n; i++) {
+		if (a->sel->tok[a->sel->targ[i]].type != TK_STR)
+			return no(a, "pairs()'s arguments are strings");
+		name_of(a, a->sel->targ[i], arg[i]);
+	}
+	a->start_ev = catalog__find(a->s->cat, arg[0]);
+	end = catalog__find(a->s->cat, arg[2]);
+	if (!a->start_ev || !end || !(a->start_src = source_of(a, a->start_ev)) ||
+	    !(a->b->src = source_of(a, end)))
+		return no(a, "pairs() of tables that are not open");
+	if (a->start_ev->kind != EV_TRACEPOINT || end->kind != EV_TRACEPOINT)
+		return no(a, "pairs() of tables other than tracepoints stays on the ring");
+	a->ev = end;
+	a->pairs = true;
+	pp->role = a->start_src == a->b->src ? BPF_PAIR_BOTH : BPF_PAIR_END;
+	pp->start_tp_id = a->start_ev->id;
+	if (!spec_val(a, a->start_ev, arg[1], false, &pp->start_key) ||
+	    !spec_val(a, end, arg[3], false, &pp->end_key))
+		return false;
+	sqlite3_snprintf(sizeof(a->b->pair_name), a->b->pair_name, "pairs(%s, %s, %s, %s)", arg[0],
+			 arg[1], arg[2], arg[3]); /* as vtab/pairs.c names it */
+	if (n > 4) {
+		if (!spec_val(a, a->start_ev, arg[4], true, &pp->start_val))
+			return false;
+		pp->has_start_val = true;
+		pp->start_val_str = bpf_val__is_str(&pp->start_val);
+	}
+	if (n > 5) {
+		if (!spec_val(a, end, arg[5], true, &a->end_val))
+			return false;
+		a->has_end_val = true;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------------ which tables */
+
+static int src_index(const struct session *s, const struct source *src)
+{
+	for (int j = 0; j < s->nr_src; j++)
+		if (s->src[j] == src)
+			return j;
+	return -1;
+}
+
+/* why the pair's tables stay on the ring, or NULL */
+static const char *pair_reason(struct query *q, struct session *s, const struct bpf_stmt *b, int i,
+			       const int *reads)
+{
+	const struct source *srcs[2] = { b->start_src, b->src };
+	const int *all = reads + q->nr_stmts * s->nr_src;
+	bool same = b->start_src == b->src;
+
+	for (int k = 0; k < 2; k++) {
+		int j = src_index(s, srcs[k]);
+
+		if (!strcmp(srcs[k]->ev->system, "lock")) /* fired inside a map's own locks */
+			return "lock:* tracepoints fire inside the locks the BPF maps take: "
+			       "updates "
+			       "would fail there";
+		for (int st = 0; st < q->nr_stmts; st++)
+			if (reads[st * s->nr_src + j]) /* pairs() plans once: the rest is others' */
+				return "read by more than one statement or table (another "
+				       "statement reads its tables)";
+		if (all[j] != (same ? 2 : 1))
+			return "read by more than one statement or table (another pairs() "
+			       "reads its tables)";
+		if (s->wl.pid && !s->opts.all && (srcs[k]->task_fields[0] || srcs[k]->tree_filter))
+			return "a table that names tasks follows the workload's tree in user space "
+			       "(core/tree.c)";
+	}
+	for (int st = 0; st < q->nr_stmts; st++) /* the same pairs() again plans nothing */
+		if (st != i && strcasestr(sqlite3_sql(q->stmts[st]), "pairs"))
+			return "read by more than one statement or table (another statement "
+			       "reads pairs())";
+	if (s->nr_tids)
+		return "-p, -t or --cgroup: the kernel programs would see every task";
+	return NULL;
+}
+
+static void hook_text(const struct tp_event *ev, enum bpf_hook hook, int nr, char *buf, size_t len)
+{
+	if (hook == BPF_HOOK_TP)
+		snprintf(buf, len, "the tracepoint %s", ev->full);
+	else if (nr >= 0)
+		snprintf(buf, len, "tp_btf/%s (system call %d)",
+			 hook == BPF_HOOK_SYS_ENTER ? "sys_enter" : "sys_exit", nr);
+	else
+		snprintf(buf, len, "tp_btf/%s",
+			 hook == BPF_HOOK_SYS_ENTER ? "sys_enter" : "sys_exit");
+}
+
+/* --explain: both programs, the pending map, the percentiles' histogram */
+static void pair_notes(struct session *s, const struct bpf_stmt *b, const struct bpf_table *t)
+{
+	const struct bpf_pair *pp = &t->plan.pair;
+	char where[96], end_note[768];
+
+	snprintf(end_note, sizeof(end_note), "%s", bpf_session__note_of(s, b->src));
+	if (pp->role == BPF_PAIR_END) {
+		hook_text(b->start_src->ev, pp->start_hook, pp->start_syscall_nr, where,
+			  sizeof(where));
+		bpf_session__note(s, b->start_src,
+				  "pairs() starts in the kernel: BPF program %u of %d insns on %s "
+				  "stores (time, start value) by key in a hash of up to %d pending "
+				  "starts, which %s's program pairs",
+				  t->start_prog_id, t->start_nr_insns, where, pp->max_pending,
+				  b->src->ev->name);
+	}
+	bpf_session__note(s, b->src,
+			  "%s; pairs() %s: looks the key up in the pending starts (hash, up to "
+			  "%d; a start finding it full is dropped, counted lost), deletes it, "
+			  "aggregates latency = end - start%s",
+			  end_note,
+			  pp->role == BPF_PAIR_BOTH ? "ended and started by this one program"
+						    : "ended here",
+			  pp->max_pending,
+			  bpf_plan__has_loglin(&t->plan)
+				  ? "; percentiles from a log-linear histogram per group (exact "
+				    "below 128 ns, 64 buckets per power of 2 above: within 0.8 %)"
+				  : "");
+}
+
+void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int i,
+		     const int *reads, const struct query_ops *ops, void *ctx)
+{
+	const char *why = b->ok ? pair_reason(q, s, b, i, reads) : b->why;
+	struct bpf_table *t;
+
+	if (why) {
+		bpf_session__note(s, b->start_src, "perf ring: pairs(): %s", why);
+		bpf_session__note(s, b->src, "perf ring: pairs(): %s", why);
+		return;
+	}
+	b->plan.pair.max_pending = BPF_PAIRS_MAX_PENDING;
+	if (bpf_pick__to_kernel(q, s, b, i, ops, ctx) || !(t = bpf_session__table(s, b->src))) {
+		char was[768];
+		const char *n = bpf_session__note_of(s, b->src);
+
+		snprintf(was, sizeof(was), "%s", n && strlen(n) > 11 ? n + 11 : "failed");
+		bpf_session__note(s, b->src, "perf ring: pairs(): %s", was);
+		bpf_session__note(s, b->start_src, "perf ring: pairs(): %s", was);
+		return;
+	}
+	t->start_src = b->start_src;
+	b->start_src->bpf = true;
+	for (int k = 0; k < s->nr_extra; k++)
+		if (!strcmp(s->extra[k].name, b->pair_name))
+			t->pair_stat = k;
+	pair_notes(s, b, t);
+}
