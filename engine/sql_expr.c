@@ -11,44 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include "engine/sql_expr.h"
-
-/* words that end an expression or a clause: never column or function names here */
-static const char *const keywords[] = {
-	"select",       "from",
-	"where",        "group",
-	"by",           "having",
-	"order",        "limit",
-	"offset",       "as",
-	"and",          "or",
-	"not",          "in",
-	"is",           "between",
-	"like",         "glob",
-	"match",        "regexp",
-	"escape",       "case",
-	"when",         "then",
-	"else",         "end",
-	"cast",         "collate",
-	"null",         "distinct",
-	"all",          "asc",
-	"desc",         "nulls",
-	"first",        "last",
-	"join",         "on",
-	"using",        "natural",
-	"left",         "right",
-	"full",         "inner",
-	"cross",        "outer",
-	"union",        "intersect",
-	"except",       "window",
-	"over",         "filter",
-	"exists",       "isnull",
-	"notnull",      "values",
-	"with",         "indexed",
-	"raise",        "current_time",
-	"current_date", "current_timestamp",
-	"true",         "false",
-};
 
 struct ps {
 	struct sql_select *sel;
@@ -78,10 +41,7 @@ static const struct sql_token *cur(struct ps *p) { return &p->sel->tok[p->pos]; 
 /* the current token is the unquoted word w */
 static bool is_kw(struct ps *p, int at, const char *w)
 {
-	const struct sql_token *t = &p->sel->tok[at];
-
-	return t->type == TK_ID && !t->quoted && (int)strlen(w) == t->len &&
-	       !strncasecmp(p->sel->text + t->start, w, (size_t)t->len);
+	return sql_select__is_word(p->sel, at, w);
 }
 
 static bool accept_kw(struct ps *p, const char *w)
@@ -100,18 +60,11 @@ static bool accept(struct ps *p, enum sql_tok type)
 	return true;
 }
 
-static bool is_keyword(struct ps *p, int at)
-{
-	for (size_t k = 0; k < sizeof(keywords) / sizeof(keywords[0]); k++)
-		if (is_kw(p, at, keywords[k]))
-			return true;
-	return false;
-}
-
 /* an identifier that may name a column, table, function or alias */
 static bool is_name(struct ps *p, int at)
 {
-	return p->sel->tok[at].type == TK_ID && (p->sel->tok[at].quoted || !is_keyword(p, at));
+	return p->sel->tok[at].type == TK_ID &&
+	       (p->sel->tok[at].quoted || !sql_select__is_keyword(p->sel, at));
 }
 
 static int new_node(struct ps *p, enum sql_node_kind kind, int tok0)
@@ -254,7 +207,7 @@ static int case_or_cast(struct ps *p)
 		while (cur(p)->type == TK_ID || cur(p)->type == TK_LP || cur(p)->type == TK_INT ||
 		       cur(p)->type == TK_COMMA || cur(p)->type == TK_PLUS ||
 		       cur(p)->type == TK_MINUS)
-			if (cur(p)->type == TK_ID && is_keyword(p, p->pos))
+			if (cur(p)->type == TK_ID && sql_select__is_keyword(p->sel, p->pos))
 				break;
 			else
 				p->pos++;

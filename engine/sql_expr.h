@@ -131,6 +131,11 @@ int sql_select__parse(struct sql_select *sel, const char *text);
 /* The tokens of text into sel->tok (engine/sql_token.c), ended by a TK_EOF token; 0, or -1
  * with sel->err set (text too long, a character no token starts with). */
 int sql_select__tokenize(struct sql_select *sel, const char *text);
+/* Token tok is the unquoted word w (any case). */
+bool sql_select__is_word(const struct sql_select *sel, int tok, const char *w);
+/* Token tok is an unquoted word that ends an expression or a clause: never a column or
+ * function name. */
+bool sql_select__is_keyword(const struct sql_select *sel, int tok);
 /* A token's text as an identifier (unquoted, "" unescaped) into buf; buf. */
 const char *sql_select__ident(const struct sql_select *sel, int tok, char *buf, int len);
 /* Text offsets of a node's span. */

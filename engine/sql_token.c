@@ -1,12 +1,14 @@
 /*
  * engine/sql_token.c - the tokens of one SELECT's text (engine/sql_expr.h): SQLite's lexical
  * rules for names (bare, "quoted", `quoted`, [quoted]), strings, blobs, numbers, parameters
- * and operators, comments skipped. The parser (engine/sql_expr.c) reads them.
+ * and operators, comments skipped; which words are keywords. The parser (engine/sql_expr.c)
+ * reads them.
  */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include "engine/sql_expr.h"
 
 static int fail(struct sql_select *sel, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -153,4 +155,56 @@ int sql_select__tokenize(struct sql_select *sel, const char *s)
 	}
 	sel->tok[sel->nr_tok] = (struct sql_token){ .type = TK_EOF, .start = i };
 	return 0;
+}
+
+/* words that end an expression or a clause: never column or function names here */
+static const char *const keywords[] = {
+	"select",       "from",
+	"where",        "group",
+	"by",           "having",
+	"order",        "limit",
+	"offset",       "as",
+	"and",          "or",
+	"not",          "in",
+	"is",           "between",
+	"like",         "glob",
+	"match",        "regexp",
+	"escape",       "case",
+	"when",         "then",
+	"else",         "end",
+	"cast",         "collate",
+	"null",         "distinct",
+	"all",          "asc",
+	"desc",         "nulls",
+	"first",        "last",
+	"join",         "on",
+	"using",        "natural",
+	"left",         "right",
+	"full",         "inner",
+	"cross",        "outer",
+	"union",        "intersect",
+	"except",       "window",
+	"over",         "filter",
+	"exists",       "isnull",
+	"notnull",      "values",
+	"with",         "indexed",
+	"raise",        "current_time",
+	"current_date", "current_timestamp",
+	"true",         "false",
+};
+
+bool sql_select__is_word(const struct sql_select *sel, int tok, const char *w)
+{
+	const struct sql_token *t = &sel->tok[tok];
+
+	return t->type == TK_ID && !t->quoted && (int)strlen(w) == t->len &&
+	       !strncasecmp(sel->text + t->start, w, (size_t)t->len);
+}
+
+bool sql_select__is_keyword(const struct sql_select *sel, int tok)
+{
+	for (size_t k = 0; k < sizeof(keywords) / sizeof(keywords[0]); k++)
+		if (sql_select__is_word(sel, tok, keywords[k]))
+			return true;
+	return false;
 }
