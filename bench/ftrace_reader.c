@@ -10,7 +10,8 @@
  *     tracing_on changes, and may then return 0 with nothing to read (cat exits there, which is
  *     why run.sh does not use cat).
  * (3) At exit it prints "cpu=SECONDS bytes=N" on stdout: its own user+sys time, bytes written.
- * Exit: 0 ok, 1 an I/O error, 2 usage error. Built by run.sh into its temporary directory.
+ * Exit: 0 ok, 1 an I/O error, 2 usage error. Built by bench/lib.sh (probe_peers) into run.sh's
+ * temporary directory.
  */
 #define _GNU_SOURCE
 #include <errno.h>
