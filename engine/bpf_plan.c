@@ -449,7 +449,7 @@ static void describe(struct an *a)
 					     "log2_hist", "lin_hist", "percentiles" };
 	const struct bpf_plan *p = &a->b->plan;
 	size_t off = 0, len = sizeof(a->b->desc);
-	char buf[64];
+	char buf[64], where[192];
 
 	off += (size_t)snprintf(a->b->desc, len, "(");
 	for (int k = 0; k < p->nr_keys && off < len; k++)
@@ -462,8 +462,9 @@ static void describe(struct an *a)
 					names[p->aggs[i].kind],
 					text_of(a, a->agg_arg[i], buf, sizeof(buf)));
 	if (a->sel->where >= 0 && off < len)
-		snprintf(a->b->desc + off, len - off, ", WHERE %s",
-			 text_of(a, a->sel->where, buf, sizeof(buf)));
+		snprintf(a->b->desc + off, len - off, ", WHERE %s%s%s%s",
+			 text_of(a, a->sel->where, where, sizeof(where)),
+			 a->where_note[0] ? " (" : "", a->where_note, a->where_note[0] ? ")" : "");
 }
 
 static bool read_stmt(struct an *a, const char *module)

@@ -32,7 +32,7 @@ struct bpf_stmt {
 	char why[256];            /* when not ok */
 	struct bpf_plan plan;
 	char *sql;      /* the rewritten statement (sqlite3_free) */
-	char desc[256]; /* "(comm) -> count, sum(count)" */
+	char desc[512]; /* "(comm) -> count, sum(count)" */
 };
 
 /* Reads statement i of q into b; the rewritten statement reads table `module`. */

@@ -50,6 +50,7 @@ struct an {
 	const struct tp_event *start_ev;
 	struct bpf_val end_val; /* END_COL, a value of the end event */
 	bool has_end_val;
+	char where_note[128]; /* how WHERE was read where it is not its text (--explain) */
 };
 
 bool no(struct an *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include "core/field.h"
 #include "engine/bpf_plan_int.h"
+#include "sqlite/functions.h"
 
 /* no column inside: literals, parameters, workload_pid(), arithmetic of them */
 static bool is_const(const struct an *a, int n)
@@ -96,6 +97,55 @@ static int str_cmp(struct an *a, const struct bpf_val *v, enum bpf_cmp cmp, sqli
 	return cmp == BC_NE ? join(a, BP_NOT, n, -1) : n;
 }
 
+/* syscall_name(V) = 'NAME' as V = NR, NAME's number in the table syscall_name() reads (FALSE
+ * for no such name). Only =: where V has no name, syscall_name(V) != 'NAME' is NULL, not true */
+static int syscall_name_cmp(struct an *a, int f, enum bpf_cmp cmp, int r)
+{
+	struct bpf_val v;
+	sqlite3_value *c;
+	const char *name;
+	char arg[24];
+	int ret = -1, nr = -1;
+
+	if (cmp != BC_EQ)
+		return no(a, "syscall_name() compares only = with a name"), -1;
+	if (!val_of(a, kid(a, f, 0), &v))
+		return -1;
+	if (bpf_val__is_str(&v))
+		return no(a, "syscall_name() of a text column"), -1;
+	if (!(c = eval(a, r)))
+		return no(a, "a constant of WHERE could not be evaluated"), -1;
+	if (sqlite3_value_type(c) == SQLITE_TEXT) {
+		name = (const char *)sqlite3_value_text(c);
+		for (int k = 0; k < 4096 && nr < 0 && name; k++)
+			if (syscall_name_of(k) && !strcmp(syscall_name_of(k), name))
+				nr = k;
+		ret = nr < 0 ? leaf(a, BP_FALSE, NULL, BC_EQ, 0) : leaf(a, BP_CMP, &v, BC_EQ, nr);
+		text_of(a, kid(a, f, 0), arg, sizeof(arg));
+		if (nr < 0)
+			snprintf(a->where_note, sizeof(a->where_note),
+				 "syscall_name(%s) = '%.32s' is false: no such system call", arg,
+				 name);
+		else
+			snprintf(a->where_note, sizeof(a->where_note),
+				 "syscall_name(%s) = '%.32s' tested as %s = %d", arg, name, arg,
+				 nr);
+	} else {
+		no(a, "syscall_name() compares only with a text");
+	}
+	sqlite3_value_free(c);
+	return ret;
+}
+
+static bool is_syscall_name(const struct an *a, int n)
+{
+	const struct sql_node *x = nd(a, n);
+	char name[128];
+
+	return x->kind == SN_FUNC && x->nr_kids == 1 && !x->star &&
+	       !strcasecmp(name_of(a, x->name, name), "syscall_name");
+}
+
 /* l CMP r, one side a value and the other a constant */
 static int compare(struct an *a, int l, enum bpf_cmp cmp, int r)
 {
@@ -114,6 +164,8 @@ static int compare(struct an *a, int l, enum bpf_cmp cmp, int r)
 	}
 	if (!is_const(a, r))
 		return no(a, "WHERE compares a column with something other than a constant"), -1;
+	if (is_syscall_name(a, l))
+		return syscall_name_cmp(a, l, cmp, r);
 	if (!val_of(a, l, &v))
 		return -1;
 	if (!(c = eval(a, r)))
