@@ -233,16 +233,15 @@ static const char *pair_reason(struct query *q, struct session *s, const struct 
 		if (all[j] != (same ? 2 : 1))
 			return "read by more than one statement or table (another pairs() "
 			       "reads its tables)";
-		if (s->wl.pid && !s->opts.all && (srcs[k]->task_fields[0] || srcs[k]->tree_filter))
-			return "a table that names tasks follows the workload's tree in user space "
-			       "(core/tree.c)";
+		if (((s->wl.pid && !s->opts.all) || s->nr_tids) &&
+		    (srcs[k]->task_fields[0] || srcs[k]->tree_filter))
+			return "a table that names tasks follows the workload's or the targets' "
+			       "tree in user space (core/tree.c)";
 	}
 	for (int st = 0; st < q->nr_stmts; st++) /* the same pairs() again plans nothing */
 		if (st != i && strcasestr(sqlite3_sql(q->stmts[st]), "pairs"))
 			return "read by more than one statement or table (another statement "
 			       "reads pairs())";
-	if (s->nr_tids)
-		return "-p, -t or --cgroup: the kernel programs would see every task";
 	return NULL;
 }
 
@@ -271,9 +270,13 @@ static void pair_notes(struct session *s, const struct bpf_stmt *b, const struct
 		bpf_session__note(s, b->start_src,
 				  "pairs() starts in the kernel: BPF program %u of %d insns on %s "
 				  "stores (time, start value) by key in a hash of up to %d pending "
-				  "starts, which %s's program pairs",
+				  "starts, which %s's program pairs%s",
 				  t->start_prog_id, t->start_nr_insns, where, pp->max_pending,
-				  b->src->ev->name);
+				  b->src->ev->name,
+				  t->plan.tree_fd >= 0
+					  ? "; both programs count only the tasks in the "
+					    "map of tasks (target, below)"
+					  : "");
 	}
 	bpf_session__note(s, b->src,
 			  "%s; pairs() %s: looks the key up in the pending starts (hash, up to "

@@ -1,6 +1,6 @@
 # -p, -t and --cgroup in the kernel (docs/bpf.md, "A workload's tasks"): the targets' threads
 # are members of the BPF map of tasks from the start, their children join it (task_newtask) as
-# the perf ring's inherit follows them. One held run of a known workload is counted at once by
+# the perf ring's inherit follows them; GROUP BY and pairs() alike. One held run of a known workload is counted at once by
 # perf-sql in the kernel and on the ring (--no-bpf), both attached before it starts: identical,
 # exact answers.
 . "$(dirname "$0")/lib.sh"; need_root
@@ -19,7 +19,7 @@ printf '%s\n' "$p" | grep -q "target       1 thread of -p, -t or --cgroup and th
 echo "ok: -p: --explain says the kernel and the targets' map"
 
 # twice SQL WANT OPTION...: the held CMD (started by the caller) counted by SQL with OPTION on
-# both paths at once; both must give WANT (rows joined by spaces)
+# both paths at once; both must give WANT (rows joined by spaces; "": the same rows), in LAST
 twice() {
 	local sql=$1 want=$2 k r
 	shift 2
@@ -33,6 +33,8 @@ twice() {
 	k=$(tail -n +2 "$dir/k/query" | tr -d '\r' | tr '\n' ' ' | sed 's/ $//')
 	r=$(tail -n +2 "$dir/r/query" | tr -d '\r' | tr '\n' ' ' | sed 's/ $//')
 	[ "$k" = "$r" ] || fail "$* $sql: the kernel gave '$k', the ring '$r'"
+	[ -n "$want" ] || want=$k # no known answer: the two paths agree
+	LAST=$k
 	eq "$k" "$want" "$* (both paths): $sql"
 	rm -rf "$dir/k" "$dir/r" "$dir/go"
 }
@@ -45,9 +47,29 @@ hold "$dir" "$WL/stacks" 3000 2000 1000
 twice "select count(*), folded_stack(stack) from sys_enter_getppid group by stack order by 1" \
 	"1000,\"stacks${f}stack_c;stack_b2;syscall 1000 \" 2000,\"stacks${f}stack_b;syscall 2000 \" 3000,\"stacks${f}stack_a;syscall 3000 \"" \
 	-p "$HELD"
+# pairs() (the syscalls profiler's statement, with its syscall=): both programs see the
+# targets' tasks only; the read the held sh waits in when they attach has no start: unpaired on
+# both paths
+P="pairs('sys_enter', '_tid', 'sys_exit', '_tid', 'id', 'ret')"
+psql="select syscall_name(start_value), count(*), sum(end_value < 0) from $P
+      where syscall_name(start_value) = 'getppid' group by start_value"
+hold "$dir" sh -c "$WL/stacks 300 200 100 >/dev/null; $WL/stacks 10 20 30 >/dev/null"
+twice "$psql" "getppid,661,0" -p "$HELD"
+# every call of the tree, by system call (its own exec's included: started after the attach)
+hold "$dir" sh -c "$WL/stacks 3 2 1 >/dev/null; $WL/writes 20 8"
+twice "select syscall_name(start_value), count(*), sum(end_value < 0) from $P
+      group by start_value order by 1" "" -p "$HELD"
+case " $LAST " in *" getppid,7,0 "*) ;; *) fail "-p: every call: no getppid,7,0 in '$LAST'" ;; esac
+echo "ok: -p: every call: getppid,7,0 among them (sh 1, stacks 6)"
+gsql="select comm, count(*) from pairs('sys_enter_getppid', '_tid', 'sys_exit_getppid', '_tid')
+      group by comm"
+hold "$dir" sh -c "$WL/stacks 30 20 10 >/dev/null; $WL/stacks 1 2 3 >/dev/null"
+twice "$gsql" "sh,1 stacks,66" -p "$HELD"
 # -t: one thread (and what it starts)
 hold "$dir" sh -c "$WL/stacks 7 0 0 >/dev/null; $WL/stacks 0 0 5 >/dev/null"
 twice "$sql" "sh,1 stacks,12" -t "$HELD"
+hold "$dir" sh -c "$WL/stacks 7 0 0 >/dev/null; $WL/stacks 0 0 5 >/dev/null"
+twice "$gsql" "sh,1 stacks,12" -t "$HELD"
 
 # --cgroup: the threads in it at the start, and their children
 base=""
@@ -59,6 +81,9 @@ if [ -n "$base" ] && mkdir "$base/perfsql-bpf-$$" 2>/dev/null; then
 	hold "$dir" sh -c "$WL/stacks 40 0 0 >/dev/null; $WL/stacks 0 2 0 >/dev/null"
 	echo "$HELD" > "$cg/cgroup.procs" || fail "cannot move $HELD into $cg"
 	twice "$sql" "sh,1 stacks,42" --cgroup "${cg#$base/}"
+	hold "$dir" sh -c "$WL/stacks 40 0 0 >/dev/null; $WL/stacks 0 2 0 >/dev/null"
+	echo "$HELD" > "$cg/cgroup.procs" || fail "cannot move $HELD into $cg"
+	twice "$gsql" "sh,1 stacks,42" --cgroup "${cg#$base/}"
 else
 	echo "ok: --cgroup not tried: no cgroup v2 hierarchy to make a cgroup in"
 fi
@@ -70,4 +95,6 @@ printf '%s\n' "$p" | grep -q "perf ring: a sampled event of a workload, -p, -t o
 p=$("$PERF_SQL" --explain -p $$ "select prev_pid, count(*) from sched_switch group by 1" |
 	grep "path  ")
 printf '%s\n' "$p" | grep -q "perf ring: a table that names tasks" || fail "-p sched_switch: $p"
+p=$("$PERF_SQL" --explain -p $$ rundelay | grep "path  " | head -1)
+printf '%s\n' "$p" | grep -q "perf ring: pairs(): a table that names tasks" || fail "-p rundelay: $p"
 echo "ok: -p: sampled events and tables that name tasks stay on the ring, with why"
