@@ -5,12 +5,10 @@
  */
 #include <errno.h>
 #include <stddef.h>
-#include <string.h>
-#include <bpf/btf.h>
-#include <bpf/libbpf.h>
 #include <linux/bpf_perf_event.h>
 #include "bpf/compile.h"
 #include "bpf/compile_int.h"
+#include "bpf/kernel_btf.h"
 #include "core/err.h"
 
 /* perf's x86 register number (PERF_REG_X86_*) -> its offset in struct pt_regs; -1: none */
@@ -60,38 +58,36 @@ void load_reg(struct cc *c, const struct bpf_val *v, int r)
 	}
 }
 
-/* byte offset of member name in struct type, or -1 */
-static int member_off(const struct btf *btf, const char *type, const char *name)
+/* byte offset of member name in struct type, or -1 (none, or a bitfield: not loadable whole) */
+static int member_off(const struct kernel_btf *btf, const char *type, const char *name)
 {
-	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
-	const struct btf_type *ty = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
-	const struct btf_member *m = ty ? btf_members(ty) : NULL;
+	struct kernel_btf_member m;
 
-	for (int i = 0; ty && i < btf_vlen(ty); i++, m++)
-		if (!strcmp(btf__name_by_offset(btf, m->name_off), name))
-			return (int)(btf_member_bit_offset(ty, (uint32_t)i) / 8);
-	return -1;
+	if (kernel_btf__member(btf, BTF_KIND_STRUCT, type, name, &m) || m.bitfield_size ||
+	    m.bit_off % 8)
+		return -1;
+	return (int)(m.bit_off / 8);
 }
 
-/* tp_btf: the kernel's offsets and the raw tracepoint's BTF id, from /sys/kernel/btf/vmlinux */
+/* tp_btf: the kernel's offsets and the raw tracepoint's BTF id, from /sys/kernel/btf/vmlinux
+ * (read once per process by bpf/kernel_btf.c) */
 int bpf_kernel_btf(enum bpf_hook hook, int *btf_id, struct bpf_kernel_offs *k, struct err *e)
 {
 	static const char *const args[6] = { "di", "si", "dx", "r10", "r8", "r9" };
-	struct btf *btf = btf__load_vmlinux_btf();
+	const struct kernel_btf *btf = kernel_btf__vmlinux(e);
 	int ti, st, ok;
 
 	if (!btf)
-		return err_set(e, -ENOENT, "no kernel BTF (/sys/kernel/btf/vmlinux) for tp_btf");
+		return e ? e->code : -ENOENT;
 	for (int i = 0; i < 6; i++)
 		k->regs_arg[i] = member_off(btf, "pt_regs", args[i]);
 	k->regs_orig_ax = member_off(btf, "pt_regs", "orig_ax");
 	ti = member_off(btf, "task_struct", "thread_info");
 	st = member_off(btf, "thread_info", "status");
 	k->task_status = ti < 0 || st < 0 ? -1 : ti + st;
-	*btf_id = btf__find_by_name_kind(
+	*btf_id = kernel_btf__find(
 		btf, hook == BPF_HOOK_SYS_ENTER ? "btf_trace_sys_enter" : "btf_trace_sys_exit",
 		BTF_KIND_TYPEDEF);
-	btf__free(btf);
 	ok = *btf_id > 0 && k->regs_orig_ax >= 0 && k->task_status >= 0;
 	for (int i = 0; i < 6; i++)
 		ok = ok && k->regs_arg[i] >= 0;
