@@ -9,6 +9,7 @@
  *   +32 the start's pid_tgid                              |  (BPF_PAIR_VALUE bytes)
  *   +40 the start's comm                                  /
  */
+#include <errno.h>
 #include "bpf/compile_int.h"
 #include "bpf/pairs.h"
 
@@ -87,6 +88,7 @@ void bpf_pair__start(struct cc *c)
 {
 	const struct bpf_pair *pp = &c->p->pair;
 	int p = c->pair, dropped = basm__label(c->a), done = basm__label(c->a);
+	int stored = basm__label(c->a);
 
 	for (int i = 0; i < BPF_PAIR_VALUE; i += 8)
 		emit(c, bi_st(BPF_DW, FP, (int16_t)(p + PA_TIME + i), 0));
@@ -111,12 +113,21 @@ void bpf_pair__start(struct cc *c)
 	basm__ld_map(c->a, BPF_REG_1, pp->pending_fd);
 	fp_ptr(c, BPF_REG_2, p + PA_KEY);
 	fp_ptr(c, BPF_REG_3, p + PA_TIME);
+	emit(c, bi_mov64_imm(BPF_REG_4, BPF_NOEXIST));
+	emit(c, bi_call(BPF_FUNC_map_update_elem));
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, stored);
+	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_0, -EEXIST, dropped);
+	bump(c, BPF_PAIR_REPLACED); /* a newer start of the key replaces the pending one */
+	basm__ld_map(c->a, BPF_REG_1, pp->pending_fd);
+	fp_ptr(c, BPF_REG_2, p + PA_KEY);
+	fp_ptr(c, BPF_REG_3, p + PA_TIME);
 	emit(c, bi_mov64_imm(BPF_REG_4, BPF_ANY));
 	emit(c, bi_call(BPF_FUNC_map_update_elem));
 	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_0, 0, dropped);
+	basm__place(c->a, stored);
 	bump(c, BPF_PAIR_STARTS);
 	basm__ja(c->a, done);
-	basm__place(c->a, dropped); /* the map is full: this start is lost */
+	basm__place(c->a, dropped); /* refused (the map is full): this start is lost */
 	bump(c, BPF_PAIR_DROPPED);
 	basm__place(c->a, done);
 }
@@ -125,12 +136,13 @@ void bpf_pair__start(struct cc *c)
 void bpf_pair__end(struct cc *c)
 {
 	const struct bpf_pair *pp = &c->p->pair;
-	int p = c->pair;
+	int p = c->pair, found;
 
 	if (pp->role == BPF_PAIR_BOTH) { /* no pair, or not aggregated: on to the start */
 		c->done = c->out;
 		c->out = basm__label(c->a);
 	}
+	found = basm__label(c->a);
 	emit(c, bi_call(BPF_FUNC_ktime_get_ns));
 	emit(c, bi_mov64_reg(BPF_REG_8, BPF_REG_0));
 	load_val(c, &pp->end_key, BPF_REG_1, BPF_REG_2);
@@ -138,7 +150,10 @@ void bpf_pair__end(struct cc *c)
 	basm__ld_map(c->a, BPF_REG_1, pp->pending_fd);
 	fp_ptr(c, BPF_REG_2, p + PA_KEY);
 	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
-	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, c->out);
+	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_0, 0, found);
+	bump(c, BPF_PAIR_UNMATCHED);
+	basm__ja(c->a, c->out);
+	basm__place(c->a, found);
 	for (int i = 0; i < BPF_PAIR_VALUE; i += 8) {
 		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_0, (int16_t)i));
 		emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_TIME + i)));

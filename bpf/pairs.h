@@ -11,11 +11,17 @@
  * When one table both starts and ends (sched_switch prev_pid -> next_pid), one program does
  * both, ending first, as the ring path does.
  *
- * (1) The pending map is a hash of at most max_pending keys; a start that finds it full is
- *     dropped and counted (the ring path evicts its oldest half instead): the pairs() row of
- *     perf_sql_stats shows it as lost. It is not swapped with windows: a pair spanning
- *     windows is paired, in the window of its end.
- * (2) Per CPU, the counts map keeps BPF_PAIR_STARTS, BPF_PAIR_DROPPED, BPF_PAIR_PAIRS.
+ * (1) The pending map is a hash of at most max_pending keys; a start whose update the map
+ *     refuses (full) is dropped and counted (the ring path evicts its oldest half instead):
+ *     the pairs() row of perf_sql_stats shows it as lost. It is not swapped with windows: a
+ *     pair spanning windows is paired, in the window of its end.
+ * (2) Per CPU, the counts map keeps BPF_PAIR_STARTS (stored), BPF_PAIR_DROPPED (refused),
+ *     BPF_PAIR_PAIRS, BPF_PAIR_REPLACED (a start stored over a pending one of its key: the
+ *     update is BPF_NOEXIST first, BPF_ANY after -EEXIST) and BPF_PAIR_UNMATCHED (an end
+ *     with no pending start). A run the kernel skips (a tracepoint program is not run while
+ *     another kprobe/tracepoint program or a map syscall holds the CPU's bpf_prog_active,
+ *     e.g. a wakeup in an interrupt) is the program's recursion_misses (bpf_prog_info),
+ *     read with the counts: a skipped start or end is a pair lost.
  * (3) Percentiles: a log-linear histogram of the value per group, each non-empty bucket a row
  *     of the group map under the group's key with its last slot = 1 + bucket (0: the group's
  *     own row). Values below 128 have a bucket each (exact); above, [2^k, 2^(k+1)) is cut into
@@ -26,11 +32,14 @@
 #define PERF_SQL_BPF_PAIRS_H
 #include <stdint.h>
 
+#define BPF_PAIRS_MAX_PENDING (1 << 15) /* pending starts, or --max-groups when larger */
 #define BPF_PAIR_VALUE 48 /* pending value: time, start value[16], pid_tgid, comm[16] */
 #define BPF_PAIR_STARTS 0 /* counts: u64 each */
 #define BPF_PAIR_DROPPED 1
 #define BPF_PAIR_PAIRS 2
-#define BPF_PAIR_NR_COUNTS 3
+#define BPF_PAIR_REPLACED 3
+#define BPF_PAIR_UNMATCHED 4
+#define BPF_PAIR_NR_COUNTS 5
 
 #define BPF_LOGLIN_EXACT 128 /* values below: a bucket each */
 #define BPF_LOGLIN_SUB 64    /* buckets per power of 2 above */

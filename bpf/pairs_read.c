@@ -3,6 +3,7 @@
  * the groups' log-linear buckets sorted and merged, and the pairs' counts per CPU.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -98,12 +99,28 @@ int bpf_table__take_bucket(struct bpf_table *t, const uint8_t *key, size_t k)
 	return 0;
 }
 
-/* this window's starts (per CPU) to the start table; pairs and dropped starts to pairs() */
+/* runs of prog fd the kernel skipped (bpf/pairs.h (2)) since the last read */
+static uint64_t new_misses(int fd, uint64_t *seen)
+{
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+	uint64_t d;
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) ||
+	    len < offsetof(struct bpf_prog_info, recursion_misses) + 8)
+		return 0;
+	d = info.recursion_misses - *seen;
+	*seen = info.recursion_misses;
+	return d;
+}
+
+/* this window's starts (per CPU) to the start table; pairs, lost starts, replaced starts and
+ * unmatched ends to pairs()'s row */
 static void read_counts(struct bpf_table *t)
 {
 	struct session *s = t->src->s;
 	size_t sz = (size_t)t->nr_possible * 8 * BPF_PAIR_NR_COUNTS;
-	uint64_t *v = malloc(sz), pairs = 0, dropped = 0;
+	uint64_t *v = malloc(sz), pairs = 0, d[BPF_PAIR_NR_COUNTS] = { 0 }, x[4];
 	uint32_t zero = 0;
 
 	if (!v || bpf_map_lookup_elem(t->counts_fd, &zero, v)) {
@@ -119,11 +136,19 @@ static void read_counts(struct bpf_table *t)
 
 		if (t->start_src && idx >= 0)
 			t->start_src->received[idx] += starts;
-		pairs += now[BPF_PAIR_PAIRS] - seen[BPF_PAIR_PAIRS];
-		dropped += now[BPF_PAIR_DROPPED] - seen[BPF_PAIR_DROPPED];
+		for (int i = 0; i < BPF_PAIR_NR_COUNTS; i++)
+			d[i] += now[i] - seen[i];
 		memcpy(seen, now, 8 * BPF_PAIR_NR_COUNTS);
 	}
-	session__extra_add(s, t->pair_stat, pairs, dropped);
+	pairs = d[BPF_PAIR_PAIRS];
+	x[0] = d[BPF_PAIR_REPLACED];
+	x[1] = d[BPF_PAIR_UNMATCHED];
+	x[2] = d[BPF_PAIR_DROPPED];
+	/* a skipped start or end: its pair is lost (one program for both: each skip one) */
+	x[3] = new_misses(t->start_prog_fd, &t->misses_seen[0]) +
+	       new_misses(t->prog_fd, &t->misses_seen[1]);
+	session__extra_add(s, t->pair_stat, pairs, x[2] + x[3]);
+	session__extra_pairs(s, t->pair_stat, x);
 	free(v);
 }
 

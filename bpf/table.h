@@ -83,7 +83,8 @@ struct bpf_table {
 	uint32_t start_prog_id;
 	struct source *start_src;
 	int pending_fd, counts_fd;
-	uint64_t *counts_seen; /* per possible CPU, BPF_PAIR_NR_COUNTS each */
+	uint64_t *counts_seen;   /* per possible CPU, BPF_PAIR_NR_COUNTS each */
+	uint64_t misses_seen[2]; /* the start's and the end's program's recursion_misses */
 	int pair_stat;
 	char log[1024]; /* the verifier's last lines after a rejection */
 };

@@ -290,6 +290,19 @@ void session__extra_add(struct session *s, int idx, uint64_t received, uint64_t 
 	s->extra[idx].lost += lost;
 }
 
+void session__extra_pairs(struct session *s, int idx, const uint64_t counts[4])
+{
+	struct extra_stat *x = idx >= 0 && idx < s->nr_extra ? &s->extra[idx] : NULL;
+
+	if (!x)
+		return;
+	x->pairs = true;
+	x->replaced += counts[0];
+	x->unmatched += counts[1];
+	x->refused += counts[2];
+	x->skipped += counts[3];
+}
+
 /*
  * Counting stands for sampling only where the count is the number of rows sampling would
  * give: every event of a tracepoint, probe, breakpoint or software event counter, at no
@@ -404,8 +417,11 @@ void session__clear_window(struct session *s)
 		memset(src->filtered, 0, n);
 		memset(src->lost_ring, 0, n);
 	}
-	for (int i = 0; i < s->nr_extra; i++)
-		s->extra[i].received = s->extra[i].lost = 0;
+	for (int i = 0; i < s->nr_extra; i++) {
+		struct extra_stat *x = &s->extra[i];
+
+		x->received = x->lost = x->replaced = x->unmatched = x->refused = x->skipped = 0;
+	}
 	s->window_start_ns = now_ns(CLOCK_REALTIME);
 	s->window_start_mono = now_ns(CLOCK_MONOTONIC);
 	s->nr_windows++;

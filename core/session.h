@@ -132,7 +132,12 @@ struct id_map {
 /* statistics of derived streams (pairs): shown in perf_sql_stats with cpu NULL */
 struct extra_stat {
 	char name[96];
+	bool pairs;              /* a pairs() row: the counts below are kept */
 	uint64_t received, lost; /* this window */
+	/* pairs(): starts replaced by a newer start of their key before any end, ends that found
+	 * no pending start; in the kernel, of lost: starts the pending map refused (full), and
+	 * starts and ends the kernel skipped (another BPF program held the CPU) */
+	uint64_t replaced, unmatched, refused, skipped;
 };
 
 struct session {
@@ -275,5 +280,7 @@ pid_t session__workload_pid(const struct session *s);
 int session__extra_stat(struct session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void session__extra_add(struct session *s, int idx, uint64_t received, uint64_t lost);
+/* A pairs() row's counts (struct extra_stat): replaced, unmatched, refused, skipped. */
+void session__extra_pairs(struct session *s, int idx, const uint64_t counts[4]);
 uint64_t now_ns(int clock);
 #endif

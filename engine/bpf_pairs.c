@@ -21,12 +21,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include "bpf/pairs.h"
 #include "bpf/source.h"
 #include "bpf/table.h"
 #include "core/field.h"
 #include "engine/bpf_plan_int.h"
-
-#define BPF_PAIRS_MAX_PENDING (1 << 15) /* starts waiting for their end (bpf/pairs.h (1)) */
 
 enum pcol {
 	P_KEY,
@@ -303,7 +302,9 @@ void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int
 		bpf_session__note(s, b->src, "perf ring: pairs(): %s", why);
 		return;
 	}
-	b->plan.pair.max_pending = BPF_PAIRS_MAX_PENDING;
+	/* --max-groups raises it too: the remedy the lost warning names (engine/query.c) */
+	b->plan.pair.max_pending =
+		q->max_groups > BPF_PAIRS_MAX_PENDING ? q->max_groups : BPF_PAIRS_MAX_PENDING;
 	if (bpf_pick__to_kernel(q, s, b, i, ops, ctx) || !(t = bpf_session__table(s, b->src))) {
 		char was[768];
 		const char *n = bpf_session__note_of(s, b->src);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include "bpf/pairs.h"
 #include "bpf/source.h"
 #include "bpf/table.h"
 #include "core/bp_probe.h"
@@ -231,9 +232,40 @@ void query__lost_warning(const struct session *s, const struct source *src, int 
 			unwritten);
 }
 
+/* a pairs() row whose starts or ends the kernel lost (bpf/pairs.h (2)): one line, or "" */
+void query__pairs_warning(const struct extra_stat *x, int max_pending, char *buf, size_t len)
+{
+	int off;
+
+	buf[0] = '\0';
+	if (!x->pairs || (!x->refused && !x->skipped))
+		return;
+	off = snprintf(buf, len,
+		       "warning: %s: %llu pairs of this window were lost in the kernel:", x->name,
+		       (unsigned long long)(x->refused + x->skipped));
+	if (x->refused && off >= 0 && (size_t)off < len)
+		off += snprintf(buf + off, len - (size_t)off,
+				" %llu starts found the pending map full (raise --max-groups, "
+				"now %d pending starts)%s",
+				(unsigned long long)x->refused, max_pending, x->skipped ? ";" : "");
+	if (x->skipped && off >= 0 && (size_t)off < len)
+		snprintf(buf + off, len - (size_t)off,
+			 " %llu starts or ends the kernel did not run the program for (another "
+			 "BPF program or a BPF map call held the CPU; --no-bpf pairs on the ring)",
+			 (unsigned long long)x->skipped);
+}
+
 static void warn_lost(struct query *q, struct session *s, const struct query_ops *ops, void *ctx)
 {
 	char line[640];
+	int max_pending =
+		q->max_groups > BPF_PAIRS_MAX_PENDING ? q->max_groups : BPF_PAIRS_MAX_PENDING;
+
+	for (int i = 0; i < s->nr_extra; i++) {
+		query__pairs_warning(&s->extra[i], max_pending, line, sizeof(line));
+		if (line[0])
+			notice(ops, ctx, "%s", line);
+	}
 
 	for (int i = 0; i < s->nr_src; i++) {
 		const struct bpf_table *t =

@@ -97,6 +97,8 @@ int query__sql_err(struct query *q, struct session *s, const char *msg, struct e
 /* The warning for src's losses in this window, each cause with its remedy (the ring: -m or
  * WHERE; --max-memory; the BPF map, and of those nostack the BPF stack map: --max-groups;
  * events the kernel counted and never wrote: none), or "" for none. */
+/* The stderr line of a pairs() row (perf_sql_stats) whose pairs the kernel lost, or "". */
+void query__pairs_warning(const struct extra_stat *x, int max_pending, char *buf, size_t len);
 void query__lost_warning(const struct session *s, const struct source *src, int max_groups,
 			 unsigned long long nostack, char *buf, size_t len);
 /* Binds q->params to st's named parameters; an SQLite code. */

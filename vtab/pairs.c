@@ -20,7 +20,9 @@
  *     prev_pid -> next_pid), each row ends first, then starts.
  * (3) Pending starts carry over to the next window: a pair spanning windows is reported in the
  *     window where it ends. At most PAIRS_MAX_PENDING are kept; past it the oldest half is
- *     evicted and counted as lost in perf_sql_stats (table "pairs(...)", cpu NULL).
+ *     evicted and counted as lost in perf_sql_stats (table "pairs(...)", cpu NULL). That row
+ *     also counts starts replaced by a newer start of their key (replaced) and ends that
+ *     found no pending start (unmatched), as the kernel's pairs() does (bpf/pairs.h (2)).
  * (4) The pairs of a window are kept until the next one, so a statement may scan them twice.
  */
 #include <errno.h>
@@ -198,6 +200,7 @@ static struct pairer *pairer_get(struct pairs_module *m, char **args, char **err
 	source__dry_scan(p->end, NULL);
 	p->stat = session__extra_stat(m->s, "pairs(%s, %s, %s, %s)", args[0], args[1], args[2],
 				      args[3]);
+	session__extra_pairs(m->s, p->stat, (const uint64_t[4]){ 0 }); /* marks the row */
 	m->p[m->nr++] = p;
 	return p;
 }

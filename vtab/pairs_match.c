@@ -156,10 +156,12 @@ static void on_start(struct pairer *p, const struct wrow *r, uint64_t lost_mark)
 		return;
 	make_room(p);
 	pe = &p->tab[slot_of(p, key.i)];
-	if (!pe->used)
+	if (!pe->used) {
 		p->used++;
-	else
-		cell_free(&pe->value); /* a newer start replaces it */
+	} else { /* a newer start replaces it */
+		cell_free(&pe->value);
+		session__extra_pairs(s, p->stat, (const uint64_t[4]){ 1, 0, 0, 0 });
+	}
 	pe->used = true;
 	pe->key = key.i;
 	pe->time = r->time;
@@ -183,8 +185,10 @@ static void on_end(struct pairer *p, const struct wrow *r, uint64_t lost_now)
 	if (!read_spec(s, &p->end_key, r, &key))
 		return;
 	i = slot_of(p, key.i);
-	if (!p->tab[i].used)
+	if (!p->tab[i].used) {
+		session__extra_pairs(s, p->stat, (const uint64_t[4]){ 0, 1, 0, 0 });
 		return;
+	}
 	if (p->nr_rows == p->cap_rows) {
 		size_t ncap = p->cap_rows ? p->cap_rows * 2 : 4096;
 		void *n = realloc(p->rows, ncap * sizeof(*p->rows));

@@ -8,6 +8,10 @@
  * filtered_in_kernel is NULL: the kernel does not say how many events a filter rejected;
  * filtered_in_user counts rows received and dropped before SQL: scheduler rows of other tasks
  * (workload targets) and perf-sql's own PMU samples.
+ * A pairs() row (cpu NULL) counts pairs as received and starts lost as lost (evicted on the
+ * ring; refused by the pending map or skipped by the kernel with BPF), replaced (starts a
+ * newer start of their key replaced before any end) and unmatched (ends with no pending
+ * start), the same on both paths; replaced and unmatched are NULL on other rows.
  * The numbers are those of the window the statement runs on.
  */
 #include <stdio.h>
@@ -24,7 +28,9 @@ enum {
 	ST_COL_LOST,
 	ST_COL_WINDOW,
 	ST_COL_FILTERED_KERNEL,
-	ST_COL_FILTERED_USER
+	ST_COL_FILTERED_USER,
+	ST_COL_REPLACED,
+	ST_COL_UNMATCHED
 };
 
 struct st_vtab {
@@ -52,7 +58,8 @@ static int stats_connect(sqlite3 *db, void *aux, int argc, const char *const *ar
 	struct st_vtab *vt = vtab__new(db,
 				       "CREATE TABLE x(\"table\" TEXT, cpu INTEGER, "
 				       "received INTEGER, lost INTEGER, window_start TEXT, "
-				       "filtered_in_kernel INTEGER, filtered_in_user INTEGER)",
+				       "filtered_in_kernel INTEGER, filtered_in_user INTEGER, "
+				       "replaced INTEGER, unmatched INTEGER)",
 				       sizeof(*vt), &rc);
 
 	if (!vt)
@@ -82,6 +89,14 @@ static int extra_column(sqlite3_context *ctx, const struct extra_stat *x, int co
 	case ST_COL_TABLE: sqlite3_result_text(ctx, x->name, -1, SQLITE_TRANSIENT); break;
 	case ST_COL_RECEIVED: sqlite3_result_int64(ctx, (sqlite3_int64)x->received); break;
 	case ST_COL_LOST: sqlite3_result_int64(ctx, (sqlite3_int64)x->lost); break;
+	case ST_COL_REPLACED:
+		if (x->pairs)
+			sqlite3_result_int64(ctx, (sqlite3_int64)x->replaced);
+		break;
+	case ST_COL_UNMATCHED:
+		if (x->pairs)
+			sqlite3_result_int64(ctx, (sqlite3_int64)x->unmatched);
+		break;
 	default: break; /* cpu: NULL */
 	}
 	return SQLITE_OK;

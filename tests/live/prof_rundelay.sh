@@ -1,4 +1,7 @@
-# profiler rundelay: 200 sleeps of 1 ms -> 200-203 wakeup -> run pairs for the sleeper's tid.
+# profiler rundelay: 200 sleeps of 1 ms -> wakeup -> run pairs for the sleeper's tid, exactly
+# the pairs the same run's rows make (a wakeup of the sleeper followed by a switch to it),
+# and 200 of them less the wakeups the run counted lost; perf_sql_stats' pairs() row counts
+# replaced starts and unmatched ends.
 # (pinned to CPU 0: on this VM, CPU 1 drops timer-wakeup samples from hard-IRQ context)
 . "$(dirname "$0")/lib.sh"; need_root
 # (-m 1024: under -- CMD every CPU's switches reach the ring, to be picked in user space; on a
@@ -6,15 +9,34 @@
 # (the sleeper's tid from the shell that becomes it: the rows may hold other tasks, a sleeper of
 # another run among them)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-out=$(q -m 1024 rundelay limit=-1 -- sh -c "echo \$\$ > $tmp/pid; exec taskset -c 0 $WL/sleeper 200 1") ||
+out=$(q -m 1024 rundelay limit=-1 -- sh -c "echo \$\$ > $tmp/pid; exec taskset -c 0 $WL/sleeper 20 1") ||
 	fail "perf-sql rundelay failed"
 row=$(printf '%s\n' "$out" | grep "^sleeper,$(cat "$tmp/pid"),") ||
 	fail "no sleeper row for tid $(cat "$tmp/pid"): $out"
 # comm,tid,runs,total_us,min_us,p50_us,p99_us,max_us
-# a timer that fires on CPU 1 (kernel.timer_migration) loses its wakeup sample there (counted
-# lost, see tests/live/pairs.sh): one such wakeup in a run is accepted
-between "$(echo "$row" | cut -d, -f3)" 199 203 "wakeup -> run pairs of the sleeper"
 [[ "$(echo "$row" | cut -d, -f2)" =~ ^[0-9]+$ ]] || fail "tid is not a number: $row"
+echo "ok: rundelay row of the sleeper: $row"
+# the reference, in the same run: the sleeper's rows in time order, a switch to it right after
+# a wakeup of it (named sleeper) is a pair, as pairs() pairs them (a newer wakeup replaces)
+REF="with ev as (select _time as t, 0 as k, comm as c from sched_wakeup where pid = workload_pid()
+       union all select _time, 1, null from sched_switch where next_pid = workload_pid()),
+     o as (select k, lag(k) over (order by t, k) as pk, lag(c) over (order by t, k) as pc from ev)
+     select count(*) from o where k = 1 and pk = 0 and pc = 'sleeper'"
+P="pairs('sched_wakeup', 'pid', 'sched_switch', 'next_pid', 'comm')"
+out=$("$PERF_SQL" --csv -m 1024 "select count(*) from $P where key = workload_pid() and start_value = 'sleeper';
+      $REF; select sum(lost) from perf_sql_stats where \"table\" = 'sched_wakeup';
+      select count(*) from sched_wakeup where pid = workload_pid() and comm = 'sleeper';
+      select replaced is not null, unmatched > 0 from perf_sql_stats where \"table\" like 'pairs(%'" \
+      -- taskset -c 0 "$WL/sleeper" 200 1 2>"$tmp/err" | tr -d '\r' | grep -v '[a-z]') || fail "perf-sql pairs failed: $(cat "$tmp/err")"
+# (each statement's header has letters, its values none)
+read -r pairs ref lost wakeups stats <<<"$(echo $out)"
+eq "$pairs" "$ref" "wakeup -> run pairs of the sleeper, against the same run's rows"
+# every sleep is one wakeup, received or counted lost (a lost one may be of another task; the
+# kernel may wake the sleeper once more, e.g. at its exec)
+[ $((wakeups + lost)) -ge 200 ] ||
+	fail "sleeper wakeups $wakeups, lost $lost: 200 sleeps not accounted for"
+echo "ok: 200 sleeps: $wakeups wakeups received, $lost lost"
+eq "$stats" "1,1" "perf_sql_stats pairs() row: replaced counted, unmatched ends counted"
 # than=1s: no sleeper waited that long for a CPU
 out=$(q rundelay than=1s -- taskset -c 0 "$WL/sleeper" 20 1) || fail "rundelay than=1s failed"
 eq "$(printf '%s\n' "$out" | grep -c '^sleeper,')" 0 "sleeper rows with than=1s"
