@@ -19,6 +19,7 @@ struct bpf_session {
 	int pidfd;            /* the workload's: readable at its exit, so the loop sees it */
 	struct bpf_tree tree; /* the workload's tasks, once a table needs them */
 	bool has_tree;
+	unsigned long long nr_refused_said; /* the tree's refused members, already said */
 	struct bpf_note {
 		const struct source *src;
 		char text[768];
@@ -67,6 +68,20 @@ int bpf_session__tree(struct session *s, bool attach, struct err *e)
 	}
 	b->has_tree = true;
 	return b->tree.map_fd;
+}
+
+unsigned long long bpf_session__tree_refused(struct session *s, int *max_out)
+{
+	struct bpf_session *b = s->bpf;
+	unsigned long long n, new;
+
+	if (!b || !b->has_tree)
+		return 0;
+	n = bpf_tree__nr_refused(&b->tree);
+	new = n > b->nr_refused_said ? n - b->nr_refused_said : 0;
+	b->nr_refused_said = n > b->nr_refused_said ? n : b->nr_refused_said;
+	*max_out = b->tree.max;
+	return new;
 }
 
 struct bpf_table *bpf_session__table(const struct session *s, const struct source *src)

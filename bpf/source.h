@@ -18,6 +18,9 @@ int bpf_session__add(struct session *s, struct bpf_table *t);
 /* The map of the workload's tasks (bpf/tree.h), made on first use; its fd, or -errno with e
  * set. attach false (--explain): the map only. */
 int bpf_session__tree(struct session *s, bool attach, struct err *e);
+/* Tasks the map of the workload's tasks refused since the last call (their events are
+ * missed: say so), 0 without the map; the map's size into max_out. */
+unsigned long long bpf_session__tree_refused(struct session *s, int *max_out);
 /* The table feeding src, or NULL. */
 struct bpf_table *bpf_session__table(const struct session *s, const struct source *src);
 /* What --explain says about src's path ("aggregated in the kernel: ...", "ring: ..."). */

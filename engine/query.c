@@ -260,12 +260,20 @@ static void warn_lost(struct query *q, struct session *s, const struct query_ops
 	char line[640];
 	int max_pending =
 		q->max_groups > BPF_PAIRS_MAX_PENDING ? q->max_groups : BPF_PAIRS_MAX_PENDING;
+	int max = 0;
+	unsigned long long refused = bpf_session__tree_refused(s, &max);
 
 	for (int i = 0; i < s->nr_extra; i++) {
 		query__pairs_warning(&s->extra[i], max_pending, line, sizeof(line));
 		if (line[0])
 			notice(ops, ctx, "%s", line);
 	}
+	if (refused)
+		notice(ops, ctx,
+		       "warning: %llu new tasks of the %s were not followed in the kernel (its BPF "
+		       "map of tasks holds %d alive at once): tables aggregated in the kernel miss "
+		       "their events; use --no-bpf (the perf ring follows every task)",
+		       refused, s->wl.pid ? "workload" : "targets", max);
 
 	for (int i = 0; i < s->nr_src; i++) {
 		const struct bpf_table *t =
