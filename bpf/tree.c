@@ -149,7 +149,7 @@ static int seed(struct bpf_tree *t, const struct session *s, struct err *e)
 		if (bpf_map_update_elem(t->map_fd, &tid, &one, BPF_ANY))
 			return err_set(e, -errno,
 				       "cannot add thread %u to the BPF map of the targets' tasks "
-				       "(%d at most): %s",
+				       "(%d at most): %s; use --no-bpf",
 				       tid, t->max, strerror(errno));
 	}
 	return 0;
