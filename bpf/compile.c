@@ -60,6 +60,21 @@ static void load_syscall_field(struct cc *c, const struct bpf_val *v, int r)
 	}
 }
 
+/* tp_btf of a sched:* tracepoint (bpf/sched_btf.h): r = the task argument the record's field
+ * at rec_off is copied from; the member's offset in it, or 0 (c->bad) when there is none */
+static int16_t task_arg(struct cc *c, int rec_off, int r)
+{
+	const struct bpf_tp_btf *t = &c->p->tp_btf;
+
+	for (int i = 0; i < t->nr; i++)
+		if (t->f[i].rec_off == rec_off) {
+			emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, (int16_t)(8 * t->f[i].arg)));
+			return (int16_t)c->k->tp_off[i];
+		}
+	c->bad = true;
+	return 0;
+}
+
 /* r = r OP t ? 1 : 0, signed */
 static void cmp_op(struct cc *c, enum bpf_op op, int r, int t)
 {
@@ -85,6 +100,8 @@ void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 	case BCOL_FIELD:
 		if (c->p->hook == BPF_HOOK_TP)
 			emit(c, bi_ldx(sizes[v->size], r, BPF_REG_6, (int16_t)v->off));
+		else if (c->p->hook == BPF_HOOK_TP_BTF) /* the member, through the typed pointer */
+			emit(c, bi_ldx(sizes[v->size], r, r, task_arg(c, v->off, r)));
 		else
 			load_syscall_field(c, v, r);
 		if (v->is_signed && v->size < 8) {
@@ -144,15 +161,19 @@ void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 /* char[size] at the record's off into fp+dst, bytes from the first NUL on zeroed (r1, r2) */
 void copy_str(struct cc *c, const struct bpf_val *v, int dst)
 {
-	int padded = (v->size + 7) & ~7;
+	int padded = (v->size + 7) & ~7, src = BPF_REG_6, off = v->off;
 
+	if (c->p->hook == BPF_HOOK_TP_BTF) { /* task->comm: direct loads through the pointer */
+		src = BPF_REG_3;
+		off = task_arg(c, v->off, src);
+	}
 	for (int i = 0; i < padded; i += 8)
 		emit(c, bi_st(BPF_DW, FP, (int16_t)(dst + i), 0));
 	emit(c, bi_mov64_imm(BPF_REG_2, 0xff));
 	for (int i = 0; i < v->size; i++) {
 		int next = basm__label(c->a);
 
-		emit(c, bi_ldx(BPF_B, BPF_REG_1, BPF_REG_6, (int16_t)(v->off + i)));
+		emit(c, bi_ldx(BPF_B, BPF_REG_1, src, (int16_t)(off + i)));
 		emit(c, bi_alu64_reg(BPF_AND, BPF_REG_1, BPF_REG_2));
 		emit(c, bi_stx(BPF_B, FP, BPF_REG_1, (int16_t)(dst + i)));
 		basm__jmp_imm(c->a, BPF_JNE, BPF_REG_1, 0, next);
@@ -281,7 +302,7 @@ static void prologue(struct cc *c)
 	basm__ld_map_value(c->a, BPF_REG_1, c->m->ctl, 0);
 	emit(c, bi_ldx(BPF_W, BPF_REG_2, BPF_REG_1, BPF_CTL_ENABLED));
 	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_2, 0, c->out);
-	if (p->hook != BPF_HOOK_TP)
+	if (p->hook == BPF_HOOK_SYS_ENTER || p->hook == BPF_HOOK_SYS_EXIT)
 		syscall_filter(c);
 	if (p->self_tid || p->self_pid || p->tree_fd >= 0 || uses(p, BCOL_PID) ||
 	    uses(p, BCOL_TID)) {
@@ -571,9 +592,11 @@ int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 		bpf_pair__both_start(&c);
 out:
 	basm__place(a, c.out);
-	/* 1: a tracepoint's other perf users see the event; 0: our own samples go nowhere */
+	/* 1: a tracepoint's other perf users see the event; 0: our own samples go nowhere (a
+	 * raw tracepoint's program, tp_btf, has no say: its value is ignored, and perf's own
+	 * probe on the tracepoint runs whatever it returns) */
 	emit(&c, bi_mov64_imm(BPF_REG_0,
 			      p->hook == BPF_HOOK_PERF || p->hook == BPF_HOOK_UPROBE ? 0 : 1));
 	emit(&c, bi_exit());
-	return basm__finish(a);
+	return c.bad ? -EINVAL : basm__finish(a);
 }

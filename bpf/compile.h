@@ -28,9 +28,10 @@
 
 /* byte offsets in the kernel's structures, from its BTF (tp_btf hooks) */
 struct bpf_kernel_offs {
-	int regs_arg[6];  /* struct pt_regs: di si dx r10 r8 r9, the syscall arguments */
-	int regs_orig_ax; /* the syscall number */
-	int task_status;  /* struct task_struct: thread_info.status (TS_COMPAT: ia32) */
+	int regs_arg[6];           /* struct pt_regs: di si dx r10 r8 r9, the syscall arguments */
+	int regs_orig_ax;          /* the syscall number */
+	int task_status;           /* struct task_struct: thread_info.status (TS_COMPAT: ia32) */
+	int tp_off[BPF_TP_FIELDS]; /* BPF_HOOK_TP_BTF: tp_btf.f[i]'s member in struct task_struct */
 };
 
 struct bpf_prog_maps {
@@ -52,9 +53,12 @@ int bpf_ctl_size(const struct bpf_plan *p);
 bool bpf_reg_readable(int reg);
 
 struct err;
-/* bpf/regs.c: tp_btf hooks (SYS_ENTER/SYS_EXIT): the kernel's offsets and the raw
- * tracepoint's BTF id of hook, from /sys/kernel/btf/vmlinux; 0/-errno with e set */
-int bpf_kernel_btf(enum bpf_hook hook, int *btf_id, struct bpf_kernel_offs *k, struct err *e);
+/* bpf/regs.c: tp_btf hooks (SYS_ENTER/SYS_EXIT, TP_BTF): the kernel's offsets and the raw
+ * tracepoint's BTF id of p's hook, from /sys/kernel/btf/vmlinux; 0/-errno with e set */
+int bpf_kernel_btf(const struct bpf_plan *p, int *btf_id, struct bpf_kernel_offs *k, struct err *e);
+/* bpf/sched_btf.c: the same for BPF_HOOK_TP_BTF: p->tp_btf's members; 0/-errno with e set */
+int bpf_sched_btf__offs(const struct bpf_plan *p, int *btf_id, struct bpf_kernel_offs *k,
+			struct err *e);
 
 /*
  * Emits the program into a (empty); 0, or -E2BIG (key too large), -ENOMEM, -EINVAL. k: only

@@ -18,6 +18,7 @@ struct cc {
 	int key;  /* fp offset of the key */
 	int pair; /* fp offset of the pair's area (bpf/pairs.c), below the key */
 	int done; /* a program both ending and starting pairs: its real out */
+	bool bad; /* a field the hook cannot read (bpf_compile fails with -EINVAL) */
 };
 
 void emit(struct cc *c, struct bpf_insn i);

@@ -296,3 +296,34 @@ int kernel_btf__member(const struct kernel_btf *b, int kind, const char *type, c
 	}
 	return -ENOENT;
 }
+
+int kernel_btf__size(const struct kernel_btf *b, uint32_t id)
+{
+	for (int depth = 0; depth < 32 && id >= 1 && id <= b->nr_types; depth++) {
+		const struct btf_type *t = type_of(b, id);
+		const struct btf_array *arr = (const void *)(t + 1);
+		int elem;
+
+		switch (BTF_INFO_KIND(t->info)) {
+		case BTF_KIND_INT:
+		case BTF_KIND_ENUM:
+		case BTF_KIND_ENUM64:
+		case BTF_KIND_STRUCT:
+		case BTF_KIND_UNION:
+		case BTF_KIND_FLOAT: return t->size <= INT32_MAX ? (int)t->size : -EINVAL;
+		case BTF_KIND_PTR: return 8;
+		case BTF_KIND_ARRAY:
+			elem = kernel_btf__size(b, arr->type);
+			return elem < 0 || arr->nelems > (uint32_t)(INT32_MAX / (elem ? elem : 1))
+				       ? -EINVAL
+				       : elem * (int)arr->nelems;
+		case BTF_KIND_TYPEDEF:
+		case BTF_KIND_CONST:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG: id = t->type; break;
+		default: return -EINVAL;
+		}
+	}
+	return -EINVAL;
+}

@@ -50,4 +50,6 @@ int kernel_btf__find(const struct kernel_btf *b, const char *name, int kind);
 /* Member name of the struct or union (kind) named type into m_out; 0, or -ENOENT */
 int kernel_btf__member(const struct kernel_btf *b, int kind, const char *type, const char *name,
 		       struct kernel_btf_member *m_out);
+/* The bytes of type id (through typedefs and qualifiers; an array's elements), or -EINVAL */
+int kernel_btf__size(const struct kernel_btf *b, uint32_t id);
 #endif

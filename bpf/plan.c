@@ -109,6 +109,7 @@ struct bpf_plan bpf_plan__start(const struct bpf_plan *p)
 	s.tp_id = p->pair.start_tp_id;
 	s.hook = p->pair.start_hook;
 	s.syscall_nr = p->pair.start_syscall_nr;
+	s.tp_btf = p->pair.start_tp_btf;
 	s.nr_keys = s.nr_aggs = s.nr_where = 0;
 	s.where_root = -1;
 	bpf_plan__layout(&s);

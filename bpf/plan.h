@@ -124,6 +124,23 @@ enum bpf_hook {
 	BPF_HOOK_SYS_EXIT,  /* tp_btf/sys_exit */
 	BPF_HOOK_PERF,      /* a perf_event program on a software event's samples, every CPU */
 	BPF_HOOK_UPROBE,    /* a kprobe program on a uprobe event of ours (pmu_*, probe_path) */
+	BPF_HOOK_TP_BTF,    /* tp_btf/NAME of a sched:* tracepoint (tp_btf, bpf/sched_btf.c) */
+};
+
+/*
+ * BPF_HOOK_TP_BTF: a scheduler tracepoint's raw tracepoint. Its record's fields are members of
+ * its task arguments (sched_switch's prev_pid is prev->pid): each field the program reads is
+ * loaded from the member the tracepoint copies it from, through the BTF-typed pointer.
+ */
+#define BPF_TP_FIELDS 8
+struct bpf_tp_btf {
+	char name[32]; /* "sched_switch": tp_btf/NAME, its BTF type btf_trace_NAME */
+	int nr;
+	struct {
+		int rec_off, size; /* the field's offset and bytes in the tracepoint's record */
+		int arg;           /* the task pointer's index in the raw tracepoint's arguments */
+		char member[24];   /* of struct task_struct ("thread_info.cpu": task_cpu()) */
+	} f[BPF_TP_FIELDS];
 };
 
 /*
@@ -147,8 +164,10 @@ struct bpf_pair {
 	int start_tp_id;
 	enum bpf_hook start_hook;
 	int start_syscall_nr;
-	int max_pending;           /* starts waiting for their end */
-	int pending_fd, counts_fd; /* maps, set by bpf/table.c */
+	struct bpf_tp_btf start_tp_btf; /* start_hook BPF_HOOK_TP_BTF */
+	char start_hook_why[128];       /* a sched:* start on its tracepoint: why not tp_btf */
+	int max_pending;                /* starts waiting for their end */
+	int pending_fd, counts_fd;      /* maps, set by bpf/table.c */
 };
 
 struct bpf_plan {
@@ -162,12 +181,14 @@ struct bpf_plan {
 	/* where the events come from and whose they are */
 	int tp_id; /* tracepoint id (perf_event_open config) */
 	enum bpf_hook hook;
-	int syscall_nr;    /* syscalls:*: the one system call (not ia32's); -1: every one */
-	uint32_t self_tid; /* events of this thread are left out (0: none) */
-	uint32_t self_pid; /* samples of this process are left out (0: none) */
-	int tree_fd;       /* -1, or only threads of this map (bpf/tree.h) count */
-	int stack_depth;   /* a stack key: frames kept per chain (perf_event_max_stack) */
-	bool stack_user;   /* a stack key: the user chain only (syscalls:*, as perf samples it) */
+	int syscall_nr;           /* syscalls:*: the one system call (not ia32's); -1: every one */
+	struct bpf_tp_btf tp_btf; /* hook BPF_HOOK_TP_BTF */
+	char hook_why[128];       /* a sched:* table on its tracepoint: why not tp_btf */
+	uint32_t self_tid;        /* events of this thread are left out (0: none) */
+	uint32_t self_pid;        /* samples of this process are left out (0: none) */
+	int tree_fd;              /* -1, or only threads of this map (bpf/tree.h) count */
+	int stack_depth;          /* a stack key: frames kept per chain (perf_event_max_stack) */
+	bool stack_user; /* a stack key: the user chain only (syscalls:*, as perf samples it) */
 	/* BPF_HOOK_PERF: the event, sampled as the perf ring samples it */
 	uint32_t pmu_type;
 	uint64_t pmu_config, sample_period, sample_freq; /* one of period, freq */

@@ -71,12 +71,15 @@ static int member_off(const struct kernel_btf *btf, const char *type, const char
 
 /* tp_btf: the kernel's offsets and the raw tracepoint's BTF id, from /sys/kernel/btf/vmlinux
  * (read once per process by bpf/kernel_btf.c) */
-int bpf_kernel_btf(enum bpf_hook hook, int *btf_id, struct bpf_kernel_offs *k, struct err *e)
+int bpf_kernel_btf(const struct bpf_plan *p, int *btf_id, struct bpf_kernel_offs *k, struct err *e)
 {
 	static const char *const args[6] = { "di", "si", "dx", "r10", "r8", "r9" };
 	const struct kernel_btf *btf = kernel_btf__vmlinux(e);
+	enum bpf_hook hook = p->hook;
 	int ti, st, ok;
 
+	if (hook == BPF_HOOK_TP_BTF)
+		return bpf_sched_btf__offs(p, btf_id, k, e);
 	if (!btf)
 		return e ? e->code : -ENOENT;
 	for (int i = 0; i < 6; i++)

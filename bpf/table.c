@@ -158,8 +158,9 @@ static int load_one(struct bpf_table *t, const struct bpf_plan *p, int *fd_out, 
 	char *log;
 	int ret;
 
-	if ((p->hook == BPF_HOOK_SYS_ENTER || p->hook == BPF_HOOK_SYS_EXIT) &&
-	    (ret = bpf_kernel_btf(p->hook, btf_out, &k, e)))
+	if ((p->hook == BPF_HOOK_SYS_ENTER || p->hook == BPF_HOOK_SYS_EXIT ||
+	     p->hook == BPF_HOOK_TP_BTF) &&
+	    (ret = bpf_kernel_btf(p, btf_out, &k, e)))
 		return ret;
 	if ((ret = bpf_compile(p, &m, &k, &a))) {
 		basm__free(&a);
@@ -255,7 +256,7 @@ static int attach_one(struct bpf_table *t, int tp_id, enum bpf_hook hook, int pr
 		a.config2 = t->plan.pmu_config2;
 		a.sample_period = 1;
 	}
-	if (hook == BPF_HOOK_SYS_ENTER || hook == BPF_HOOK_SYS_EXIT) {
+	if (hook == BPF_HOOK_SYS_ENTER || hook == BPF_HOOK_SYS_EXIT || hook == BPF_HOOK_TP_BTF) {
 		/* a raw tracepoint's link: an fd of ours too */
 		*perf_fd = bpf_raw_tracepoint_open(NULL, prog_fd);
 		return *perf_fd < 0 ? err_set(e, -errno, "cannot attach to the raw tracepoint: %s",

@@ -244,28 +244,32 @@ static const char *pair_reason(struct query *q, struct session *s, const struct 
 	return NULL;
 }
 
-static void hook_text(const struct tp_event *ev, enum bpf_hook hook, int nr, char *buf, size_t len)
+static void hook_text(const struct tp_event *ev, const struct bpf_pair *pp, char *buf, size_t len)
 {
-	if (hook == BPF_HOOK_TP)
+	const char *exit_enter = pp->start_hook == BPF_HOOK_SYS_ENTER ? "sys_enter" : "sys_exit";
+
+	if (pp->start_hook == BPF_HOOK_TP && pp->start_hook_why[0])
+		snprintf(buf, len, "the tracepoint %s (not tp_btf: %s)", ev->full,
+			 pp->start_hook_why);
+	else if (pp->start_hook == BPF_HOOK_TP)
 		snprintf(buf, len, "the tracepoint %s", ev->full);
-	else if (nr >= 0)
-		snprintf(buf, len, "tp_btf/%s (system call %d)",
-			 hook == BPF_HOOK_SYS_ENTER ? "sys_enter" : "sys_exit", nr);
+	else if (pp->start_hook == BPF_HOOK_TP_BTF)
+		snprintf(buf, len, "tp_btf/%s", pp->start_tp_btf.name);
+	else if (pp->start_syscall_nr >= 0)
+		snprintf(buf, len, "tp_btf/%s (system call %d)", exit_enter, pp->start_syscall_nr);
 	else
-		snprintf(buf, len, "tp_btf/%s",
-			 hook == BPF_HOOK_SYS_ENTER ? "sys_enter" : "sys_exit");
+		snprintf(buf, len, "tp_btf/%s", exit_enter);
 }
 
 /* --explain: both programs, the pending map, the percentiles' histogram */
 static void pair_notes(struct session *s, const struct bpf_stmt *b, const struct bpf_table *t)
 {
 	const struct bpf_pair *pp = &t->plan.pair;
-	char where[96], end_note[768];
+	char where[256], end_note[768];
 
 	snprintf(end_note, sizeof(end_note), "%s", bpf_session__note_of(s, b->src));
 	if (pp->role == BPF_PAIR_END) {
-		hook_text(b->start_src->ev, pp->start_hook, pp->start_syscall_nr, where,
-			  sizeof(where));
+		hook_text(b->start_src->ev, pp, where, sizeof(where));
 		bpf_session__note(s, b->start_src,
 				  "pairs() starts in the kernel: BPF program %u of %d insns on %s "
 				  "stores (time, start value) by key in a hash of up to %d pending "

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include "bpf/sched_btf.h"
 #include "bpf/source.h"
 #include "bpf/table.h"
 #include "core/target.h"
@@ -179,7 +180,8 @@ void bpf_pick__hook(const struct tp_event *ev, struct bpf_plan *p)
 				p->syscall_nr = nr;
 		if (p->syscall_nr < 0) /* "newfstat" is fstat's: not a name of the UAPI table */
 			return;
-	} else {
+	} else { /* sched:*: tp_btf when every field is a task's member (bpf/sched_btf.h) */
+		bpf_sched_btf__pick(ev, p);
 		return;
 	}
 	/* a stack key stays on the tracepoint: a raw tracepoint's program would see the chain of
@@ -211,6 +213,8 @@ static void pair_hooks(struct bpf_stmt *b)
 	bpf_pick__hook(b->start_src->ev, &sp);
 	pp->start_hook = sp.hook;
 	pp->start_syscall_nr = sp.syscall_nr;
+	pp->start_tp_btf = sp.tp_btf;
+	snprintf(pp->start_hook_why, sizeof(pp->start_hook_why), "%s", sp.hook_why);
 	if (pp->role == BPF_PAIR_BOTH && sp.hook != b->plan.hook)
 		b->plan.hook = pp->start_hook = BPF_HOOK_TP;
 }
@@ -218,7 +222,7 @@ static void pair_hooks(struct bpf_stmt *b)
 static void swap_in(struct query *q, struct session *s, int i, struct bpf_table *t,
 		    sqlite3_stmt *st, const struct bpf_stmt *b)
 {
-	char where[96], stacks[128] = "";
+	char where[256], stacks[128] = "";
 
 	if (t->plan.hook == BPF_HOOK_PERF && t->plan.sample_freq)
 		snprintf(where, sizeof(where), "%s sampled at %llu Hz on %d CPUs", t->src->ev->name,
@@ -226,8 +230,12 @@ static void swap_in(struct query *q, struct session *s, int i, struct bpf_table 
 	else if (t->plan.hook == BPF_HOOK_PERF)
 		snprintf(where, sizeof(where), "%s sampled every %llu events on %d CPUs",
 			 t->src->ev->name, (unsigned long long)t->plan.sample_period, s->nr_cpus);
+	else if (t->plan.hook == BPF_HOOK_TP && t->plan.hook_why[0])
+		snprintf(where, sizeof(where), "the tracepoint (not tp_btf: %s)", t->plan.hook_why);
 	else if (t->plan.hook == BPF_HOOK_TP)
 		snprintf(where, sizeof(where), "the tracepoint");
+	else if (t->plan.hook == BPF_HOOK_TP_BTF)
+		snprintf(where, sizeof(where), "tp_btf/%s", t->plan.tp_btf.name);
 	else if (t->plan.hook == BPF_HOOK_UPROBE)
 		snprintf(where, sizeof(where), "a uprobe of %s", t->src->ev->probe_path);
 	else if (t->plan.syscall_nr >= 0)
@@ -288,12 +296,16 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 	}
 	t = bpf_table__new(&b->plan, src, !q->plan_only,
 			   q->so.interval_ms > 0 || s->opts.tick ? 2 : 1, log, sizeof(log), &e);
-	if (!t && (b->plan.hook == BPF_HOOK_SYS_ENTER || b->plan.hook == BPF_HOOK_SYS_EXIT)) {
+	if (!t && (b->plan.hook == BPF_HOOK_SYS_ENTER || b->plan.hook == BPF_HOOK_SYS_EXIT ||
+		   b->plan.hook == BPF_HOOK_TP_BTF || b->plan.pair.start_hook == BPF_HOOK_TP_BTF)) {
 		/* no BTF, an old kernel: the tracepoint */
 		if (q->so.verbose && !q->plan_only)
 			say(ops, ctx, "%s: tp_btf: %s; the tracepoint's program instead",
 			    src->ev->full, e.msg);
 		b->plan.hook = b->plan.pair.start_hook = BPF_HOOK_TP;
+		snprintf(b->plan.hook_why, sizeof(b->plan.hook_why), "%.120s", e.msg);
+		snprintf(b->plan.pair.start_hook_why, sizeof(b->plan.pair.start_hook_why), "%.120s",
+			 e.msg);
 		e = (struct err){ 0 };
 		t = bpf_table__new(&b->plan, src, !q->plan_only,
 				   q->so.interval_ms > 0 || s->opts.tick ? 2 : 1, log, sizeof(log),

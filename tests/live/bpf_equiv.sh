@@ -112,6 +112,70 @@ eq "$(pages --no-bpf)" "500 500 500 500" "pagetouch's pages on the ring"
 same "select count(*) between 70 and 130, min(_period) > 0 from cpu_clock(99)
       where _pid = workload_pid()" "1,1" "$WL/burn" 1 cpu
 
+# the scheduler's tracepoints on tp_btf (bpf/sched_btf.h): their fields are members of the task
+# arguments. One held run is counted at once by perf-sql -a in the kernel and on the ring
+# (--no-bpf), both attached before it starts: the same rows. (Pinned to CPU 0: on this VM the
+# ring drops CPU 1's timer wakeups from hard-IRQ context.) at_once SQL WANT CMD...: WANT "" is
+# "the two paths agree"; the rows (joined by spaces) in LAST
+dir=$(mktemp -d) || fail "mktemp"
+trap 'kill "${BG[@]}" 2>/dev/null; rm -rf "$dir"' EXIT
+at_once() {
+	local sql=$1 want=$2 k r p
+	shift 2
+	hold "$dir" "$@"
+	mkdir -p "$dir/k" "$dir/r"
+	query_held "$dir/k" "${sql//HELD/$HELD}" -a
+	grep -q "path         aggregated in the kernel: .* on tp_btf/sched_" "$dir/k/query.err" ||
+		fail "$sql: not on tp_btf: $(grep path "$dir/k/query.err")"
+	query_held "$dir/r" "${sql//HELD/$HELD}" -a --no-bpf -m 1024
+	# -a runs until stopped: the held CMD's end, then Ctrl-C (each prints and exits 0)
+	echo go >"$dir/go"
+	wait "$HELD" || fail "$*: exited $?"
+	kill -INT "${BG[@]:1}"
+	for p in "${BG[@]:1}"; do
+		wait "$p" || fail "perf-sql $p exited $?: $(cat "$dir"/*/query.err)"
+	done
+	k=$(tail -n +2 "$dir/k/query" | tr -d '\r' | tr '\n' ' ' | sed 's/ $//')
+	r=$(tail -n +2 "$dir/r/query" | tr -d '\r' | tr '\n' ' ' | sed 's/ $//')
+	rm -rf "$dir/k" "$dir/r" "$dir/go"
+	[ "$k" = "$r" ] || fail "$sql: the kernel gave '$k', the ring '$r' (same run)"
+	LAST=$k
+	[ -n "$want" ] || want=$k
+	eq "$k" "$want" "$sql (both paths, one run)"
+}
+sl=(taskset -c 0 "$WL/sleeper" 50 1)
+# sleeper: a wakeup of its pid named sleeper per sleep (and one more when the kernel wakes it
+# once after its exec), each on CPU 0 (target_cpu: task_cpu())
+at_once "select comm, target_cpu, min(prio) = max(prio), count(*) between 50 and 51
+	 from sched_wakeup where pid = HELD and comm = 'sleeper' group by comm, target_cpu" \
+	"sleeper,0,1,1" "${sl[@]}"
+at_once "select count(*) between 50 and 51, min(prio) > 0 from sched_waking
+	 where pid = HELD and comm = 'sleeper'" "1,1" "${sl[@]}"
+# each sleep switches away from the sleeper once (prev_state S) and back to it (more when a
+# third task preempts it: the same on both paths)
+at_once "select prev_comm, min(prev_prio) = max(prev_prio), count(*) >= 50 from sched_switch
+	 where prev_pid = HELD and prev_comm = 'sleeper' group by prev_comm" "sleeper,1,1" "${sl[@]}"
+at_once "select next_comm, count(*) from sched_switch where next_pid = HELD group by next_comm" \
+	"" "${sl[@]}"
+n=$(printf '%s\n' "$LAST" | tr ' ' '\n' | awk -F, '$1 == "sleeper" { print $2 }')
+[ "${n:-0}" -ge 50 ] || fail "switches to the sleeper: $LAST"
+# pingpong -c 0 1000: 2000 switches between its two tasks at least (docs: 2N, more when a
+# third task cuts in), counted by name, both paths the same
+at_once "select prev_comm, next_comm, count(*) >= 2000, count(*) = count(next_prio)
+	 from sched_switch where prev_comm = 'pingpong' and next_comm = 'pingpong' group by 1, 2" "pingpong,pingpong,1,1" "$WL/pingpong" -c 0 1000
+# the plan: tp_btf when only members are read; prev_state keeps the tracepoint, and says why
+p=$("$PERF_SQL" -a --explain "select next_comm, count(*) from sched_switch group by next_comm")
+printf '%s\n' "$p" | grep -q "aggregated in the kernel: .* on tp_btf/sched_switch" ||
+	fail "sched_switch by next_comm: not tp_btf: $p"
+for t in sched_wakeup sched_wakeup_new sched_waking; do
+	p=$("$PERF_SQL" -a --explain "select comm, count(*) from $t where pid > 1 group by comm")
+	printf '%s\n' "$p" | grep -q "on tp_btf/$t " || fail "$t: not tp_btf: $p"
+done
+p=$("$PERF_SQL" -a --explain "select prev_state, count(*) from sched_switch group by prev_state")
+printf '%s\n' "$p" | grep -q "on the tracepoint (not tp_btf: prev_state is computed by __trace_sched_switch_state(), not a task's member)" ||
+	fail "prev_state: $p"
+echo "ok: --explain: tp_btf/sched_switch, sched_wakeup, sched_wakeup_new, sched_waking; prev_state on the tracepoint, with why"
+
 # what stays on the ring, and why: why SQL WANT OPTION [-- CMD...]
 why() {
 	local sql=$1 want=$2 opt=$3 p

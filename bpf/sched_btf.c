@@ -1,0 +1,181 @@
+/*
+ * bpf/sched_btf.c - the scheduler's tracepoints on tp_btf (see bpf/sched_btf.h).
+ *
+ * HOW IT WORKS: sched_fields[] says, per tracepoint, which record field TP_fast_assign copies
+ * from which member of which task argument (include/trace/events/sched.h: TP_PROTO(struct
+ * task_struct *p) for sched_wakeup*, TP_PROTO(bool preempt, struct task_struct *prev, struct
+ * task_struct *next, unsigned int prev_state) for sched_switch). The pick matches each field
+ * the plan reads by name; bpf/compile.c then loads args[arg] (a tp_btf context is the raw
+ * tracepoint's arguments, u64 each) and the member at the offset the kernel's BTF gives.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "bpf/compile.h"
+#include "bpf/kernel_btf.h"
+#include "bpf/sched_btf.h"
+#include "core/catalog.h"
+#include "core/err.h"
+
+static const struct sched_field {
+	const char *tp, *field;
+	int arg;            /* in the raw tracepoint's arguments (TP_PROTO) */
+	const char *member; /* of struct task_struct */
+} sched_fields[] = {
+	{ "sched_switch", "prev_comm", 1, "comm" },
+	{ "sched_switch", "prev_pid", 1, "pid" },
+	{ "sched_switch", "prev_prio", 1, "prio" },
+	{ "sched_switch", "next_comm", 2, "comm" },
+	{ "sched_switch", "next_pid", 2, "pid" },
+	{ "sched_switch", "next_prio", 2, "prio" },
+#define WAKEUP(tp)                                                                                 \
+	{ tp, "comm", 0, "comm" }, { tp, "pid", 0, "pid" }, { tp, "prio", 0, "prio" },             \
+	{                                                                                          \
+		tp, "target_cpu", 0, "thread_info.cpu"                                             \
+	}
+	WAKEUP("sched_wakeup"),
+	WAKEUP("sched_wakeup_new"),
+	WAKEUP("sched_waking"),
+#undef WAKEUP
+};
+
+#define NR_SCHED_FIELDS (int)(sizeof(sched_fields) / sizeof(sched_fields[0]))
+
+static const struct sched_field *sched_field(const char *tp, const char *field)
+{
+	for (int i = 0; i < NR_SCHED_FIELDS; i++)
+		if (!strcmp(sched_fields[i].tp, tp) &&
+		    (!field || !strcmp(sched_fields[i].field, field)))
+			return &sched_fields[i];
+	return NULL;
+}
+
+/* the values p reads: keys, aggregates, WHERE, the pair's keys and start value */
+static int plan_vals(const struct bpf_plan *p, const struct bpf_val **v)
+{
+	const struct bpf_pair *pp = &p->pair;
+	int n = 0;
+
+	for (int i = 0; i < p->nr_keys; i++)
+		v[n++] = &p->keys[i];
+	for (int i = 0; i < p->nr_aggs; i++)
+		v[n++] = &p->aggs[i].v;
+	for (int i = 0; i < p->nr_where; i++)
+		if (p->where[i].kind == BP_CMP || p->where[i].kind == BP_STREQ)
+			v[n++] = &p->where[i].v;
+	if (pp->role == BPF_PAIR_END || pp->role == BPF_PAIR_BOTH)
+		v[n++] = &pp->end_key;
+	if (pp->role == BPF_PAIR_BOTH)
+		v[n++] = &pp->start_key;
+	if (pp->role == BPF_PAIR_BOTH && pp->has_start_val)
+		v[n++] = &pp->start_val;
+	return n;
+}
+
+/* v's field into t (once per offset); false with p->hook_why set when it is not a member */
+static bool add_field(const struct tp_event *ev, struct bpf_plan *p, struct bpf_tp_btf *t,
+		      const struct bpf_val *v)
+{
+	const struct tp_field *f = NULL;
+	const struct sched_field *sf;
+
+	for (int i = 0; i < t->nr; i++)
+		if (t->f[i].rec_off == v->off)
+			return true;
+	for (int i = 0; i < ev->nr_fields && !f; i++)
+		if (ev->fields[i].offset == v->off && ev->fields[i].size == v->size)
+			f = &ev->fields[i];
+	sf = f ? sched_field(ev->name, f->name) : NULL;
+	if (!sf || t->nr == BPF_TP_FIELDS) {
+		snprintf(p->hook_why, sizeof(p->hook_why), "%s%s", f ? f->name : "a field",
+			 f && !strcmp(f->name, "prev_state")
+				 ? " is computed by __trace_sched_switch_state(), not a task's "
+				   "member"
+				 : " is not a member of the tracepoint's task arguments");
+		return false;
+	}
+	t->f[t->nr].rec_off = v->off;
+	t->f[t->nr].size = v->size;
+	t->f[t->nr].arg = sf->arg;
+	snprintf(t->f[t->nr].member, sizeof(t->f[t->nr].member), "%s", sf->member);
+	t->nr++;
+	return true;
+}
+
+void bpf_sched_btf__pick(const struct tp_event *ev, struct bpf_plan *p)
+{
+	const struct bpf_val *v[BPF_MAX_KEYS + BPF_MAX_AGGS + BPF_MAX_PRED + 3];
+	struct bpf_tp_btf t = { .nr = 0 };
+	int n = plan_vals(p, v);
+
+	p->hook_why[0] = '\0';
+	if (strcmp(ev->system, "sched") || !sched_field(ev->name, NULL))
+		return;
+	if (bpf_plan__has_stack(p)) {
+		snprintf(p->hook_why, sizeof(p->hook_why),
+			 "a stack key: a raw tracepoint's program would see its own call's chain");
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		if ((v[i]->col == BCOL_FIELD || v[i]->col == BCOL_STR) &&
+		    !add_field(ev, p, &t, v[i]))
+			return;
+	snprintf(t.name, sizeof(t.name), "%s", ev->name);
+	p->tp_btf = t;
+	p->hook = BPF_HOOK_TP_BTF;
+}
+
+/* byte offset of a member (path "a.b") of struct task_struct and its size, or -1 */
+static int task_member(const struct kernel_btf *btf, const char *path, int *size_out)
+{
+	const char *type = "task_struct", *dot = strchr(path, '.');
+	struct kernel_btf_member m;
+	char outer[24];
+	int off = 0;
+
+	if (dot) { /* thread_info.cpu: task_struct's thread_info, then its member */
+		snprintf(outer, sizeof(outer), "%.*s", (int)(dot - path), path);
+		if (kernel_btf__member(btf, BTF_KIND_STRUCT, type, outer, &m) || m.bit_off % 8)
+			return -1;
+		off = (int)(m.bit_off / 8);
+		type = outer;
+		path = dot + 1;
+	}
+	if (kernel_btf__member(btf, BTF_KIND_STRUCT, type, path, &m) || m.bitfield_size ||
+	    m.bit_off % 8)
+		return -1;
+	*size_out = kernel_btf__size(btf, m.type);
+	return off + (int)(m.bit_off / 8);
+}
+
+int bpf_sched_btf__offs(const struct bpf_plan *p, int *btf_id, struct bpf_kernel_offs *k,
+			struct err *e)
+{
+	const struct kernel_btf *btf = kernel_btf__vmlinux(e);
+	struct kernel_btf_member m;
+	char name[48];
+
+	if (!btf)
+		return e ? e->code : -ENOENT;
+	snprintf(name, sizeof(name), "btf_trace_%s", p->tp_btf.name);
+	if ((*btf_id = kernel_btf__find(btf, name, BTF_KIND_TYPEDEF)) < 0)
+		return err_set(e, -ENOENT, "the kernel's BTF has no %s", name);
+	/* task_cpu() reads thread_info.cpu only when task_struct has no cpu of its own */
+	if (!kernel_btf__member(btf, BTF_KIND_STRUCT, "task_struct", "cpu", &m))
+		for (int i = 0; i < p->tp_btf.nr; i++)
+			if (strchr(p->tp_btf.f[i].member, '.'))
+				return err_set(e, -ENOENT,
+					       "task_struct has a cpu member: "
+					       "task_cpu() may not be thread_info.cpu");
+	for (int i = 0; i < p->tp_btf.nr; i++) {
+		int size = -1;
+
+		k->tp_off[i] = task_member(btf, p->tp_btf.f[i].member, &size);
+		if (k->tp_off[i] < 0 || size != p->tp_btf.f[i].size)
+			return err_set(e, -ENOENT,
+				       "the kernel's BTF lacks task_struct's %s of %d bytes (%s)",
+				       p->tp_btf.f[i].member, p->tp_btf.f[i].size,
+				       k->tp_off[i] < 0 ? "no such member" : "another size");
+	}
+	return 0;
+}
