@@ -18,7 +18,6 @@
 #define OFF_COMM (-48)    /* char[16] from bpf_get_current_comm() */
 #define OFF_STR (-120)    /* char[BPF_MAX_STR + 8]: a char[N] field, bytes after NUL zeroed */
 #define KEY_MAX 256
-
 #define TS_COMPAT 0x0002 /* thread_info.status: an ia32 system call (arch/x86) */
 
 static bool fits32(int64_t k) { return k >= INT32_MIN && k <= INT32_MAX; }
@@ -592,9 +591,8 @@ int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 		bpf_pair__both_start(&c);
 out:
 	basm__place(a, c.out);
-	/* 1: a tracepoint's other perf users see the event; 0: our own samples go nowhere (a
-	 * raw tracepoint's program, tp_btf, has no say: its value is ignored, and perf's own
-	 * probe on the tracepoint runs whatever it returns) */
+	/* 1: a tracepoint's other perf users see the event; 0: our own samples go nowhere
+	 * (tp_btf's value is ignored: perf's own probe on the tracepoint runs regardless) */
 	emit(&c, bi_mov64_imm(BPF_REG_0,
 			      p->hook == BPF_HOOK_PERF || p->hook == BPF_HOOK_UPROBE ? 0 : 1));
 	emit(&c, bi_exit());
