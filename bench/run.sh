@@ -20,8 +20,9 @@
 #             and bcc syscount -L, see bench/bpf_pairs.sh.
 # What the sections share (the results file, timed and traced runs, the peers) is bench/lib.sh.
 #
-# perf-sql runs with --no-bpf in every section but bpf: they measure the perf ring path (its
-# sampling, windows and SQLite's aggregates); section bpf measures GROUP BY in the kernel.
+# perf-sql runs with --no-bpf in every section but bpf, ustr and pairs: they measure the perf ring
+# path (its sampling, windows and SQLite's aggregates); section bpf measures GROUP BY in the
+# kernel, ustr the BPF program of user strings, pairs pairs() in the kernel (and on the ring).
 #
 # Knobs: BENCH_REPS (3), BENCH_SECS (2), BENCH_PAGES (64), BENCH_PP (200000 round trips),
 # BENCH_BURN_SECS (10), BENCH_SYM_COPIES (200), BENCH_PD_WRITES (2000000), BENCH_PD_PAGES (512),
