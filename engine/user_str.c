@@ -121,9 +121,14 @@ int user_str__apply(struct query *q, struct session *s, const struct query_ops *
 			continue;
 		}
 		if (user_str__load(s, src, !q->plan_only, &le)) {
+			bool perm = le.code == -EPERM || le.code == -EACCES;
+
+			/* a refusal that is not the privilege: root would not help */
 			if ((ret = without(q, s, src, le.msg,
-					   "run as root, or give CAP_BPF and CAP_PERFMON", ops, ctx,
-					   e)))
+					   perm ? "run as root, or give CAP_BPF and CAP_PERFMON"
+						: "select the pointer (the column without _str) "
+						  "instead",
+					   ops, ctx, e)))
 				return ret;
 			continue;
 		}
