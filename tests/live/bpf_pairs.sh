@@ -109,7 +109,7 @@ echo "ok: --explain: rundelay's pairs on tp_btf/sched_wakeup and tp_btf/sched_sw
 # at_once N [SQL]: sleeper N 1 (SQL: default its wakeup -> run pairs, HELD its pid); the kernel's
 # rows into K (the ring's must be the same)
 dir=$(mktemp -d) || fail "mktemp"
-trap 'kill "${BG[@]}" 2>/dev/null; [ -n "${bt:-}" ] && kill $bt 2>/dev/null; rm -rf "$dir"' EXIT
+trap 'kill "${BG[@]}" ${bt:-} ${gl:-} 2>/dev/null; rm -rf "$dir"' EXIT
 at_once() {
 	local sql=${2:-} r p
 	hold "$dir" taskset -c 0 "$WL/sleeper" "$1" 1
