@@ -193,8 +193,9 @@ struct kernel_btf *kernel_btf__open(const char *path, struct err *e)
 	struct stat st;
 
 	if (fd < 0 || fstat(fd, &st)) {
-		err_set(e, -errno, "%s: %s", path, strerror(errno));
-		if (errno == ENOENT)
+		ret = -errno; /* err_set() may change errno */
+		err_set(e, ret, "%s: %s", path, strerror(-ret));
+		if (ret == -ENOENT)
 			err_hint(e, "the kernel has no BTF: it needs CONFIG_DEBUG_INFO_BTF=y");
 		goto out;
 	}
