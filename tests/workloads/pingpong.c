@@ -9,10 +9,11 @@
  *   (1) syscalls:sys_enter_write: exactly N per task (parent and child), count=1 each.
  *   (2) syscalls:sys_enter_read: exactly N per task, count=1 each.
  *   (3) With -c, both tasks share one CPU (sched_setaffinity before fork) and each must wait for
- *       the other once per round trip, so sched:sched_switch on that CPU from one of the two pids
- *       to the other is 2N (>= 2N always; more only if a third task cuts in). prev_state is S
- *       (blocked in read) or R (preempted by the wakee), so count all states. The CPU as a
- *       whole sees a few more switches (start, exit, kworkers).
+ *       the other once per round trip, so sched:sched_switch on that CPU to one of the two pids
+ *       (next_pid) is >= 2N: 2N when nothing else runs there; a third task cutting in adds
+ *       switches to it and back, and then fewer of them go straight from one pid to the other.
+ *       prev_state is S (blocked in read) or R (preempted by the wakee), so count all states.
+ *       The CPU as a whole sees a few more switches (start, exit, kworkers).
  * Exit: 0 ok, 1 a syscall failed, 2 usage error.
  */
 #define _GNU_SOURCE
