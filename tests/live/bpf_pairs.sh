@@ -109,6 +109,10 @@ echo "ok: --explain: rundelay's pairs on tp_btf/sched_wakeup and tp_btf/sched_sw
 # at_once N [SQL]: sleeper N 1 (SQL: default its wakeup -> run pairs, HELD its pid); the kernel's
 # rows into K (the ring's must be the same)
 dir=$(mktemp -d) || fail "mktemp"
+# each perf-sql leaves itself out (an event while it runs: a switch from it, a timer's wakeup in
+# an interrupt of it), so the two at once differ there: they run on the last CPU, the held
+# workloads on CPU 0
+QH_CPU=$(($(nproc) - 1))
 trap 'kill "${BG[@]}" ${bt:-} ${gl:-} 2>/dev/null; rm -rf "$dir"' EXIT
 at_once() {
 	local sql=${2:-} r p

@@ -50,13 +50,21 @@ hold() {
 	mkfifo "$dir/go" || fail "mkfifo in $dir"
 	sh -c 'read -r _ < "$0" && exec "$@"' "$dir/go" "$@" & HELD=$!
 	BG=($HELD)
+	# back once it sleeps in the FIFO's open (openat, 257 on x86_64): a system-wide tracer
+	# started before then may see it run (start up, be named sh) and one started after not
+	for _ in $(seq 600); do
+		[ "$(cut -d' ' -f1 "/proc/$HELD/syscall" 2>/dev/null)" = 257 ] && return 0
+		sleep 0.01
+	done
+	fail "the held command never blocked on $dir/go"
 }
 # query_held DIR SQL [OPTIONS...]: perf-sql --csv -v OPTIONS SQL (default: -p HELD) in the
-# background into DIR/query (stderr, the plan first, into DIR/query.err), back once collecting
+# background into DIR/query (stderr, the plan first, into DIR/query.err), back once collecting;
+# with QH_CPU set, perf-sql runs on that CPU only
 query_held() {
 	local dir=$1 sql=$2 pq; shift 2
 	[ $# -gt 0 ] || set -- -p "$HELD"
-	"$PERF_SQL" --csv -v "$@" "$sql" >"$dir/query" 2>"$dir/query.err" & pq=$!
+	${QH_CPU:+taskset -c "$QH_CPU"} "$PERF_SQL" --csv -v "$@" "$sql" >"$dir/query" 2>"$dir/query.err" & pq=$!
 	BG+=($pq)
 	for _ in $(seq 600); do
 		grep -q '^table ' "$dir/query.err" && return 0
