@@ -160,12 +160,18 @@ static struct dso *dso_get(struct symbols *sy, const char *path, uint32_t pid)
 		snprintf(real, sizeof(real), "/nonexistent");
 	else if (path[0] == '/' && access(real, R_OK))
 		snprintf(real, sizeof(real), "%s", path);
+	d->loaded = elf_syms__load(real, &d->syms, &d->bias) == 0;
+	/* the process may end between access() and the load, taking /proc/PID/root with it: then
+	 * the path as it is outside, as for a process already gone (else the file stays nameless) */
+	if (!d->loaded && path[0] == '/' && strcmp(real, path) && access(real, F_OK)) {
+		snprintf(real, sizeof(real), "%s", path);
+		d->loaded = elf_syms__load(real, &d->syms, &d->bias) == 0;
+	}
 	d->real = strdup(real);
 	if (!stat(real, &st)) {
 		d->dev = st.st_dev;
 		d->ino = st.st_ino;
 	}
-	d->loaded = elf_syms__load(real, &d->syms, &d->bias) == 0;
 	sy->dsos[sy->nr_dsos++] = d;
 	return d;
 }
