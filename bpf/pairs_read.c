@@ -3,7 +3,6 @@
  * the groups' log-linear buckets sorted and merged, and the pairs' counts per CPU.
  */
 #include <errno.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -99,21 +98,6 @@ int bpf_table__take_bucket(struct bpf_table *t, const uint8_t *key, size_t k)
 	return 0;
 }
 
-/* runs of prog fd the kernel skipped (bpf/pairs.h (2)) since the last read */
-static uint64_t new_misses(int fd, uint64_t *seen)
-{
-	struct bpf_prog_info info = { 0 };
-	uint32_t len = sizeof(info);
-	uint64_t d;
-
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) ||
-	    len < offsetof(struct bpf_prog_info, recursion_misses) + 8)
-		return 0;
-	d = info.recursion_misses - *seen;
-	*seen = info.recursion_misses;
-	return d;
-}
-
 /* this window's starts (per CPU) to the start table; pairs, lost starts, replaced starts and
  * unmatched ends to pairs()'s row */
 static void read_counts(struct bpf_table *t)
@@ -145,8 +129,8 @@ static void read_counts(struct bpf_table *t)
 	x[1] = d[BPF_PAIR_UNMATCHED];
 	x[2] = d[BPF_PAIR_DROPPED];
 	/* a skipped start or end: its pair is lost (one program for both: each skip one) */
-	x[3] = new_misses(t->start_prog_fd, &t->misses_seen[0]) +
-	       new_misses(t->prog_fd, &t->misses_seen[1]);
+	x[3] = bpf_prog__new_misses(t->start_prog_fd, &t->misses_seen[0]) +
+	       bpf_prog__new_misses(t->prog_fd, &t->misses_seen[1]);
 	session__extra_add(s, t->pair_stat, pairs, x[2] + x[3]);
 	session__extra_pairs(s, t->pair_stat, x);
 	free(v);

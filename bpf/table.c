@@ -3,6 +3,7 @@
  * attaching, and each window's readout merged over CPUs.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -532,6 +533,32 @@ static int drain_map(struct bpf_table *t, int fd)
 	return 0;
 }
 
+uint64_t bpf_prog__new_misses(int prog_fd, uint64_t *seen)
+{
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+	uint64_t d;
+
+	if (prog_fd < 0 || bpf_obj_get_info_by_fd(prog_fd, &info, &len) ||
+	    len < offsetof(struct bpf_prog_info, recursion_misses) + 8)
+		return 0;
+	d = info.recursion_misses - *seen;
+	*seen = info.recursion_misses;
+	return d;
+}
+
+/* runs the kernel skipped (bpf/table.h (4)): not per CPU, so lost on the first CPU's row (pairs(): its row) */
+static void read_skipped(struct bpf_table *t)
+{
+	uint64_t d;
+
+	if (t->counts_fd >= 0) /* pairs(): bpf/pairs_read.c reads them into its row */
+		return;
+	d = bpf_prog__new_misses(t->prog_fd, &t->misses_seen[1]);
+	t->nr_skipped += d;
+	t->src->lost[0] += d;
+}
+
 static void read_full(struct bpf_table *t)
 {
 	struct session *s = t->src->s;
@@ -541,7 +568,7 @@ static void read_full(struct bpf_table *t)
 
 	if (t->window != t->nostack_window) {
 		t->nostack_window = t->window;
-		t->nr_nostack = 0;
+		t->nr_nostack = t->nr_skipped = 0;
 	}
 	if (!full || bpf_map_lookup_elem(t->stats_fd, &zero, full)) {
 		free(full);
@@ -581,5 +608,6 @@ void bpf_table__read(struct bpf_table *t)
 		t->read_errno = -ret;
 	}
 	read_full(t);
+	read_skipped(t);
 	bpf_table__read_pairs(t);
 }

@@ -27,6 +27,11 @@
  * (3) Attachment is to a perf event of the tracepoint (PERF_EVENT_IOC_SET_BPF on an fd of
  *     ours, disabled: it only carries the program), so it ends with the process, however it
  *     ends. The program is attached at planning and switched on by the control map.
+ * (4) A run the kernel skips is not aggregated: a classic tracepoint, uprobe or perf event
+ *     program is not run while another kprobe/tracepoint program or a BPF map syscall holds
+ *     the CPU (bpf_prog_active), a tp_btf one only while it runs itself. The program's
+ *     recursion_misses (bpf_prog_info) counts them, over CPUs: each window's new ones are
+ *     lost, on the row of the table's first CPU (pairs(): its own row, bpf/pairs_read.c).
  */
 #ifndef PERF_SQL_BPF_TABLE_H
 #define PERF_SQL_BPF_TABLE_H
@@ -51,7 +56,7 @@ struct bpf_table {
 	uint32_t prog_id;
 	int btf_id; /* tp_btf: the raw tracepoint's typedef in the kernel's BTF */
 	int ctl_fd, stats_fd, zero_fd, outer_fd, map_fd[2], prog_fd, perf_fd;
-	int stacks_fd;            /* a stack key: the stack trace map, kept over windows (4) */
+	int stacks_fd;            /* a stack key: the stack trace map, kept over windows (2c) */
 	int nr_stacks;            /* its entries */
 	int *pmu_fds, nr_pmu_fds; /* BPF_HOOK_PERF: the sampled event on each CPU */
 	int nr_maps, cur;         /* maps (1, or 2 with windows); the one the program uses */
@@ -62,6 +67,7 @@ struct bpf_table {
 	uint64_t *full_seen;    /* per possible CPU: map-full events counted so far */
 	uint64_t *nostack_seen; /* and events whose chain the stack map could not take */
 	uint64_t nr_nostack;    /* of those, this window's (window nostack_window) */
+	uint64_t nr_skipped;    /* this window's runs the kernel skipped (4) */
 	int nostack_window;
 	/* readout buffers (one batch) */
 	void *keys, *vals;
@@ -84,7 +90,7 @@ struct bpf_table {
 	struct source *start_src;
 	int pending_fd, counts_fd;
 	uint64_t *counts_seen;   /* per possible CPU, BPF_PAIR_NR_COUNTS each */
-	uint64_t misses_seen[2]; /* the start's and the end's program's recursion_misses */
+	uint64_t misses_seen[2]; /* the start's and the (end's) program's recursion_misses (4) */
 	int pair_stat;
 	char log[1024]; /* the verifier's last lines after a rejection */
 };
@@ -120,6 +126,8 @@ static inline const uint8_t *bpf_table__key(const struct bpf_table *t, size_t i)
 	return t->rows + i * (size_t)t->row_size;
 }
 
+/* runs of program prog_fd the kernel skipped (4) since *seen, which is moved on; 0 if unknown */
+uint64_t bpf_prog__new_misses(int prog_fd, uint64_t *seen);
 /* bpf/pairs_read.c: the buckets read sorted and merged; the pairs' counts to the start
  * table's received[] and the pairs() row of perf_sql_stats (pair_stat) */
 void bpf_table__read_pairs(struct bpf_table *t);

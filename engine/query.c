@@ -171,8 +171,47 @@ static int ring_remedy(char *buf, size_t len, const struct session *s, unsigned 
 			s->opts.mmap_pages, some ? " for the ones the ring had no room for" : "");
 }
 
+/* a table aggregated in the kernel: groups the map had no room for, chains the stack map had
+ * none for, runs the kernel skipped (bpf/table.h (2), (2c), (4)); each with its remedy */
+static void bpf_warning(const struct source *src, unsigned long long lost, int max_groups,
+			unsigned long long nostack, unsigned long long skipped, char *buf,
+			size_t len)
+{
+	unsigned long long full;
+	int off;
+
+	max_groups = max_groups > 0 ? max_groups : BPF_DEFAULT_MAX_GROUPS;
+	skipped = skipped > lost ? lost : skipped;
+	nostack = nostack > lost - skipped ? lost - skipped : nostack;
+	full = lost - skipped - nostack;
+	if (full)
+		off = snprintf(buf, len,
+			       "warning: %s: %llu events of this window found the BPF map full and "
+			       "were not aggregated",
+			       src->ev->full, full);
+	else
+		off = snprintf(buf, len, "warning: %s:", src->ev->full);
+	if (nostack && off >= 0 && (size_t)off < len)
+		off += snprintf(buf + off, len - (size_t)off,
+				"%s %llu %shad a call chain the BPF stack map could not take "
+				"(full, or its hash bucket held another chain) and were not "
+				"aggregated",
+				full ? "," : "", nostack,
+				full ? "more " : "events of this window ");
+	if ((full || nostack) && off >= 0 && (size_t)off < len)
+		off += snprintf(buf + off, len - (size_t)off, "; raise --max-groups (now %d)%s",
+				max_groups, skipped ? ";" : "");
+	if (skipped && off >= 0 && (size_t)off < len)
+		snprintf(buf + off, len - (size_t)off,
+			 " %llu %swere not aggregated: the kernel did not run the program (another "
+			 "BPF program or a BPF map call held the CPU); --no-bpf counts on the perf "
+			 "ring",
+			 skipped, full || nostack ? "more " : "events of this window ");
+}
+
 void query__lost_warning(const struct session *s, const struct source *src, int max_groups,
-			 unsigned long long nostack, char *buf, size_t len)
+			 unsigned long long nostack, unsigned long long skipped, char *buf,
+			 size_t len)
 {
 	unsigned long long lost = 0, dropped = 0, ring = 0, unwritten;
 	int off;
@@ -185,27 +224,8 @@ void query__lost_warning(const struct session *s, const struct source *src, int 
 	buf[0] = '\0';
 	if (!lost)
 		return;
-	if (src->bpf) { /* groups the map had no room for, chains the stack map had none for */
-		max_groups = max_groups > 0 ? max_groups : BPF_DEFAULT_MAX_GROUPS;
-		nostack = nostack > lost ? lost : nostack;
-		if (lost > nostack)
-			off = snprintf(buf, len,
-				       "warning: %s: %llu events of this window found the BPF map "
-				       "full and were not aggregated",
-				       src->ev->full, lost - nostack);
-		else
-			off = snprintf(buf, len, "warning: %s:", src->ev->full);
-		if (nostack && off >= 0 && (size_t)off < len)
-			off += snprintf(
-				buf + off, len - (size_t)off,
-				"%s %llu %shad a call chain the BPF stack map could not take "
-				"(full, or its hash bucket held another chain) and were not "
-				"aggregated",
-				lost > nostack ? "," : "", nostack,
-				lost > nostack ? "more " : "events of this window ");
-		if (off >= 0 && (size_t)off < len)
-			snprintf(buf + off, len - (size_t)off, "; raise --max-groups (now %d)",
-				 max_groups);
+	if (src->bpf) {
+		bpf_warning(src, lost, max_groups, nostack, skipped, buf, len);
 		return;
 	}
 	if (s->replay) {
@@ -279,8 +299,8 @@ static void warn_lost(struct query *q, struct session *s, const struct query_ops
 		const struct bpf_table *t =
 			s->src[i]->bpf ? bpf_session__table(s, s->src[i]) : NULL;
 
-		query__lost_warning(s, s->src[i], q->max_groups, t ? t->nr_nostack : 0, line,
-				    sizeof(line));
+		query__lost_warning(s, s->src[i], q->max_groups, t ? t->nr_nostack : 0,
+				    t ? t->nr_skipped : 0, line, sizeof(line));
 		if (line[0])
 			notice(ops, ctx, "%s", line);
 	}

@@ -94,13 +94,15 @@ int query__check(struct query *q, struct err *e);
 /* The error of a statement of q: SQLite's message, the time budget or a refusal, with the
  * closest table names when a table is unknown. Returns -EINVAL. */
 int query__sql_err(struct query *q, struct session *s, const char *msg, struct err *e);
-/* The warning for src's losses in this window, each cause with its remedy (the ring: -m or
- * WHERE; --max-memory; the BPF map, and of those nostack the BPF stack map: --max-groups;
- * events the kernel counted and never wrote: none), or "" for none. */
 /* The stderr line of a pairs() row (perf_sql_stats) whose pairs the kernel lost, or "". */
 void query__pairs_warning(const struct extra_stat *x, int max_pending, char *buf, size_t len);
+/* The warning for src's losses in this window, each cause with its remedy (the ring: -m or
+ * WHERE; --max-memory; the BPF map, and of those nostack the BPF stack map: --max-groups;
+ * of those skipped runs the kernel skipped (bpf/table.h (4)): --no-bpf; events the kernel
+ * counted and never wrote: none), or "" for none. */
 void query__lost_warning(const struct session *s, const struct source *src, int max_groups,
-			 unsigned long long nostack, char *buf, size_t len);
+			 unsigned long long nostack, unsigned long long skipped, char *buf,
+			 size_t len);
 /* Binds q->params to st's named parameters; an SQLite code. */
 int query__bind_params(struct query *q, sqlite3_stmt *st);
 /* --explain / -v: per table, what is opened, sampled and filtered where (engine/explain.c) */

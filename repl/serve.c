@@ -349,12 +349,13 @@ static int on_window(void *ctx, struct query *q, struct session *s, struct err *
 
 /* where TABLE ends in the engine's warnings of lost events: "warning: TABLE lost N ..." and
  * "warning: TABLE: N events ... found the BPF map full" (or "... the BPF stack map could not
- * take"); NULL for any other line */
+ * take", or "... the kernel did not run the program"); NULL for any other line */
 static const char *table_end(const char *line)
 {
 	const char *p = strstr(line, " lost ");
 
-	if (!p && (strstr(line, "the BPF map full") || strstr(line, "the BPF stack map")))
+	if (!p && (strstr(line, "the BPF map full") || strstr(line, "the BPF stack map") ||
+		   strstr(line, "the kernel did not run the program")))
 		p = strstr(line + 9, ": ");
 	return p;
 }

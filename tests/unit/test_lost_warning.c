@@ -1,7 +1,7 @@
 /*
  * tests/unit/test_lost_warning.c - the lost-events warning names each cause with its own
  * remedy (engine/query.c query__lost_warning()): -m or WHERE for the ring, --max-memory for
- * refused rows, --max-groups for a full BPF map, and nothing for events the kernel counted and
+ * refused rows, --max-groups for a full BPF map, --no-bpf for runs the kernel skipped, and nothing for events the kernel counted and
  * never wrote (docs/reliability.md).
  */
 #include <string.h>
@@ -13,6 +13,7 @@
 static char full[] = "sched:sched_wakeup";
 static struct tp_event ev = { .full = full };
 static uint64_t lost[2], dropped[2], lost_ring[2], nostack; /* of the BPF stack map */
+static uint64_t skipped; /* runs the kernel skipped (bpf/table.h (4)) */
 static struct source src = { .ev = &ev, .lost = lost, .dropped = dropped, .lost_ring = lost_ring };
 static struct session s = { .nr_cpus = 2, .opts = { .mmap_pages = 64 } };
 
@@ -22,7 +23,7 @@ static const char *warn(uint64_t l0, uint64_t l1, uint64_t r0, uint64_t r1, uint
 
 	lost[0] = l0, lost[1] = l1, lost_ring[0] = r0, lost_ring[1] = r1, dropped[0] = d0;
 	dropped[1] = 0;
-	query__lost_warning(&s, &src, 0, nostack, buf, sizeof(buf));
+	query__lost_warning(&s, &src, 0, nostack, skipped, buf, sizeof(buf));
 	return buf;
 }
 
@@ -86,10 +87,36 @@ static void test_memory_and_bpf(void)
 	src.bpf = false;
 }
 
+/* runs the kernel skipped: alone, and after a full map (the rest of lost) */
+static void test_skipped(void)
+{
+	const char *w;
+	char want[640];
+
+	src.bpf = true;
+	skipped = 3;
+	w = warn(3, 0, 0, 0, 0);
+	T(!strcmp(w, "warning: sched:sched_wakeup: 3 events of this window were not aggregated: "
+		     "the kernel did not run the program (another BPF program or a BPF map call "
+		     "held the CPU); --no-bpf counts on the perf ring"),
+	  "skipped only: %s", w);
+	w = warn(3, 2, 0, 0, 0);
+	snprintf(want, sizeof(want),
+		 "warning: sched:sched_wakeup: 2 events of this window found the BPF map full and "
+		 "were not aggregated; raise --max-groups (now %d); 3 more were not aggregated: "
+		 "the kernel did not run the program (another BPF program or a BPF map call held "
+		 "the CPU); --no-bpf counts on the perf ring",
+		 BPF_DEFAULT_MAX_GROUPS);
+	T(!strcmp(w, want), "full map and skipped: %s", w);
+	skipped = 0;
+	src.bpf = false;
+}
+
 int main(void)
 {
 	RUN(test_ring);
 	RUN(test_unwritten);
 	RUN(test_memory_and_bpf);
+	RUN(test_skipped);
 	return t_done("lost_warning");
 }
