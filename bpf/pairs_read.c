@@ -7,6 +7,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include "bpf/pairs.h"
+#include "bpf/source.h"
 #include "bpf/table.h"
 #include "core/session.h"
 

@@ -2,6 +2,7 @@
  * bpf/source.c - the BPF tables of a session as an event source (see bpf/source.h).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include "bpf/source.h"
 #include "bpf/table.h"
 #include "bpf/tree.h"
@@ -200,3 +202,17 @@ const struct event_source_ops bpf_source = {
 	.read_counts = bpf_read,
 	.close = bpf_close,
 };
+
+uint64_t bpf_prog__new_misses(int prog_fd, uint64_t *seen)
+{
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+	uint64_t d;
+
+	if (prog_fd < 0 || bpf_obj_get_info_by_fd(prog_fd, &info, &len) ||
+	    len < offsetof(struct bpf_prog_info, recursion_misses) + 8)
+		return 0;
+	d = info.recursion_misses - *seen;
+	*seen = info.recursion_misses;
+	return d;
+}

@@ -29,4 +29,7 @@ void bpf_session__note(struct session *s, const struct source *src, const char *
 const char *bpf_session__note_of(const struct session *s, const struct source *src);
 
 extern const struct event_source_ops bpf_source;
+/* Runs of program prog_fd the kernel skipped (its recursion_misses: bpf/table.h (4)) since
+ * *seen, which is moved on; 0 if unknown. */
+uint64_t bpf_prog__new_misses(int prog_fd, uint64_t *seen);
 #endif

@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>
 #include "bpf/compile.h"
 #include "bpf/pairs.h"
+#include "bpf/source.h"
 #include "bpf/table.h"
 #include "core/session.h"
 
@@ -531,20 +532,6 @@ static int drain_map(struct bpf_table *t, int fd)
 			return -ENOMEM;
 	} while (ret == 0);
 	return 0;
-}
-
-uint64_t bpf_prog__new_misses(int prog_fd, uint64_t *seen)
-{
-	struct bpf_prog_info info = { 0 };
-	uint32_t len = sizeof(info);
-	uint64_t d;
-
-	if (prog_fd < 0 || bpf_obj_get_info_by_fd(prog_fd, &info, &len) ||
-	    len < offsetof(struct bpf_prog_info, recursion_misses) + 8)
-		return 0;
-	d = info.recursion_misses - *seen;
-	*seen = info.recursion_misses;
-	return d;
 }
 
 /* runs the kernel skipped (bpf/table.h (4)): not per CPU, so lost on the first CPU's row (pairs(): its row) */

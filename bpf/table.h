@@ -126,8 +126,6 @@ static inline const uint8_t *bpf_table__key(const struct bpf_table *t, size_t i)
 	return t->rows + i * (size_t)t->row_size;
 }
 
-/* runs of program prog_fd the kernel skipped (4) since *seen, which is moved on; 0 if unknown */
-uint64_t bpf_prog__new_misses(int prog_fd, uint64_t *seen);
 /* bpf/pairs_read.c: the buckets read sorted and merged; the pairs' counts to the start
  * table's received[] and the pairs() row of perf_sql_stats (pair_stat) */
 void bpf_table__read_pairs(struct bpf_table *t);
