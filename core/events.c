@@ -356,15 +356,20 @@ int events__open(struct session *s, struct err *e)
 
 /* A workload's per-task events are left to enable_on_exec: enabled now, they would count what
  * the held child does before its exec (its execvp's $PATH attempts, the execve's sys_enter),
- * which perf stat -- CMD and the BPF path's task map (armed at the exec) do not */
+ * which perf stat -- CMD and the BPF path's task map (armed at the exec) do not. The sideband
+ * counts nothing: on from now, its exec's COMM and MMAP2 records are never missed (a short
+ * workload's files were nameless once under ASan when it waited for the exec) */
 void events__enable(struct session *s)
 {
 	struct perf_evsel *ev;
 
-	for (int i = 0; i < s->nr_evlists; i++)
-		perf_evlist__for_each_evsel(s->evlists[i],
-					    ev) if (!perf_evsel__attr(ev)->enable_on_exec)
-			perf_evsel__enable(ev);
+	for (int i = 0; i < s->nr_evlists; i++) {
+		perf_evlist__for_each_evsel(s->evlists[i], ev)
+		{
+			if (!perf_evsel__attr(ev)->enable_on_exec || ev == s->sideband)
+				perf_evsel__enable(ev);
+		}
+	}
 }
 
 void events__disable(struct session *s) { for_each_evlist(s, perf_evlist__disable); }
