@@ -290,22 +290,18 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 	@echo "  FUZZLD  $@"
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LIBS)
 
-# each target: a scratch corpus seeded from tests/fuzz/corpus/NAME, crashes into regress/NAME
+# each target for FUZZ_SECONDS, FUZZ_JOBS at a time (default: one per CPU): see the script
+FUZZ_JOBS ?= $(shell nproc)
 fuzz-smoke: $(FUZZ_BINS)
-	$(Q)fail=0; for t in $(FUZZ_TARGETS); do \
-		mkdir -p $(FUZZ_DIR)/corpus/$$t tests/fuzz/regress/$$t; \
-		dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
-		log=$(FUZZ_DIR)/$$t.log; \
-		if ASAN_OPTIONS=allocator_may_return_null=1 $(FUZZ_DIR)/fuzz_$$t \
-			-max_total_time=$(FUZZ_SECONDS) -timeout=25 -rss_limit_mb=2048 -max_len=65536 \
-			-print_final_stats=1 -artifact_prefix=tests/fuzz/regress/$$t/ $$dict \
-			$(FUZZ_DIR)/corpus/$$t tests/fuzz/corpus/$$t > $$log 2>&1; then \
-			echo "ok    fuzz/$$t  ($$(grep -o 'stat::number_of_executed_units: *[0-9]*' $$log | grep -o '[0-9]*$$') executions in $(FUZZ_SECONDS)s)"; \
-		else \
-			fail=1; tail -n 40 $$log | sed 's/^/      /'; \
-			echo "FAIL  fuzz/$$t  (input kept in tests/fuzz/regress/$$t/)"; \
-		fi; \
-	done; [ $$fail = 0 ]
+	$(Q)bash scripts/fuzz-smoke.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_TARGETS)
+
+# what the scratch corpora found, minimised into tests/fuzz/corpus/NAME (to commit)
+.PHONY: fuzz-merge
+fuzz-merge: $(FUZZ_BINS)
+	$(Q)for t in $(FUZZ_TARGETS); do mkdir -p tests/fuzz/corpus/$$t && \
+		$(FUZZ_DIR)/fuzz_$$t -merge=1 tests/fuzz/corpus/$$t $(FUZZ_DIR)/corpus/$$t \
+		> $(FUZZ_DIR)/$$t.merge.log 2>&1 || { tail -n 20 $(FUZZ_DIR)/$$t.merge.log; exit 1; }; \
+		echo "fuzz-merge: tests/fuzz/corpus/$$t: $$(ls tests/fuzz/corpus/$$t | wc -l) inputs"; done
 
 -include $(FUZZ_OBJS:.o=.d)
 # --- end fuzzing ---
