@@ -27,8 +27,6 @@ int bpf_ctl_size(const struct bpf_plan *p)
 	return BPF_CTL_CPUMASK + ((p->nr_cpu_ids + 63) / 64) * 8;
 }
 
-void emit(struct cc *c, struct bpf_insn i) { basm__emit(c->a, i); }
-
 /* r = k */
 static void load_const(struct cc *c, int r, int64_t k)
 {
@@ -90,7 +88,7 @@ static void cmp_op(struct cc *c, enum bpf_op op, int r, int t)
 }
 
 /* The value v into register r (t: scratch); see bpf/plan.h (1). */
-void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
+void bpf_cc__load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 {
 	static const int sizes[9] = { 0, BPF_B, BPF_H, 0, BPF_W, 0, 0, 0, BPF_DW };
 	bool may_neg = false;
@@ -120,7 +118,7 @@ void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 		break;
 	case BCOL_CPU: emit(c, bi_ldx(BPF_DW, r, FP, OFF_CPU)); break;
 	case BCOL_REG:
-		load_reg(c, v, r);
+		bpf_cc__load_reg(c, v, r);
 		may_neg = true;
 		break;
 	case BCOL_PAIR_KEY:
@@ -158,7 +156,7 @@ void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 }
 
 /* char[size] at the record's off into fp+dst, bytes from the first NUL on zeroed (r1, r2) */
-void copy_str(struct cc *c, const struct bpf_val *v, int dst)
+void bpf_cc__copy_str(struct cc *c, const struct bpf_val *v, int dst)
 {
 	int padded = (v->size + 7) & ~7, src = BPF_REG_6, off = v->off;
 
@@ -186,7 +184,7 @@ static void pred_cmp(struct cc *c, const struct bpf_pred *n, int yes, int no)
 	static const int ops[] = { [BC_EQ] = BPF_JEQ,  [BC_NE] = BPF_JNE,  [BC_LT] = BPF_JSLT,
 				   [BC_LE] = BPF_JSLE, [BC_GT] = BPF_JSGT, [BC_GE] = BPF_JSGE };
 
-	load_val(c, &n->v, BPF_REG_1, BPF_REG_2);
+	bpf_cc__load_val(c, &n->v, BPF_REG_1, BPF_REG_2);
 	if (fits32(n->k)) {
 		basm__jmp_imm(c->a, ops[n->cmp], BPF_REG_1, (int32_t)n->k, yes);
 	} else {
@@ -204,7 +202,7 @@ static void pred_streq(struct cc *c, const struct bpf_pred *n, int yes, int no)
 	if (n->v.col == BCOL_PAIR_SSTR || n->v.col == BCOL_PAIR_COMM)
 		buf = bpf_pair__str_at(c, &n->v);
 	if (n->v.col == BCOL_STR) {
-		copy_str(c, &n->v, OFF_STR);
+		bpf_cc__copy_str(c, &n->v, OFF_STR);
 		buf = OFF_STR;
 	}
 	for (int i = 0; i < size; i += 8) {
@@ -220,7 +218,7 @@ static void pred_streq(struct cc *c, const struct bpf_pred *n, int yes, int no)
 	basm__ja(c->a, yes);
 }
 
-void pred(struct cc *c, int i, int yes, int no)
+void bpf_cc__pred(struct cc *c, int i, int yes, int no)
 {
 	const struct bpf_pred *n = &c->p->where[i];
 	int mid;
@@ -228,17 +226,17 @@ void pred(struct cc *c, int i, int yes, int no)
 	switch (n->kind) {
 	case BP_AND:
 		mid = basm__label(c->a);
-		pred(c, n->a, mid, no);
+		bpf_cc__pred(c, n->a, mid, no);
 		basm__place(c->a, mid);
-		pred(c, n->b, yes, no);
+		bpf_cc__pred(c, n->b, yes, no);
 		break;
 	case BP_OR:
 		mid = basm__label(c->a);
-		pred(c, n->a, yes, mid);
+		bpf_cc__pred(c, n->a, yes, mid);
 		basm__place(c->a, mid);
-		pred(c, n->b, yes, no);
+		bpf_cc__pred(c, n->b, yes, no);
 		break;
-	case BP_NOT: pred(c, n->a, no, yes); break;
+	case BP_NOT: bpf_cc__pred(c, n->a, no, yes); break;
 	case BP_CMP: pred_cmp(c, n, yes, no); break;
 	case BP_STREQ: pred_streq(c, n, yes, no); break;
 	case BP_TRUE: basm__ja(c->a, yes); break;
@@ -355,13 +353,13 @@ static void where(struct cc *c)
 			emit(c, bi_mov64_imm(BPF_REG_2, 16));
 			emit(c, bi_call(BPF_FUNC_get_current_comm));
 		}
-		pred(c, p->where_root, go, c->out);
+		bpf_cc__pred(c, p->where_root, go, c->out);
 		basm__place(c->a, go);
 	}
 }
 
 /* ++stats[cpu] at byte off of the stats value, then return 1 */
-void count_lost(struct cc *c, int off)
+void bpf_cc__count_lost(struct cc *c, int off)
 {
 	emit(c, bi_call(BPF_FUNC_get_smp_processor_id));
 	basm__jmp_imm(c->a, BPF_JGE, BPF_REG_0, c->p->nr_cpu_ids, c->out);
@@ -389,13 +387,13 @@ static void build_key(struct cc *c)
 			emit(c, bi_mov64_imm(BPF_REG_2, 16));
 			emit(c, bi_call(BPF_FUNC_get_current_comm));
 		} else if (v->col == BCOL_STR) {
-			copy_str(c, v, at);
+			bpf_cc__copy_str(c, v, at);
 		} else if (v->col == BCOL_STACK) {
-			stack_key(c, at);
+			bpf_cc__stack_key(c, at);
 		} else if (v->col == BCOL_PAIR_SSTR || v->col == BCOL_PAIR_COMM) {
 			bpf_pair__copy_str(c, v, at);
 		} else {
-			load_val(c, v, BPF_REG_1, BPF_REG_2);
+			bpf_cc__load_val(c, v, BPF_REG_1, BPF_REG_2);
 			emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)at));
 		}
 	}
@@ -409,7 +407,7 @@ static void key_arg(struct cc *c)
 }
 
 /* r9 = this CPU's value of the key's group, created on first sight; a full map counts */
-void find_group(struct cc *c, int have)
+void bpf_cc__find_group(struct cc *c, int have)
 {
 	if (c->m->direct >= 0) {
 		basm__ld_map(c->a, BPF_REG_7, c->m->direct);
@@ -432,7 +430,7 @@ void find_group(struct cc *c, int have)
 	key_arg(c); /* created here, or by another CPU meanwhile (-EEXIST) */
 	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
 	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_0, 0, have);
-	count_lost(c, 0);
+	bpf_cc__count_lost(c, 0);
 }
 
 /* flags |= 1 << i (r4, r5) */
@@ -545,7 +543,7 @@ static void update_group(struct cc *c)
 
 		if (g->kind == BA_LOGLIN) /* after the group (bpf/pairs.c) */
 			continue;
-		load_val(c, &g->v, BPF_REG_1, BPF_REG_2);
+		bpf_cc__load_val(c, &g->v, BPF_REG_1, BPF_REG_2);
 		switch (g->kind) {
 		case BA_LOGLIN: break;
 		case BA_SUM: agg_sum(c, g, i); break;
@@ -584,7 +582,7 @@ int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 		bpf_pair__end(&c); /* BOTH: c.out is now the start's part */
 	where(&c);
 	build_key(&c);
-	find_group(&c, have);
+	bpf_cc__find_group(&c, have);
 	basm__place(a, have);
 	update_group(&c);
 	if (p->pair.role == BPF_PAIR_BOTH)
