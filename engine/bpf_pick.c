@@ -32,10 +32,10 @@
 #include "sqlite/functions.h"
 #include "vtab/bpf_groups.h"
 
-static void say(const struct query_ops *ops, void *ctx, const char *fmt, ...)
+static void pick_notice(const struct query_ops *ops, void *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void say(const struct query_ops *ops, void *ctx, const char *fmt, ...)
+static void pick_notice(const struct query_ops *ops, void *ctx, const char *fmt, ...)
 {
 	char line[768];
 	va_list ap;
@@ -278,10 +278,10 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 	    (b->plan.tree_fd = bpf_session__tree(s, !q->plan_only, &e)) < 0) {
 		bpf_session__note(s, src, "perf ring: %s", e.msg);
 		if (!q->plan_only)
-			say(ops, ctx,
-			    "%s: not aggregated in the kernel (%s); the perf ring is used "
-			    "instead",
-			    src->ev->full, e.msg);
+			pick_notice(ops, ctx,
+				    "%s: not aggregated in the kernel (%s); the perf ring is used "
+				    "instead",
+				    src->ev->full, e.msg);
 		return e.code;
 	}
 	bpf_pick__hook(src->ev, &b->plan);
@@ -300,8 +300,8 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 		   b->plan.hook == BPF_HOOK_TP_BTF || b->plan.pair.start_hook == BPF_HOOK_TP_BTF)) {
 		/* no BTF, an old kernel: the tracepoint */
 		if (q->so.verbose && !q->plan_only)
-			say(ops, ctx, "%s: tp_btf: %s; the tracepoint's program instead",
-			    src->ev->full, e.msg);
+			pick_notice(ops, ctx, "%s: tp_btf: %s; the tracepoint's program instead",
+				    src->ev->full, e.msg);
 		b->plan.hook = b->plan.pair.start_hook = BPF_HOOK_TP;
 		snprintf(b->plan.hook_why, sizeof(b->plan.hook_why), "%.120s", e.msg);
 		snprintf(b->plan.pair.start_hook_why, sizeof(b->plan.pair.start_hook_why), "%.120s",
@@ -315,14 +315,15 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 		bpf_session__note(s, src, "perf ring: %s%s%s", e.msg, log[0] ? "; verifier: " : "",
 				  log);
 		if (!q->plan_only)
-			say(ops, ctx,
-			    "%s: not aggregated in the kernel (%s); the perf ring is used "
-			    "instead%s",
-			    src->ev->full, e.msg,
-			    log[0] && !q->so.verbose ? " (-v shows the verifier's last lines)"
-						     : "");
+			pick_notice(ops, ctx,
+				    "%s: not aggregated in the kernel (%s); the perf ring is used "
+				    "instead%s",
+				    src->ev->full, e.msg,
+				    log[0] && !q->so.verbose
+					    ? " (-v shows the verifier's last lines)"
+					    : "");
 		if (!q->plan_only && log[0] && q->so.verbose)
-			say(ops, ctx, "%s: the verifier said: %s", src->ev->full, log);
+			pick_notice(ops, ctx, "%s: the verifier said: %s", src->ev->full, log);
 		return e.code ? e.code : -EINVAL;
 	}
 	snprintf(module, sizeof(module), "perf_sql_bpf_%d", i);
@@ -340,7 +341,7 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 	return 0;
 }
 
-int bpf_plan__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx)
+int bpf_pick__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx)
 {
 	struct bpf_stmt *st;
 	char why[320];
@@ -391,7 +392,7 @@ int bpf_plan__apply(struct query *q, struct session *s, const struct query_ops *
 	return ret;
 }
 
-void bpf_plan__explain(const struct session *s, const struct source *src, FILE *f)
+void bpf_pick__explain(const struct session *s, const struct source *src, FILE *f)
 {
 	const char *note = bpf_session__note_of(s, src);
 	const struct bpf_table *t = bpf_session__table(s, src);
