@@ -118,8 +118,8 @@ $(BUILD)/obj/profilers/registry.o: PKG_CFLAGS += -I$(BUILD)/gen
 $(BUILD)/gen/syscalls.h: scripts/gen-syscalls.sh | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(Q)bash scripts/gen-syscalls.sh > $@
-$(BUILD)/obj/sqlite/syscall_name.o $(BUILD)/pic/sqlite/syscall_name.o: $(BUILD)/gen/syscalls.h
-$(BUILD)/obj/sqlite/syscall_name.o $(BUILD)/pic/sqlite/syscall_name.o: PKG_CFLAGS += -I$(BUILD)/gen
+$(BUILD)/obj/bpf/syscall.o $(BUILD)/pic/bpf/syscall.o: $(BUILD)/gen/syscalls.h
+$(BUILD)/obj/bpf/syscall.o $(BUILD)/pic/bpf/syscall.o: PKG_CFLAGS += -I$(BUILD)/gen
 
 # unit tests: -MMD (in ALL_CFLAGS) lists every header a test includes (t.h, t_sql.h, the
 # tests/fuzz sources of test_fuzz_regress) in build/obj/tests/unit/NAME.d, included below; a
@@ -283,7 +283,7 @@ $(FUZZ_DIR)/obj/%.o: %.c | $(SETUP)
 	@[ "$(V)" = 1 ] || echo "  FUZZCC  $<"
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
 $(FUZZ_DIR)/obj/profilers/registry.o: $(BUILD)/gen/queries.h
-$(FUZZ_DIR)/obj/sqlite/syscall_name.o: $(BUILD)/gen/syscalls.h
+$(FUZZ_DIR)/obj/bpf/syscall.o: $(BUILD)/gen/syscalls.h
 $(FUZZ_DIR)/obj/core/perf_glue.o: PKG_CFLAGS += -I$(LIBPERF)/src/tools/lib/perf/include -I$(LIBPERF)/src/tools/include -I$(LIBPERF)/src/tools/arch/x86/include -I$(LIBPERF)/src/tools/include/uapi
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)

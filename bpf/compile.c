@@ -4,12 +4,14 @@
  * Registers: r6 the context (the tracepoint record), r7 the inner map, r9 the group's value,
  * r8 its count before this event; r1-r5 scratch. The stack (fp-relative):
  */
+#include <assert.h>
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
 #include <linux/bpf_perf_event.h>
 #include "bpf/compile.h"
 #include "bpf/compile_int.h"
+#include "bpf/syscall.h"
 
 #define OFF_PIDTGID (-16) /* u64 from bpf_get_current_pid_tgid() */
 #define OFF_CPU (-24)     /* u64 from bpf_get_smp_processor_id() */
@@ -37,23 +39,27 @@ static void load_const(struct cc *c, int r, int64_t k)
 }
 
 /*
- * A field of a system call's record where the kernel takes it from (bpf/plan.h, enum
- * bpf_hook): offset 8 is the number (__syscall_nr, or raw_syscalls' id), 16 + 8 i sys_enter's
- * argument i, 16 sys_exit's return value. The context is (struct pt_regs *regs, long id/ret).
+ * A field of a system call's record where the kernel takes it from (bpf/syscall.h (2)): the
+ * number, sys_enter's argument i, sys_exit's return value. The context is (struct pt_regs
+ * *regs, long id/ret).
  */
 static void load_syscall_field(struct cc *c, const struct bpf_val *v, int r)
 {
 	bool enter = c->p->hook == BPF_HOOK_SYS_ENTER;
+	enum bpf_sysf f = bpf_syscall__field(enter, v->off, v->size);
 
-	if (v->off == 8 && c->p->syscall_nr >= 0) {
+	if (f == BPF_SYSF_NONE) { /* bpf/hook.c keeps such a plan on the tracepoint */
+		c->bad = true;
+	} else if (f == BPF_SYSF_NR && c->p->syscall_nr >= 0) {
 		emit(c, bi_mov64_imm(r, c->p->syscall_nr));
-	} else if ((v->off == 8 && enter) || (v->off == 16 && !enter)) {
+	} else if ((f == BPF_SYSF_NR && enter) || f == BPF_SYSF_RET) {
 		emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, 8));
 	} else {
+		assert(f == BPF_SYSF_NR || (f >= BPF_SYSF_ARG0 && f < BPF_SYSF_ARG0 + 6));
 		emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, 0));
 		emit(c, bi_ldx(BPF_DW, r, r,
-			       (int16_t)(v->off == 8 ? c->k->regs_orig_ax
-						     : c->k->regs_arg[(v->off - 16) / 8])));
+			       (int16_t)(f == BPF_SYSF_NR ? c->k->regs_orig_ax
+							  : c->k->regs_arg[f - BPF_SYSF_ARG0])));
 	}
 }
 
@@ -252,21 +258,11 @@ void bpf_cc__pred(struct cc *c, int i, int yes, int no)
 
 static bool uses(const struct bpf_plan *p, enum bpf_col col)
 {
-	const struct bpf_pair *pp = &p->pair;
+	const struct bpf_val *v[BPF_MAX_VALS];
+	int n = bpf_plan__values(p, v);
 
-	if (pp->role != BPF_PAIR_NONE && /* pairs(): the keys and the start's value (bpf/pairs.c) */
-	    (pp->start_key.col == col || pp->end_key.col == col ||
-	     (pp->has_start_val && pp->start_val.col == col)))
-		return true;
-	for (int i = 0; i < p->nr_keys; i++)
-		if (p->keys[i].col == col)
-			return true;
-	for (int i = 0; i < p->nr_aggs; i++)
-		if (p->aggs[i].v.col == col)
-			return true;
-	for (int i = 0; i < p->nr_where; i++)
-		if ((p->where[i].kind == BP_CMP || p->where[i].kind == BP_STREQ) &&
-		    p->where[i].v.col == col)
+	for (int i = 0; i < n; i++)
+		if (v[i]->col == col)
 			return true;
 	return false;
 }
@@ -483,6 +479,23 @@ static void bump_bucket(struct cc *c, const struct bpf_agg *g)
 	emit(c, bi_stx(BPF_DW, BPF_REG_3, BPF_REG_4, (int16_t)g->off));
 }
 
+/* out = floor(log2(v)) for v >= 0 (0 for 0 and 1), by halving steps; v is consumed, t scratch */
+void bpf_cc__log2(struct cc *c, int v, int out, int t)
+{
+	assert(v != out && v != t && out != t);
+	emit(c, bi_mov64_imm(out, 0));
+	for (int shift = 32; shift; shift /= 2) {
+		int next = basm__label(c->a);
+
+		emit(c, bi_mov64_reg(t, v));
+		emit(c, bi_alu64_imm(BPF_RSH, t, shift));
+		basm__jmp_imm(c->a, BPF_JEQ, t, 0, next);
+		emit(c, bi_mov64_reg(v, t));
+		emit(c, bi_alu64_imm(BPF_ADD, out, shift));
+		basm__place(c->a, next);
+	}
+}
+
 /* floor(log2(r1)) by halving steps (0 and 1 go to bucket 0); a negative value sets the flag */
 static void agg_log2(struct cc *c, const struct bpf_agg *g, int i)
 {
@@ -493,17 +506,7 @@ static void agg_log2(struct cc *c, const struct bpf_agg *g, int i)
 	set_flag(c, i);
 	basm__ja(c->a, done);
 	basm__place(c->a, pos);
-	emit(c, bi_mov64_imm(BPF_REG_2, 0));
-	for (int shift = 32; shift; shift /= 2) {
-		int next = basm__label(c->a);
-
-		emit(c, bi_mov64_reg(BPF_REG_4, BPF_REG_1));
-		emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_4, shift));
-		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_4, 0, next);
-		emit(c, bi_mov64_reg(BPF_REG_1, BPF_REG_4));
-		emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, shift));
-		basm__place(c->a, next);
-	}
+	bpf_cc__log2(c, BPF_REG_1, BPF_REG_2, BPF_REG_4);
 	emit(c, bi_alu64_imm(BPF_AND, BPF_REG_2, BPF_LOG2_SLOTS - 1));
 	bump_bucket(c, g);
 	basm__place(c->a, done);

@@ -30,6 +30,8 @@ void bpf_cc__load_val(struct cc *c, const struct bpf_val *v, int r, int t);
 void bpf_cc__copy_str(struct cc *c, const struct bpf_val *v, int dst);
 /* r0 = this CPU's value of the key at c->key, created on first sight; have: found */
 void bpf_cc__find_group(struct cc *c, int have);
+/* out = floor(log2(v)), v >= 0 (0 for 0 and 1); v is consumed, t scratch */
+void bpf_cc__log2(struct cc *c, int v, int out, int t);
 /* WHERE node i: jump to yes or no */
 void bpf_cc__pred(struct cc *c, int i, int yes, int no);
 

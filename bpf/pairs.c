@@ -182,17 +182,7 @@ static void loglin_bucket(struct cc *c)
 	emit(c, bi_mov64_reg(BPF_REG_2, BPF_REG_1));
 	basm__jmp_imm(c->a, BPF_JLT, BPF_REG_1, BPF_LOGLIN_EXACT, have);
 	emit(c, bi_mov64_reg(BPF_REG_3, BPF_REG_1));
-	emit(c, bi_mov64_imm(BPF_REG_2, 0));
-	for (int shift = 32; shift; shift /= 2) { /* r2 = floor(log2(r1)) */
-		int next = basm__label(c->a);
-
-		emit(c, bi_mov64_reg(BPF_REG_4, BPF_REG_3));
-		emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_4, shift));
-		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_4, 0, next);
-		emit(c, bi_mov64_reg(BPF_REG_3, BPF_REG_4));
-		emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, shift));
-		basm__place(c->a, next);
-	}
+	bpf_cc__log2(c, BPF_REG_3, BPF_REG_2, BPF_REG_4); /* r2 = floor(log2(r1)) */
 	emit(c, bi_mov64_reg(BPF_REG_5, BPF_REG_2));
 	emit(c, bi_alu64_imm(BPF_SUB, BPF_REG_5, BPF_LOGLIN_SHIFT));
 	emit(c, bi_alu64_imm(BPF_AND, BPF_REG_5, 63));

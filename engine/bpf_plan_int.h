@@ -84,9 +84,8 @@ bool bpf_pairs__table(struct an *a);
 bool bpf_pairs__val(struct an *a, int n, struct bpf_val *v);
 bool bpf_pairs__is_col(struct an *a, int n);
 bool bpf_an__field_val(struct an *a, const struct tp_field *f, struct bpf_val *v);
-/* engine/bpf_pick.c: a system call's tp_btf hook for p's values (bpf/plan.h); statement i
- * to the kernel (0, or -errno: it stays on the ring, the note says why) */
-void bpf_pick__hook(const struct tp_event *ev, struct bpf_plan *p);
+/* engine/bpf_pick.c: statement i to the kernel (0, or -errno: it stays on the ring, the note
+ * says why) */
 int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int i,
 			const struct query_ops *ops, void *ctx);
 /* engine/bpf_pairs.c: statement i over pairs() to the kernel, when its tables allow */

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "bpf/syscall.h"
 #include "core/field.h"
 #include "engine/bpf_plan_int.h"
-#include "sqlite/functions.h"
 
 /* no column inside: literals, parameters, workload_pid(), arithmetic of them */
 static bool is_const(const struct an *a, int n)
@@ -117,9 +117,7 @@ static int syscall_name_cmp(struct an *a, int f, enum bpf_cmp cmp, int r)
 		return bpf_an__no(a, "a constant of WHERE could not be evaluated"), -1;
 	if (sqlite3_value_type(c) == SQLITE_TEXT) {
 		name = (const char *)sqlite3_value_text(c);
-		for (int k = 0; k < 4096 && nr < 0 && name; k++)
-			if (syscall_name_of(k) && !strcmp(syscall_name_of(k), name))
-				nr = k;
+		nr = bpf_syscall__nr(name);
 		ret = nr < 0 ? leaf(a, BP_FALSE, NULL, BC_EQ, 0) : leaf(a, BP_CMP, &v, BC_EQ, nr);
 		bpf_an__text(a, kid(a, f, 0), arg, sizeof(arg));
 		if (nr < 0)
