@@ -574,6 +574,10 @@ int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 		return -EINVAL;
 	c.key = OFF_STR - ((p->key_size + 7) & ~7);
 	c.pair = c.key - BPF_PAIR_AREA;
+	/* the frame: the helpers' slots, the text buffer, the key, the pair's area (bpf/pairs.c),
+	 * all inside the 512 bytes of stack */
+	assert(OFF_STR + BPF_MAX_STR + 8 <= OFF_COMM && c.key + p->key_size <= OFF_STR);
+	assert(c.pair >= -512 && c.pair % 8 == 0);
 	c.out = basm__label(a);
 	have = basm__label(a);
 	prologue(&c);

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define BPF_SYSCALL_NR_OFF 8  /* __syscall_nr (syscalls:*), id (raw_syscalls:*) */
+#define BPF_SYSCALL_NR_OFF 8   /* __syscall_nr (syscalls:*), id (raw_syscalls:*) */
 #define BPF_SYSCALL_ARG_OFF 16 /* sys_enter: args[0]; args[i] at 16 + 8 i */
 #define BPF_SYSCALL_RET_OFF 16 /* sys_exit: ret */
 #define BPF_SYSCALL_NR_ARGS 6
