@@ -5,6 +5,7 @@
 #   make bench     benchmarks side by side with perf / trace-cmd, printed as ratios
 #   make asan      the tests under ASan+UBSan        V=1 full commands, WERROR=1 -Werror
 #   make check-layers   includes point down core/ bpf/ symbols/ vtab/ sqlite/ engine/ ext/ profilers/ repl/
+#   make check-names    bpf/ and engine/ define no unprefixed global (scripts/check-names.sh)
 #   make perf_sql.so    the SQLite loadable extension (also built by `make`; docs/extension.md)
 #   make install / uninstall   PREFIX=/usr/local DESTDIR= (docs/install.md)
 #   make deb       build/debs/perf-sql_VERSION_ARCH.deb with dpkg-buildpackage (debian/)
@@ -118,8 +119,8 @@ $(BUILD)/obj/profilers/registry.o: PKG_CFLAGS += -I$(BUILD)/gen
 $(BUILD)/gen/syscalls.h: scripts/gen-syscalls.sh | $(SETUP)
 	@mkdir -p $(dir $@)
 	$(Q)bash scripts/gen-syscalls.sh > $@
-$(BUILD)/obj/sqlite/syscall_name.o $(BUILD)/pic/sqlite/syscall_name.o: $(BUILD)/gen/syscalls.h
-$(BUILD)/obj/sqlite/syscall_name.o $(BUILD)/pic/sqlite/syscall_name.o: PKG_CFLAGS += -I$(BUILD)/gen
+$(BUILD)/obj/bpf/syscall.o $(BUILD)/pic/bpf/syscall.o: $(BUILD)/gen/syscalls.h
+$(BUILD)/obj/bpf/syscall.o $(BUILD)/pic/bpf/syscall.o: PKG_CFLAGS += -I$(BUILD)/gen
 
 # unit tests: -MMD (in ALL_CFLAGS) lists every header a test includes (t.h, t_sql.h, the
 # tests/fuzz sources of test_fuzz_regress) in build/obj/tests/unit/NAME.d, included below; a
@@ -150,6 +151,7 @@ WL_BINS += $(BUILD)/workloads/chain.stripped
 unit: $(UNIT_BINS)
 # make test [REPEAT=N] [TESTS="name ..."]: unit, golden SQL (as nobody), then live tests N times
 test: $(PERF_SQL) $(EXT_SO) $(EXT_HOST) $(UNIT_BINS) $(WL_BINS)
+	$(Q)bash scripts/check-names.sh $(BUILD)
 	$(Q)PERF_SQL=$(abspath $(PERF_SQL)) BUILD=$(abspath $(BUILD)) bash tests/run.sh \
 		$(if $(REPEAT),--repeat $(REPEAT))
 
@@ -176,9 +178,12 @@ build/clang/perf-sql-clang: $(OBJS)
 build/clang/perf_sql.so: $(EXT_OBJS)
 	$(link_ext)
 
-.PHONY: check-layers
+.PHONY: check-layers check-names
 check-layers:
 	$(Q)bash scripts/check-layers.sh
+# the planner's and compiler's globals are prefixed (needs the objects: run by make test too)
+check-names: $(PERF_SQL)
+	$(Q)bash scripts/check-names.sh $(BUILD)
 
 # .clang-format over every C file git tracks: `make format` applies it, `make format-check`
 # (CI) lists the files that differ from it and fails
@@ -283,7 +288,7 @@ $(FUZZ_DIR)/obj/%.o: %.c | $(SETUP)
 	@[ "$(V)" = 1 ] || echo "  FUZZCC  $<"
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
 $(FUZZ_DIR)/obj/profilers/registry.o: $(BUILD)/gen/queries.h
-$(FUZZ_DIR)/obj/sqlite/syscall_name.o: $(BUILD)/gen/syscalls.h
+$(FUZZ_DIR)/obj/bpf/syscall.o: $(BUILD)/gen/syscalls.h
 $(FUZZ_DIR)/obj/core/perf_glue.o: PKG_CFLAGS += -I$(LIBPERF)/src/tools/lib/perf/include -I$(LIBPERF)/src/tools/include -I$(LIBPERF)/src/tools/arch/x86/include -I$(LIBPERF)/src/tools/include/uapi
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)

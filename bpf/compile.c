@@ -4,12 +4,14 @@
  * Registers: r6 the context (the tracepoint record), r7 the inner map, r9 the group's value,
  * r8 its count before this event; r1-r5 scratch. The stack (fp-relative):
  */
+#include <assert.h>
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
 #include <linux/bpf_perf_event.h>
 #include "bpf/compile.h"
 #include "bpf/compile_int.h"
+#include "bpf/syscall.h"
 
 #define OFF_PIDTGID (-16) /* u64 from bpf_get_current_pid_tgid() */
 #define OFF_CPU (-24)     /* u64 from bpf_get_smp_processor_id() */
@@ -27,8 +29,6 @@ int bpf_ctl_size(const struct bpf_plan *p)
 	return BPF_CTL_CPUMASK + ((p->nr_cpu_ids + 63) / 64) * 8;
 }
 
-void emit(struct cc *c, struct bpf_insn i) { basm__emit(c->a, i); }
-
 /* r = k */
 static void load_const(struct cc *c, int r, int64_t k)
 {
@@ -39,23 +39,27 @@ static void load_const(struct cc *c, int r, int64_t k)
 }
 
 /*
- * A field of a system call's record where the kernel takes it from (bpf/plan.h, enum
- * bpf_hook): offset 8 is the number (__syscall_nr, or raw_syscalls' id), 16 + 8 i sys_enter's
- * argument i, 16 sys_exit's return value. The context is (struct pt_regs *regs, long id/ret).
+ * A field of a system call's record where the kernel takes it from (bpf/syscall.h (2)): the
+ * number, sys_enter's argument i, sys_exit's return value. The context is (struct pt_regs
+ * *regs, long id/ret).
  */
 static void load_syscall_field(struct cc *c, const struct bpf_val *v, int r)
 {
 	bool enter = c->p->hook == BPF_HOOK_SYS_ENTER;
+	enum bpf_sysf f = bpf_syscall__field(enter, v->off, v->size);
 
-	if (v->off == 8 && c->p->syscall_nr >= 0) {
+	if (f == BPF_SYSF_NONE) { /* bpf/hook.c keeps such a plan on the tracepoint */
+		c->bad = true;
+	} else if (f == BPF_SYSF_NR && c->p->syscall_nr >= 0) {
 		emit(c, bi_mov64_imm(r, c->p->syscall_nr));
-	} else if ((v->off == 8 && enter) || (v->off == 16 && !enter)) {
+	} else if ((f == BPF_SYSF_NR && enter) || f == BPF_SYSF_RET) {
 		emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, 8));
 	} else {
+		assert(f == BPF_SYSF_NR || (f >= BPF_SYSF_ARG0 && f < BPF_SYSF_ARG0 + 6));
 		emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, 0));
 		emit(c, bi_ldx(BPF_DW, r, r,
-			       (int16_t)(v->off == 8 ? c->k->regs_orig_ax
-						     : c->k->regs_arg[(v->off - 16) / 8])));
+			       (int16_t)(f == BPF_SYSF_NR ? c->k->regs_orig_ax
+							  : c->k->regs_arg[f - BPF_SYSF_ARG0])));
 	}
 }
 
@@ -90,7 +94,7 @@ static void cmp_op(struct cc *c, enum bpf_op op, int r, int t)
 }
 
 /* The value v into register r (t: scratch); see bpf/plan.h (1). */
-void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
+void bpf_cc__load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 {
 	static const int sizes[9] = { 0, BPF_B, BPF_H, 0, BPF_W, 0, 0, 0, BPF_DW };
 	bool may_neg = false;
@@ -120,7 +124,7 @@ void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 		break;
 	case BCOL_CPU: emit(c, bi_ldx(BPF_DW, r, FP, OFF_CPU)); break;
 	case BCOL_REG:
-		load_reg(c, v, r);
+		bpf_cc__load_reg(c, v, r);
 		may_neg = true;
 		break;
 	case BCOL_PAIR_KEY:
@@ -158,7 +162,7 @@ void load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 }
 
 /* char[size] at the record's off into fp+dst, bytes from the first NUL on zeroed (r1, r2) */
-void copy_str(struct cc *c, const struct bpf_val *v, int dst)
+void bpf_cc__copy_str(struct cc *c, const struct bpf_val *v, int dst)
 {
 	int padded = (v->size + 7) & ~7, src = BPF_REG_6, off = v->off;
 
@@ -186,7 +190,7 @@ static void pred_cmp(struct cc *c, const struct bpf_pred *n, int yes, int no)
 	static const int ops[] = { [BC_EQ] = BPF_JEQ,  [BC_NE] = BPF_JNE,  [BC_LT] = BPF_JSLT,
 				   [BC_LE] = BPF_JSLE, [BC_GT] = BPF_JSGT, [BC_GE] = BPF_JSGE };
 
-	load_val(c, &n->v, BPF_REG_1, BPF_REG_2);
+	bpf_cc__load_val(c, &n->v, BPF_REG_1, BPF_REG_2);
 	if (fits32(n->k)) {
 		basm__jmp_imm(c->a, ops[n->cmp], BPF_REG_1, (int32_t)n->k, yes);
 	} else {
@@ -204,7 +208,7 @@ static void pred_streq(struct cc *c, const struct bpf_pred *n, int yes, int no)
 	if (n->v.col == BCOL_PAIR_SSTR || n->v.col == BCOL_PAIR_COMM)
 		buf = bpf_pair__str_at(c, &n->v);
 	if (n->v.col == BCOL_STR) {
-		copy_str(c, &n->v, OFF_STR);
+		bpf_cc__copy_str(c, &n->v, OFF_STR);
 		buf = OFF_STR;
 	}
 	for (int i = 0; i < size; i += 8) {
@@ -220,7 +224,7 @@ static void pred_streq(struct cc *c, const struct bpf_pred *n, int yes, int no)
 	basm__ja(c->a, yes);
 }
 
-void pred(struct cc *c, int i, int yes, int no)
+void bpf_cc__pred(struct cc *c, int i, int yes, int no)
 {
 	const struct bpf_pred *n = &c->p->where[i];
 	int mid;
@@ -228,17 +232,17 @@ void pred(struct cc *c, int i, int yes, int no)
 	switch (n->kind) {
 	case BP_AND:
 		mid = basm__label(c->a);
-		pred(c, n->a, mid, no);
+		bpf_cc__pred(c, n->a, mid, no);
 		basm__place(c->a, mid);
-		pred(c, n->b, yes, no);
+		bpf_cc__pred(c, n->b, yes, no);
 		break;
 	case BP_OR:
 		mid = basm__label(c->a);
-		pred(c, n->a, yes, mid);
+		bpf_cc__pred(c, n->a, yes, mid);
 		basm__place(c->a, mid);
-		pred(c, n->b, yes, no);
+		bpf_cc__pred(c, n->b, yes, no);
 		break;
-	case BP_NOT: pred(c, n->a, no, yes); break;
+	case BP_NOT: bpf_cc__pred(c, n->a, no, yes); break;
 	case BP_CMP: pred_cmp(c, n, yes, no); break;
 	case BP_STREQ: pred_streq(c, n, yes, no); break;
 	case BP_TRUE: basm__ja(c->a, yes); break;
@@ -254,21 +258,11 @@ void pred(struct cc *c, int i, int yes, int no)
 
 static bool uses(const struct bpf_plan *p, enum bpf_col col)
 {
-	const struct bpf_pair *pp = &p->pair;
+	const struct bpf_val *v[BPF_MAX_VALS];
+	int n = bpf_plan__values(p, v);
 
-	if (pp->role != BPF_PAIR_NONE && /* pairs(): the keys and the start's value (bpf/pairs.c) */
-	    (pp->start_key.col == col || pp->end_key.col == col ||
-	     (pp->has_start_val && pp->start_val.col == col)))
-		return true;
-	for (int i = 0; i < p->nr_keys; i++)
-		if (p->keys[i].col == col)
-			return true;
-	for (int i = 0; i < p->nr_aggs; i++)
-		if (p->aggs[i].v.col == col)
-			return true;
-	for (int i = 0; i < p->nr_where; i++)
-		if ((p->where[i].kind == BP_CMP || p->where[i].kind == BP_STREQ) &&
-		    p->where[i].v.col == col)
+	for (int i = 0; i < n; i++)
+		if (v[i]->col == col)
 			return true;
 	return false;
 }
@@ -355,13 +349,13 @@ static void where(struct cc *c)
 			emit(c, bi_mov64_imm(BPF_REG_2, 16));
 			emit(c, bi_call(BPF_FUNC_get_current_comm));
 		}
-		pred(c, p->where_root, go, c->out);
+		bpf_cc__pred(c, p->where_root, go, c->out);
 		basm__place(c->a, go);
 	}
 }
 
 /* ++stats[cpu] at byte off of the stats value, then return 1 */
-void count_lost(struct cc *c, int off)
+void bpf_cc__count_lost(struct cc *c, int off)
 {
 	emit(c, bi_call(BPF_FUNC_get_smp_processor_id));
 	basm__jmp_imm(c->a, BPF_JGE, BPF_REG_0, c->p->nr_cpu_ids, c->out);
@@ -389,13 +383,13 @@ static void build_key(struct cc *c)
 			emit(c, bi_mov64_imm(BPF_REG_2, 16));
 			emit(c, bi_call(BPF_FUNC_get_current_comm));
 		} else if (v->col == BCOL_STR) {
-			copy_str(c, v, at);
+			bpf_cc__copy_str(c, v, at);
 		} else if (v->col == BCOL_STACK) {
-			stack_key(c, at);
+			bpf_cc__stack_key(c, at);
 		} else if (v->col == BCOL_PAIR_SSTR || v->col == BCOL_PAIR_COMM) {
 			bpf_pair__copy_str(c, v, at);
 		} else {
-			load_val(c, v, BPF_REG_1, BPF_REG_2);
+			bpf_cc__load_val(c, v, BPF_REG_1, BPF_REG_2);
 			emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)at));
 		}
 	}
@@ -409,7 +403,7 @@ static void key_arg(struct cc *c)
 }
 
 /* r9 = this CPU's value of the key's group, created on first sight; a full map counts */
-void find_group(struct cc *c, int have)
+void bpf_cc__find_group(struct cc *c, int have)
 {
 	if (c->m->direct >= 0) {
 		basm__ld_map(c->a, BPF_REG_7, c->m->direct);
@@ -432,7 +426,7 @@ void find_group(struct cc *c, int have)
 	key_arg(c); /* created here, or by another CPU meanwhile (-EEXIST) */
 	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
 	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_0, 0, have);
-	count_lost(c, 0);
+	bpf_cc__count_lost(c, 0);
 }
 
 /* flags |= 1 << i (r4, r5) */
@@ -485,6 +479,23 @@ static void bump_bucket(struct cc *c, const struct bpf_agg *g)
 	emit(c, bi_stx(BPF_DW, BPF_REG_3, BPF_REG_4, (int16_t)g->off));
 }
 
+/* out = floor(log2(v)) for v >= 0 (0 for 0 and 1), by halving steps; v is consumed, t scratch */
+void bpf_cc__log2(struct cc *c, int v, int out, int t)
+{
+	assert(v != out && v != t && out != t);
+	emit(c, bi_mov64_imm(out, 0));
+	for (int shift = 32; shift; shift /= 2) {
+		int next = basm__label(c->a);
+
+		emit(c, bi_mov64_reg(t, v));
+		emit(c, bi_alu64_imm(BPF_RSH, t, shift));
+		basm__jmp_imm(c->a, BPF_JEQ, t, 0, next);
+		emit(c, bi_mov64_reg(v, t));
+		emit(c, bi_alu64_imm(BPF_ADD, out, shift));
+		basm__place(c->a, next);
+	}
+}
+
 /* floor(log2(r1)) by halving steps (0 and 1 go to bucket 0); a negative value sets the flag */
 static void agg_log2(struct cc *c, const struct bpf_agg *g, int i)
 {
@@ -495,17 +506,7 @@ static void agg_log2(struct cc *c, const struct bpf_agg *g, int i)
 	set_flag(c, i);
 	basm__ja(c->a, done);
 	basm__place(c->a, pos);
-	emit(c, bi_mov64_imm(BPF_REG_2, 0));
-	for (int shift = 32; shift; shift /= 2) {
-		int next = basm__label(c->a);
-
-		emit(c, bi_mov64_reg(BPF_REG_4, BPF_REG_1));
-		emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_4, shift));
-		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_4, 0, next);
-		emit(c, bi_mov64_reg(BPF_REG_1, BPF_REG_4));
-		emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, shift));
-		basm__place(c->a, next);
-	}
+	bpf_cc__log2(c, BPF_REG_1, BPF_REG_2, BPF_REG_4);
 	emit(c, bi_alu64_imm(BPF_AND, BPF_REG_2, BPF_LOG2_SLOTS - 1));
 	bump_bucket(c, g);
 	basm__place(c->a, done);
@@ -545,7 +546,7 @@ static void update_group(struct cc *c)
 
 		if (g->kind == BA_LOGLIN) /* after the group (bpf/pairs.c) */
 			continue;
-		load_val(c, &g->v, BPF_REG_1, BPF_REG_2);
+		bpf_cc__load_val(c, &g->v, BPF_REG_1, BPF_REG_2);
 		switch (g->kind) {
 		case BA_LOGLIN: break;
 		case BA_SUM: agg_sum(c, g, i); break;
@@ -573,6 +574,10 @@ int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 		return -EINVAL;
 	c.key = OFF_STR - ((p->key_size + 7) & ~7);
 	c.pair = c.key - BPF_PAIR_AREA;
+	/* the frame: the helpers' slots, the text buffer, the key, the pair's area (bpf/pairs.c),
+	 * all inside the 512 bytes of stack */
+	assert(OFF_STR + BPF_MAX_STR + 8 <= OFF_COMM && c.key + p->key_size <= OFF_STR);
+	assert(c.pair >= -512 && c.pair % 8 == 0);
 	c.out = basm__label(a);
 	have = basm__label(a);
 	prologue(&c);
@@ -584,7 +589,7 @@ int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 		bpf_pair__end(&c); /* BOTH: c.out is now the start's part */
 	where(&c);
 	build_key(&c);
-	find_group(&c, have);
+	bpf_cc__find_group(&c, have);
 	basm__place(a, have);
 	update_group(&c);
 	if (p->pair.role == BPF_PAIR_BOTH)

@@ -21,23 +21,25 @@ struct cc {
 	bool bad; /* a field the hook cannot read (bpf_compile fails with -EINVAL) */
 };
 
-void emit(struct cc *c, struct bpf_insn i);
+static inline void emit(struct cc *c, struct bpf_insn i) { basm__emit(c->a, i); }
 /* ++stats[cpu] at byte off of the stats value, then return */
-void count_lost(struct cc *c, int off);
+void bpf_cc__count_lost(struct cc *c, int off);
 /* the value v into register r (t: scratch) */
-void load_val(struct cc *c, const struct bpf_val *v, int r, int t);
+void bpf_cc__load_val(struct cc *c, const struct bpf_val *v, int r, int t);
 /* char[size] at the record's off into fp+dst, bytes from the first NUL on zeroed */
-void copy_str(struct cc *c, const struct bpf_val *v, int dst);
+void bpf_cc__copy_str(struct cc *c, const struct bpf_val *v, int dst);
 /* r0 = this CPU's value of the key at c->key, created on first sight; have: found */
-void find_group(struct cc *c, int have);
+void bpf_cc__find_group(struct cc *c, int have);
+/* out = floor(log2(v)), v >= 0 (0 for 0 and 1); v is consumed, t scratch */
+void bpf_cc__log2(struct cc *c, int v, int out, int t);
 /* WHERE node i: jump to yes or no */
-void pred(struct cc *c, int i, int yes, int no);
+void bpf_cc__pred(struct cc *c, int i, int yes, int no);
 
 /* bpf/regs.c: a uprobe's user register (perf's number v->off) in its size and sign */
-void load_reg(struct cc *c, const struct bpf_val *v, int r);
+void bpf_cc__load_reg(struct cc *c, const struct bpf_val *v, int r);
 
 /* bpf/stack.c: the stack key at fp+at (bpf/plan.h (5)) */
-void stack_key(struct cc *c, int at);
+void bpf_cc__stack_key(struct cc *c, int at);
 
 /* bpf/pairs.c */
 #define BPF_PAIR_AREA 56 /* key, then the pending value (bpf/pairs.h) */

@@ -1,6 +1,7 @@
 /*
  * bpf/insn.c - the program buffer of bpf/insn.h: growing, labels, jump fix-ups.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include "bpf/insn.h"
@@ -23,8 +24,39 @@ static bool grow(void **p, int *cap, int need, size_t size)
 	return true;
 }
 
+/* the stack a frame-pointer access touches: fp-512..fp-1, in the access's size */
+static bool stack_ok(int off, int size) { return off >= -512 && off + size <= 0; }
+
+static int size_of(uint8_t code)
+{
+	switch (BPF_SIZE(code)) {
+	case BPF_B: return 1;
+	case BPF_H: return 2;
+	case BPF_W: return 4;
+	default: return 8;
+	}
+}
+
+/* the invariants of one instruction (bpf/insn.h (1)): registers r0-r10, r10 never written,
+ * every access through r10 inside the 512-byte stack */
+static void check(struct bpf_insn i)
+{
+	uint8_t cls = BPF_CLASS(i.code);
+
+	assert(i.dst_reg <= BPF_REG_10 && i.src_reg <= BPF_REG_10);
+	assert(!((cls == BPF_ALU64 || cls == BPF_ALU || cls == BPF_LDX) &&
+		 i.dst_reg == BPF_REG_10));
+	assert(!(cls == BPF_LDX && i.src_reg == BPF_REG_10) || stack_ok(i.off, size_of(i.code)));
+	assert(!((cls == BPF_ST || cls == BPF_STX) && i.dst_reg == BPF_REG_10) ||
+	       stack_ok(i.off, size_of(i.code)));
+	(void)cls;
+	(void)stack_ok;
+	(void)size_of;
+}
+
 void basm__emit(struct basm *a, struct bpf_insn i)
 {
+	check(i);
 	if (!grow((void **)&a->insn, &a->cap, a->nr + 1, sizeof(*a->insn))) {
 		a->failed = true;
 		return;
@@ -44,12 +76,15 @@ int basm__label(struct basm *a)
 
 void basm__place(struct basm *a, int label)
 {
+	assert(a->failed || (label >= 0 && label < a->nr_labels));
+	assert(a->failed || a->label_at[label] < 0); /* a label is placed once */
 	if (label >= 0 && label < a->nr_labels)
 		a->label_at[label] = a->nr;
 }
 
 static void jump(struct basm *a, struct bpf_insn i, int label)
 {
+	assert(a->failed || (label >= 0 && label < a->nr_labels));
 	if (!grow((void **)&a->fix, &a->cap_fix, a->nr_fix + 1, sizeof(*a->fix))) {
 		a->failed = true;
 		return;

@@ -92,14 +92,14 @@ void bpf_pair__start(struct cc *c)
 
 	for (int i = 0; i < BPF_PAIR_VALUE; i += 8)
 		emit(c, bi_st(BPF_DW, FP, (int16_t)(p + PA_TIME + i), 0));
-	load_val(c, &pp->start_key, BPF_REG_1, BPF_REG_2);
+	bpf_cc__load_val(c, &pp->start_key, BPF_REG_1, BPF_REG_2);
 	emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_KEY)));
 	if (pp->has_start_val && pp->start_val.col == BCOL_COMM) {
 		comm_to(c, p + PA_VAL);
 	} else if (pp->has_start_val && pp->start_val.col == BCOL_STR) {
-		copy_str(c, &pp->start_val, p + PA_VAL);
+		bpf_cc__copy_str(c, &pp->start_val, p + PA_VAL);
 	} else if (pp->has_start_val) {
-		load_val(c, &pp->start_val, BPF_REG_1, BPF_REG_2);
+		bpf_cc__load_val(c, &pp->start_val, BPF_REG_1, BPF_REG_2);
 		emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_VAL)));
 	}
 	if (pp->need_tid) {
@@ -145,7 +145,7 @@ void bpf_pair__end(struct cc *c)
 	found = basm__label(c->a);
 	emit(c, bi_call(BPF_FUNC_ktime_get_ns));
 	emit(c, bi_mov64_reg(BPF_REG_8, BPF_REG_0));
-	load_val(c, &pp->end_key, BPF_REG_1, BPF_REG_2);
+	bpf_cc__load_val(c, &pp->end_key, BPF_REG_1, BPF_REG_2);
 	emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_KEY)));
 	basm__ld_map(c->a, BPF_REG_1, pp->pending_fd);
 	fp_ptr(c, BPF_REG_2, p + PA_KEY);
@@ -182,17 +182,7 @@ static void loglin_bucket(struct cc *c)
 	emit(c, bi_mov64_reg(BPF_REG_2, BPF_REG_1));
 	basm__jmp_imm(c->a, BPF_JLT, BPF_REG_1, BPF_LOGLIN_EXACT, have);
 	emit(c, bi_mov64_reg(BPF_REG_3, BPF_REG_1));
-	emit(c, bi_mov64_imm(BPF_REG_2, 0));
-	for (int shift = 32; shift; shift /= 2) { /* r2 = floor(log2(r1)) */
-		int next = basm__label(c->a);
-
-		emit(c, bi_mov64_reg(BPF_REG_4, BPF_REG_3));
-		emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_4, shift));
-		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_4, 0, next);
-		emit(c, bi_mov64_reg(BPF_REG_3, BPF_REG_4));
-		emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, shift));
-		basm__place(c->a, next);
-	}
+	bpf_cc__log2(c, BPF_REG_3, BPF_REG_2, BPF_REG_4); /* r2 = floor(log2(r1)) */
 	emit(c, bi_mov64_reg(BPF_REG_5, BPF_REG_2));
 	emit(c, bi_alu64_imm(BPF_SUB, BPF_REG_5, BPF_LOGLIN_SHIFT));
 	emit(c, bi_alu64_imm(BPF_AND, BPF_REG_5, 63));
@@ -214,14 +204,14 @@ void bpf_pair__loglin(struct cc *c)
 
 	while (p->aggs[g].kind != BA_LOGLIN)
 		g++;
-	load_val(c, &p->aggs[g].v, BPF_REG_1, BPF_REG_2);
+	bpf_cc__load_val(c, &p->aggs[g].v, BPF_REG_1, BPF_REG_2);
 	basm__jmp_imm(c->a, BPF_JSGE, BPF_REG_1, 0, pos);
 	emit(c, bi_mov64_imm(BPF_REG_1, 0)); /* never for a latency: monotonic time */
 	basm__place(c->a, pos);
 	loglin_bucket(c);
 	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, 1));
 	emit(c, bi_stx(BPF_DW, FP, BPF_REG_2, (int16_t)(c->key + p->key_size - 8)));
-	find_group(c, have);
+	bpf_cc__find_group(c, have);
 	basm__place(c->a, have);
 	emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_0, BPF_VAL_COUNT));
 	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_1, 1));

@@ -1,6 +1,7 @@
 /*
  * bpf/plan.c - the layout of a plan's keys and values (see bpf/plan.h).
  */
+#include <assert.h>
 #include "bpf/plan.h"
 
 bool bpf_plan__has_stack(const struct bpf_plan *p)
@@ -91,6 +92,28 @@ void bpf_plan__fold(struct bpf_plan *p)
 	p->where_root = fold(p, p->where_root);
 	if (p->where[p->where_root].kind == BP_TRUE)
 		p->where_root = -1;
+}
+
+int bpf_plan__values(const struct bpf_plan *p, const struct bpf_val **v)
+{
+	const struct bpf_pair *pp = &p->pair;
+	int n = 0;
+
+	for (int i = 0; i < p->nr_keys; i++)
+		v[n++] = &p->keys[i];
+	for (int i = 0; i < p->nr_aggs; i++)
+		v[n++] = &p->aggs[i].v;
+	for (int i = 0; i < p->nr_where; i++)
+		if (p->where[i].kind == BP_CMP || p->where[i].kind == BP_STREQ)
+			v[n++] = &p->where[i].v;
+	if (pp->role == BPF_PAIR_END || pp->role == BPF_PAIR_BOTH)
+		v[n++] = &pp->end_key;
+	if (pp->role == BPF_PAIR_START || pp->role == BPF_PAIR_BOTH)
+		v[n++] = &pp->start_key;
+	if ((pp->role == BPF_PAIR_START || pp->role == BPF_PAIR_BOTH) && pp->has_start_val)
+		v[n++] = &pp->start_val;
+	assert(n <= BPF_MAX_VALS);
+	return n;
 }
 
 int bpf_plan__pred(struct bpf_plan *p, const struct bpf_pred *n)

@@ -219,6 +219,11 @@ void bpf_plan__fold(struct bpf_plan *p);
 bool bpf_plan__has_loglin(const struct bpf_plan *p);
 /* pairs(): the start table's own program's plan (bpf/pairs.h): it stores starts only. */
 struct bpf_plan bpf_plan__start(const struct bpf_plan *p);
+/* the most values a plan reads (bpf_plan__values) */
+#define BPF_MAX_VALS (BPF_MAX_KEYS + BPF_MAX_AGGS + BPF_MAX_PRED + 3)
+/* The values p's program reads into v[] (BPF_MAX_VALS): its keys, aggregates' values, WHERE's
+ * compared values and pairs()'s keys and start value as its role reads them; how many. */
+int bpf_plan__values(const struct bpf_plan *p, const struct bpf_val **v);
 /* Adds a predicate node; its index, or -1 when where[] is full. */
 int bpf_plan__pred(struct bpf_plan *p, const struct bpf_pred *n);
 #endif

@@ -47,7 +47,7 @@ static int pt_regs_off(int reg)
 bool bpf_reg_readable(int reg) { return pt_regs_off(reg) >= 0; }
 
 /* a user register (uprobes: the context is the task's struct pt_regs) in its size and sign */
-void load_reg(struct cc *c, const struct bpf_val *v, int r)
+void bpf_cc__load_reg(struct cc *c, const struct bpf_val *v, int r)
 {
 	int bits = 64 - 8 * (v->size ? v->size : 8);
 

@@ -50,28 +50,6 @@ static const struct sched_field *sched_field(const char *tp, const char *field)
 	return NULL;
 }
 
-/* the values p reads: keys, aggregates, WHERE, the pair's keys and start value */
-static int plan_vals(const struct bpf_plan *p, const struct bpf_val **v)
-{
-	const struct bpf_pair *pp = &p->pair;
-	int n = 0;
-
-	for (int i = 0; i < p->nr_keys; i++)
-		v[n++] = &p->keys[i];
-	for (int i = 0; i < p->nr_aggs; i++)
-		v[n++] = &p->aggs[i].v;
-	for (int i = 0; i < p->nr_where; i++)
-		if (p->where[i].kind == BP_CMP || p->where[i].kind == BP_STREQ)
-			v[n++] = &p->where[i].v;
-	if (pp->role == BPF_PAIR_END || pp->role == BPF_PAIR_BOTH)
-		v[n++] = &pp->end_key;
-	if (pp->role == BPF_PAIR_BOTH)
-		v[n++] = &pp->start_key;
-	if (pp->role == BPF_PAIR_BOTH && pp->has_start_val)
-		v[n++] = &pp->start_val;
-	return n;
-}
-
 /* v's field into t (once per offset); false with p->hook_why set when it is not a member */
 static bool add_field(const struct tp_event *ev, struct bpf_plan *p, struct bpf_tp_btf *t,
 		      const struct bpf_val *v)
@@ -104,9 +82,9 @@ static bool add_field(const struct tp_event *ev, struct bpf_plan *p, struct bpf_
 
 void bpf_sched_btf__pick(const struct tp_event *ev, struct bpf_plan *p)
 {
-	const struct bpf_val *v[BPF_MAX_KEYS + BPF_MAX_AGGS + BPF_MAX_PRED + 3];
+	const struct bpf_val *v[BPF_MAX_VALS];
 	struct bpf_tp_btf t = { .nr = 0 };
-	int n = plan_vals(p, v);
+	int n = bpf_plan__values(p, v);
 
 	p->hook_why[0] = '\0';
 	if (strcmp(ev->system, "sched") || !sched_field(ev->name, NULL))

@@ -15,7 +15,7 @@
 #include "core/session.h"
 
 /* the stack key at fp+at (bpf/plan.h (5)): the task, its chains' ids, its name */
-void stack_key(struct cc *c, int at)
+void bpf_cc__stack_key(struct cc *c, int at)
 {
 	emit(c, bi_call(BPF_FUNC_get_current_pid_tgid));
 	emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)at));
@@ -40,7 +40,7 @@ void stack_key(struct cc *c, int at)
 		emit(c, bi_stx(BPF_W, FP, BPF_REG_0, (int16_t)(at + 8 + 4 * user)));
 		basm__ja(c->a, next);
 		basm__place(c->a, lost);
-		count_lost(c, BPF_STATS_NOSTACK(c->p));
+		bpf_cc__count_lost(c, BPF_STATS_NOSTACK(c->p));
 		basm__place(c->a, next);
 	}
 	emit(c, bi_mov64_reg(BPF_REG_1, FP));

@@ -24,7 +24,7 @@ static int slot(struct an *a, enum bpf_agg_kind kind, int arg, const struct bpf_
 					p->aggs[i].step == lin[2])))
 			return i;
 	if (p->nr_aggs == BPF_MAX_AGGS)
-		return no(a, "more than %d aggregates", BPF_MAX_AGGS), -1;
+		return bpf_an__no(a, "more than %d aggregates", BPF_MAX_AGGS), -1;
 	p->aggs[p->nr_aggs] = (struct bpf_agg){ .kind = kind, .v = *v };
 	if (kind == BA_LIN) {
 		uint64_t range = (uint64_t)lin[1] - (uint64_t)lin[0];
@@ -45,8 +45,8 @@ static bool const_arg(struct an *a, int n, char *buf, int len)
 	enum sql_node_kind k = nd(a, n)->kind;
 
 	if (k != SN_STR && k != SN_PARAM && k != SN_NULL)
-		return no(a, "a histogram's unit must be a literal or a parameter");
-	text_of(a, n, buf, len);
+		return bpf_an__no(a, "a histogram's unit must be a literal or a parameter");
+	bpf_an__text(a, n, buf, len);
 	return true;
 }
 
@@ -56,13 +56,14 @@ static bool lin_args(struct an *a, int n, int64_t *lin)
 	uint64_t range;
 
 	for (int k = 0; k < 3; k++)
-		if (!int_const(a, kid(a, n, k + 1), &lin[k]))
-			return no(a, "lin_hist's MIN, MAX and STEP must be integer literals");
+		if (!bpf_an__int_const(a, kid(a, n, k + 1), &lin[k]))
+			return bpf_an__no(a,
+					  "lin_hist's MIN, MAX and STEP must be integer literals");
 	if (lin[2] <= 0 || lin[1] <= lin[0])
-		return no(a, "lin_hist's arguments are refused by lin_hist() itself");
+		return bpf_an__no(a, "lin_hist's arguments are refused by lin_hist() itself");
 	range = (uint64_t)lin[1] - (uint64_t)lin[0];
 	if (range / (uint64_t)lin[2] + 3 > BPF_LIN_MAX)
-		return no(a, "lin_hist with more than %d buckets", BPF_LIN_MAX - 2);
+		return bpf_an__no(a, "lin_hist with more than %d buckets", BPF_LIN_MAX - 2);
 	return true;
 }
 
@@ -83,13 +84,13 @@ static bool is_aggregate(struct an *a, const char *name, int nargs)
 	return agg;
 }
 
-bool any_aggregate(struct an *a)
+bool bpf_agg__any(struct an *a)
 {
 	char name[128];
 
 	for (int n = 0; n < a->sel->nr_node; n++)
 		if (nd(a, n)->kind == SN_FUNC &&
-		    is_aggregate(a, name_of(a, nd(a, n)->name, name), nd(a, n)->nr_kids))
+		    is_aggregate(a, bpf_an__name(a, nd(a, n)->name, name), nd(a, n)->nr_kids))
 			return true;
 	return false;
 }
@@ -105,20 +106,20 @@ static bool folded(struct an *a, int n)
 	const struct tp_field *f;
 	int arg = nd(a, n)->first, k;
 
-	if (nd(a, arg)->kind != SN_COL || resolve(a, arg, &f) != CK_STACK)
-		return no(a, "folded_stack() of something other than the stack column");
+	if (nd(a, arg)->kind != SN_COL || bpf_an__resolve(a, arg, &f) != CK_STACK)
+		return bpf_an__no(a, "folded_stack() of something other than the stack column");
 	for (k = 0; k < p->nr_keys; k++)
 		if (p->keys[k].col == BCOL_STACK && sql_select__same(a->sel, arg, a->key_node[k]))
 			break;
 	if (k == p->nr_keys) { /* a key of the kernel's groups only, not of the statement's */
 		if (k == BPF_MAX_KEYS)
-			return no(a, "more than %d GROUP BY keys", BPF_MAX_KEYS);
+			return bpf_an__no(a, "more than %d GROUP BY keys", BPF_MAX_KEYS);
 		p->keys[p->nr_keys++] = (struct bpf_val){ .col = BCOL_STACK };
 		a->key_node[k] = arg;
 	}
 	return (nd(a, n)->nr_kids == 1 || const_arg(a, kid(a, n, 1), opts, 70)) &&
-	       replace(a, n, "folded_stack_merge(\"_k%d\", \"_c\"%s%s)", k, opts[0] ? ", " : "",
-		       opts);
+	       bpf_an__replace(a, n, "folded_stack_merge(\"_k%d\", \"_c\"%s%s)", k,
+			       opts[0] ? ", " : "", opts);
 }
 
 /* p50()...percentile(): of a pair's latency, P a number literal */
@@ -127,15 +128,15 @@ static bool loglin_ok(struct an *a, int n, const char *name, const struct bpf_va
 	int p = kid(a, n, 1);
 
 	if (v->col != BCOL_PAIR_LAT || v->nr_ops)
-		return no(a, "%s() in the kernel is of latency only", name);
+		return bpf_an__no(a, "%s() in the kernel is of latency only", name);
 	if (nd(a, n)->nr_kids == 2 && p >= 0 && nd(a, p)->kind != SN_INT &&
 	    nd(a, p)->kind != SN_FLOAT)
-		return no(a, "percentile()'s P must be a number literal");
+		return bpf_an__no(a, "percentile()'s P must be a number literal");
 	return true;
 }
 
 /* an aggregate call: its slot and the merge that replaces it */
-bool post_func(struct an *a, int n, enum where_in in)
+bool bpf_agg__post_func(struct an *a, int n, enum where_in in)
 {
 	static const struct {
 		const char *name;
@@ -155,10 +156,10 @@ bool post_func(struct an *a, int n, enum where_in in)
 	struct bpf_val v;
 	int i = -1, s;
 
-	name_of(a, x->name, name);
+	bpf_an__name(a, x->name, name);
 	if (!strcasecmp(name, "count") && !x->distinct && (x->star || x->nr_kids == 1)) {
-		return (x->star || val_of(a, x->first, &v)) &&
-		       replace(a, n, "ifnull(sum(\"_c\"), 0)");
+		return (x->star || bpf_an__val(a, x->first, &v)) &&
+		       bpf_an__replace(a, n, "ifnull(sum(\"_c\"), 0)");
 	}
 	if (!strcasecmp(name, "folded_stack") && !x->distinct && !x->star &&
 	    (x->nr_kids == 1 || x->nr_kids == 2))
@@ -169,14 +170,14 @@ bool post_func(struct an *a, int n, enum where_in in)
 			i = (int)k;
 	if (i < 0 || x->distinct || x->star) {
 		if (x->distinct || x->star || is_aggregate(a, name, x->nr_kids))
-			return no(a, "%s() is computed in SQLite only", name);
+			return bpf_an__no(a, "%s() is computed in SQLite only", name);
 		for (int k = x->first; k >= 0; k = nd(a, k)->next) /* a scalar function */
-			if (!post(a, k, in == IN_ORDER_TERM ? IN_ORDER : in))
+			if (!bpf_an__post(a, k, in == IN_ORDER_TERM ? IN_ORDER : in))
 				return false;
 		return true;
 	}
-	if (!val_of(a, x->first, &v) || bpf_val__is_str(&v))
-		return no(a, "%s() of '%s'", name, text_of(a, x->first, t[0], 64));
+	if (!bpf_an__val(a, x->first, &v) || bpf_val__is_str(&v))
+		return bpf_an__no(a, "%s() of '%s'", name, bpf_an__text(a, x->first, t[0], 64));
 	if (aggs[i].kind == BA_LOGLIN && !loglin_ok(a, n, name, &v))
 		return false;
 	if ((aggs[i].kind == BA_LOG2 && x->nr_kids == 2 && !const_arg(a, kid(a, n, 1), unit, 70)) ||
@@ -188,25 +189,27 @@ bool post_func(struct an *a, int n, enum where_in in)
 	switch (aggs[i].kind) {
 	case BA_SUM:
 		if (!strcasecmp(name, "avg"))
-			return replace(a, n, "(sum(\"_a%d\") * 1.0 / sum(\"_c\"))", s);
-		return replace(a, n, "sum(\"_a%d\")", s);
+			return bpf_an__replace(a, n, "(sum(\"_a%d\") * 1.0 / sum(\"_c\"))", s);
+		return bpf_an__replace(a, n, "sum(\"_a%d\")", s);
 	case BA_MIN:
 	case BA_MAX:
-		return replace(a, n, "%s(\"_a%d\")", aggs[i].kind == BA_MIN ? "min" : "max", s);
+		return bpf_an__replace(a, n, "%s(\"_a%d\")", aggs[i].kind == BA_MIN ? "min" : "max",
+				       s);
 	case BA_LOG2:
-		return replace(a, n, "log2_hist_merge(\"_a%d\"%s%s)", s, unit[0] ? ", " : "", unit);
+		return bpf_an__replace(a, n, "log2_hist_merge(\"_a%d\"%s%s)", s,
+				       unit[0] ? ", " : "", unit);
 	case BA_LOGLIN:
 		if (x->nr_kids == 2)
-			text_of(a, kid(a, n, 1), t[1], 64);
-		return replace(a, n, "loglin_percentile(\"_a%d\", %s)", s,
-			       x->nr_kids == 2             ? t[1]
-			       : !strcasecmp(name, "p999") ? "99.9"
-							   : name + 1);
+			bpf_an__text(a, kid(a, n, 1), t[1], 64);
+		return bpf_an__replace(a, n, "loglin_percentile(\"_a%d\", %s)", s,
+				       x->nr_kids == 2             ? t[1]
+				       : !strcasecmp(name, "p999") ? "99.9"
+								   : name + 1);
 	case BA_LIN:
 		for (int k = 1; k <= 3; k++)
-			text_of(a, kid(a, n, k), t[k], 64);
-		return replace(a, n, "lin_hist_merge(\"_a%d\", %s, %s, %s%s%s)", s, t[1], t[2],
-			       t[3], unit[0] ? ", " : "", unit);
+			bpf_an__text(a, kid(a, n, k), t[k], 64);
+		return bpf_an__replace(a, n, "lin_hist_merge(\"_a%d\", %s, %s, %s%s%s)", s, t[1],
+				       t[2], t[3], unit[0] ? ", " : "", unit);
 	}
 	return false;
 }

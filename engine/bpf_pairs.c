@@ -66,21 +66,22 @@ static enum pcol pcol_of(struct an *a, int n)
 	if (nd(a, n)->kind != SN_COL)
 		return P_NONE;
 	if (nd(a, n)->qual >= 0) {
-		name_of(a, nd(a, n)->qual, qual);
-		name_of(a, a->sel->table_alias >= 0 ? a->sel->table_alias : a->sel->table, table);
+		bpf_an__name(a, nd(a, n)->qual, qual);
+		bpf_an__name(a, a->sel->table_alias >= 0 ? a->sel->table_alias : a->sel->table,
+			     table);
 		if (strcasecmp(qual, table))
 			return P_NONE;
 	}
-	name_of(a, nd(a, n)->name, name);
+	bpf_an__name(a, nd(a, n)->name, name);
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		if (!strcasecmp(name, cols[i].name))
 			return cols[i].c;
 	return P_NONE;
 }
 
-bool pairs_is_col(struct an *a, int n) { return pcol_of(a, n) != P_NONE; }
+bool bpf_pairs__is_col(struct an *a, int n) { return pcol_of(a, n) != P_NONE; }
 
-bool pairs_val(struct an *a, int n, struct bpf_val *v)
+bool bpf_pairs__val(struct an *a, int n, struct bpf_val *v)
 {
 	struct bpf_pair *pp = &a->b->plan.pair;
 	char buf[64];
@@ -91,12 +92,12 @@ bool pairs_val(struct an *a, int n, struct bpf_val *v)
 	case P_LATENCY: v->col = BCOL_PAIR_LAT; return true;
 	case P_START_VALUE:
 		if (!pp->has_start_val)
-			return no(a, "start_value without a START_COL is NULL");
+			return bpf_an__no(a, "start_value without a START_COL is NULL");
 		v->col = pp->start_val_str ? BCOL_PAIR_SSTR : BCOL_PAIR_SVAL;
 		return true;
 	case P_END_VALUE:
 		if (!a->has_end_val)
-			return no(a, "end_value without an END_COL is NULL");
+			return bpf_an__no(a, "end_value without an END_COL is NULL");
 		*v = a->end_val;
 		return true;
 	case P_START_PID:
@@ -111,9 +112,11 @@ bool pairs_val(struct an *a, int n, struct bpf_val *v)
 		v->col = BCOL_PAIR_COMM;
 		return true;
 	case P_RING:
-		return no(a, "pairs()'s %s is given on the ring path only",
-			  text_of(a, n, buf, sizeof(buf)));
-	default: return no(a, "'%s' is not a column of pairs()", text_of(a, n, buf, sizeof(buf)));
+		return bpf_an__no(a, "pairs()'s %s is given on the ring path only",
+				  bpf_an__text(a, n, buf, sizeof(buf)));
+	default:
+		return bpf_an__no(a, "'%s' is not a column of pairs()",
+				  bpf_an__text(a, n, buf, sizeof(buf)));
 	}
 }
 
@@ -138,12 +141,13 @@ static bool spec_val(struct an *a, const struct tp_event *ev, const char *name, 
 		return true;
 	}
 	if (!f)
-		return no(a, "pairs()'s '%s' of %s is not read by the kernel program", name,
-			  ev->name);
-	if (!field_val(a, f, v))
+		return bpf_an__no(a, "pairs()'s '%s' of %s is not read by the kernel program", name,
+				  ev->name);
+	if (!bpf_an__field_val(a, f, v))
 		return false;
 	if (v->col == BCOL_STR && (!value || v->size > 16))
-		return no(a, "pairs()'s %s (%s) is not read by the kernel program", name, f->type);
+		return bpf_an__no(a, "pairs()'s %s (%s) is not read by the kernel program", name,
+				  f->type);
 	return true;
 }
 
@@ -156,7 +160,7 @@ static struct source *source_of(struct an *a, const struct tp_event *ev)
 }
 
 /* FROM pairs('start', 'key', 'end', 'key' [, 'start col' [, 'end col']]) */
-bool pairs_table(struct an *a)
+bool bpf_pairs__table(struct an *a)
 {
 	struct bpf_pair *pp = &a->b->plan.pair;
 	const struct tp_event *end;
@@ -164,19 +168,19 @@ bool pairs_table(struct an *a)
 	int n = a->sel->nr_targs;
 
 	if (n < 4 || n > 6)
-		return no(a, "pairs() with %d arguments", n);
+		return bpf_an__no(a, "pairs() with %d arguments", n);
 	for (int i = 0; i < n; i++) {
 		if (a->sel->tok[a->sel->targ[i]].type != TK_STR)
-			return no(a, "pairs()'s arguments are strings");
-		name_of(a, a->sel->targ[i], arg[i]);
+			return bpf_an__no(a, "pairs()'s arguments are strings");
+		bpf_an__name(a, a->sel->targ[i], arg[i]);
 	}
 	a->start_ev = catalog__find(a->s->cat, arg[0]);
 	end = catalog__find(a->s->cat, arg[2]);
 	if (!a->start_ev || !end || !(a->start_src = source_of(a, a->start_ev)) ||
 	    !(a->b->src = source_of(a, end)))
-		return no(a, "pairs() of tables that are not open");
+		return bpf_an__no(a, "pairs() of tables that are not open");
 	if (a->start_ev->kind != EV_TRACEPOINT || end->kind != EV_TRACEPOINT)
-		return no(a, "pairs() of tables other than tracepoints stays on the ring");
+		return bpf_an__no(a, "pairs() of tables other than tracepoints stays on the ring");
 	a->ev = end;
 	a->pairs = true;
 	pp->role = a->start_src == a->b->src ? BPF_PAIR_BOTH : BPF_PAIR_END;

@@ -23,19 +23,18 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
-#include "bpf/sched_btf.h"
+#include "bpf/hook.h"
 #include "bpf/source.h"
 #include "bpf/table.h"
 #include "core/target.h"
 #include "engine/bpf_plan.h"
 #include "engine/bpf_plan_int.h"
-#include "sqlite/functions.h"
 #include "vtab/bpf_groups.h"
 
-static void say(const struct query_ops *ops, void *ctx, const char *fmt, ...)
+static void pick_notice(const struct query_ops *ops, void *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void say(const struct query_ops *ops, void *ctx, const char *fmt, ...)
+static void pick_notice(const struct query_ops *ops, void *ctx, const char *fmt, ...)
 {
 	char line[768];
 	va_list ap;
@@ -115,28 +114,6 @@ static const char *ring_reason(struct query *q, struct session *s, const struct 
 	return NULL;
 }
 
-/* does every field the plan reads have a place in a system call's tp_btf context? */
-static bool syscall_fields(const struct bpf_plan *p, bool enter)
-{
-	const struct bpf_val *v[BPF_MAX_KEYS + BPF_MAX_AGGS + BPF_MAX_PRED];
-	int n = 0;
-
-	for (int i = 0; i < p->nr_keys; i++)
-		v[n++] = &p->keys[i];
-	for (int i = 0; i < p->nr_aggs; i++)
-		v[n++] = &p->aggs[i].v;
-	for (int i = 0; i < p->nr_where; i++)
-		if (p->where[i].kind == BP_CMP || p->where[i].kind == BP_STREQ)
-			v[n++] = &p->where[i].v;
-	for (int i = 0; i < n; i++)
-		if (v[i]->col == BCOL_STR ||
-		    (v[i]->col == BCOL_FIELD && v[i]->off != 8 &&
-		     (enter ? v[i]->off < 16 || v[i]->off > 56 || v[i]->off % 8 || v[i]->size != 8
-			    : v[i]->off != 16 || v[i]->size != 8)))
-			return false;
-	return true;
-}
-
 /* a software event sampled as core/events.c samples it: the rate asked (cpu_clock(99), WHERE
  * period = N), else the clocks at -F Hz and the others at every event */
 static void pick_pmu(struct session *s, struct source *src, struct bpf_plan *p)
@@ -156,38 +133,6 @@ static void pick_pmu(struct session *s, struct source *src, struct bpf_plan *p)
 		p->sample_period = 1;
 	src->hz_used = p->sample_freq;
 	src->period_used = p->sample_period;
-}
-
-/* system calls: a tp_btf program on raw_syscalls instead of the tracepoint (bpf/plan.h) */
-void bpf_pick__hook(const struct tp_event *ev, struct bpf_plan *p)
-{
-	const char *name = NULL;
-	bool enter;
-
-	p->hook = BPF_HOOK_TP;
-	p->syscall_nr = -1;
-	/* perf samples a system call's event with the task's user registers: no kernel chain */
-	p->stack_user = !strcmp(ev->system, "syscalls");
-	if (!strcmp(ev->system, "raw_syscalls") &&
-	    (!strcmp(ev->name, "sys_enter") || !strcmp(ev->name, "sys_exit"))) {
-		enter = !strcmp(ev->name, "sys_enter");
-	} else if (!strcmp(ev->system, "syscalls") &&
-		   (!strncmp(ev->name, "sys_enter_", 10) || !strncmp(ev->name, "sys_exit_", 9))) {
-		enter = ev->name[5] == 'n';
-		name = ev->name + (enter ? 10 : 9);
-		for (int nr = 0; nr < 4096 && p->syscall_nr < 0; nr++)
-			if (syscall_name_of(nr) && !strcmp(syscall_name_of(nr), name))
-				p->syscall_nr = nr;
-		if (p->syscall_nr < 0) /* "newfstat" is fstat's: not a name of the UAPI table */
-			return;
-	} else { /* sched:*: tp_btf when every field is a task's member (bpf/sched_btf.h) */
-		bpf_sched_btf__pick(ev, p);
-		return;
-	}
-	/* a stack key stays on the tracepoint: a raw tracepoint's program would see the chain of
-	 * its own call (a syscall tracepoint's is the task's user registers, as perf samples it) */
-	if (syscall_fields(p, enter) && !bpf_plan__has_stack(p))
-		p->hook = enter ? BPF_HOOK_SYS_ENTER : BPF_HOOK_SYS_EXIT;
 }
 
 /* a uprobe event of our own, every task */
@@ -210,7 +155,7 @@ static void pair_hooks(struct bpf_stmt *b)
 	sp.keys[0] = pp->start_key;
 	if (pp->has_start_val)
 		sp.keys[sp.nr_keys++] = pp->start_val;
-	bpf_pick__hook(b->start_src->ev, &sp);
+	bpf_hook__pick(b->start_src->ev, &sp);
 	pp->start_hook = sp.hook;
 	pp->start_syscall_nr = sp.syscall_nr;
 	pp->start_tp_btf = sp.tp_btf;
@@ -278,13 +223,13 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 	    (b->plan.tree_fd = bpf_session__tree(s, !q->plan_only, &e)) < 0) {
 		bpf_session__note(s, src, "perf ring: %s", e.msg);
 		if (!q->plan_only)
-			say(ops, ctx,
-			    "%s: not aggregated in the kernel (%s); the perf ring is used "
-			    "instead",
-			    src->ev->full, e.msg);
+			pick_notice(ops, ctx,
+				    "%s: not aggregated in the kernel (%s); the perf ring is used "
+				    "instead",
+				    src->ev->full, e.msg);
 		return e.code;
 	}
-	bpf_pick__hook(src->ev, &b->plan);
+	bpf_hook__pick(src->ev, &b->plan);
 	if (src->ev->kind == EV_UPROBE)
 		pick_uprobe(src->ev, &b->plan);
 	if (b->start_src) /* pairs(): the start's program's hook too */
@@ -300,8 +245,8 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 		   b->plan.hook == BPF_HOOK_TP_BTF || b->plan.pair.start_hook == BPF_HOOK_TP_BTF)) {
 		/* no BTF, an old kernel: the tracepoint */
 		if (q->so.verbose && !q->plan_only)
-			say(ops, ctx, "%s: tp_btf: %s; the tracepoint's program instead",
-			    src->ev->full, e.msg);
+			pick_notice(ops, ctx, "%s: tp_btf: %s; the tracepoint's program instead",
+				    src->ev->full, e.msg);
 		b->plan.hook = b->plan.pair.start_hook = BPF_HOOK_TP;
 		snprintf(b->plan.hook_why, sizeof(b->plan.hook_why), "%.120s", e.msg);
 		snprintf(b->plan.pair.start_hook_why, sizeof(b->plan.pair.start_hook_why), "%.120s",
@@ -315,14 +260,15 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 		bpf_session__note(s, src, "perf ring: %s%s%s", e.msg, log[0] ? "; verifier: " : "",
 				  log);
 		if (!q->plan_only)
-			say(ops, ctx,
-			    "%s: not aggregated in the kernel (%s); the perf ring is used "
-			    "instead%s",
-			    src->ev->full, e.msg,
-			    log[0] && !q->so.verbose ? " (-v shows the verifier's last lines)"
-						     : "");
+			pick_notice(ops, ctx,
+				    "%s: not aggregated in the kernel (%s); the perf ring is used "
+				    "instead%s",
+				    src->ev->full, e.msg,
+				    log[0] && !q->so.verbose
+					    ? " (-v shows the verifier's last lines)"
+					    : "");
 		if (!q->plan_only && log[0] && q->so.verbose)
-			say(ops, ctx, "%s: the verifier said: %s", src->ev->full, log);
+			pick_notice(ops, ctx, "%s: the verifier said: %s", src->ev->full, log);
 		return e.code ? e.code : -EINVAL;
 	}
 	snprintf(module, sizeof(module), "perf_sql_bpf_%d", i);
@@ -340,7 +286,7 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 	return 0;
 }
 
-int bpf_plan__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx)
+int bpf_pick__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx)
 {
 	struct bpf_stmt *st;
 	char why[320];
@@ -391,7 +337,7 @@ int bpf_plan__apply(struct query *q, struct session *s, const struct query_ops *
 	return ret;
 }
 
-void bpf_plan__explain(const struct session *s, const struct source *src, FILE *f)
+void bpf_pick__explain(const struct session *s, const struct source *src, FILE *f)
 {
 	const char *note = bpf_session__note_of(s, src);
 	const struct bpf_table *t = bpf_session__table(s, src);

@@ -41,7 +41,7 @@
 
 #include "engine/bpf_plan_int.h"
 
-bool no(struct an *a, const char *fmt, ...)
+bool bpf_an__no(struct an *a, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -53,20 +53,8 @@ bool no(struct an *a, const char *fmt, ...)
 	return false;
 }
 
-const struct sql_node *nd(const struct an *a, int n) { return &a->sel->node[n]; }
-
-/* kid k of node n */
-int kid(const struct an *a, int n, int k)
-{
-	int c = nd(a, n)->first;
-
-	while (c >= 0 && k--)
-		c = nd(a, c)->next;
-	return c;
-}
-
 /* the text of node n, at most len - 1 bytes */
-const char *text_of(const struct an *a, int n, char *buf, int len)
+const char *bpf_an__text(const struct an *a, int n, char *buf, int len)
 {
 	int s = sql_select__start(a->sel, n), e = sql_select__end(a->sel, n);
 
@@ -74,7 +62,7 @@ const char *text_of(const struct an *a, int n, char *buf, int len)
 	return buf;
 }
 
-const char *name_of(const struct an *a, int tok, char *buf)
+const char *bpf_an__name(const struct an *a, int tok, char *buf)
 {
 	return sql_select__ident(a->sel, tok, buf, 128);
 }
@@ -82,7 +70,7 @@ const char *name_of(const struct an *a, int tok, char *buf)
 /* ------------------------------------------------------------------------ columns, values */
 
 /* a column of the event table, in the order vtab/tp_table.c declares them */
-enum colk resolve(struct an *a, int n, const struct tp_field **f)
+enum colk bpf_an__resolve(struct an *a, int n, const struct tp_field **f)
 {
 	static const char *const meta[] = { "_time", "_cpu", "_pid", "_tid", "_comm", "_period" };
 	static const char *const alias[] = { "time", "cpu", "pid", "tid", "comm" };
@@ -92,14 +80,15 @@ enum colk resolve(struct an *a, int n, const struct tp_field **f)
 	if (nd(a, n)->kind != SN_COL)
 		return CK_NONE;
 	if (a->pairs)
-		return pairs_is_col(a, n) ? CK_PAIR : CK_NONE;
+		return bpf_pairs__is_col(a, n) ? CK_PAIR : CK_NONE;
 	if (nd(a, n)->qual >= 0) {
-		name_of(a, nd(a, n)->qual, qual);
-		name_of(a, a->sel->table_alias >= 0 ? a->sel->table_alias : a->sel->table, table);
+		bpf_an__name(a, nd(a, n)->qual, qual);
+		bpf_an__name(a, a->sel->table_alias >= 0 ? a->sel->table_alias : a->sel->table,
+			     table);
 		if (strcasecmp(qual, table))
 			return CK_NONE;
 	}
-	name_of(a, nd(a, n)->name, name);
+	bpf_an__name(a, nd(a, n)->name, name);
 	for (int k = 0; k < 6; k++)
 		if (!strcasecmp(name, meta[k]))
 			return kinds[k];
@@ -124,7 +113,7 @@ enum colk resolve(struct an *a, int n, const struct tp_field **f)
 }
 
 /* an integer literal, maybe negated */
-bool int_const(const struct an *a, int n, int64_t *out)
+bool bpf_an__int_const(const struct an *a, int n, int64_t *out)
 {
 	const struct sql_node *x = nd(a, n);
 
@@ -140,7 +129,7 @@ bool int_const(const struct an *a, int n, int64_t *out)
 	return false;
 }
 
-bool field_val(struct an *a, const struct tp_field *f, struct bpf_val *v)
+bool bpf_an__field_val(struct an *a, const struct tp_field *f, struct bpf_val *v)
 {
 	v->off = f->offset;
 	v->size = f->size;
@@ -156,7 +145,7 @@ bool field_val(struct an *a, const struct tp_field *f, struct bpf_val *v)
 		v->col = BCOL_STR;
 		return true;
 	}
-	return no(a, "field %s (%s) is not read by the kernel program", f->name, f->type);
+	return bpf_an__no(a, "field %s (%s) is not read by the kernel program", f->name, f->type);
 }
 
 /* a uprobe's argK or ret: the register the perf ring samples for it, in its size and sign */
@@ -165,12 +154,12 @@ static bool reg_val(struct an *a, int n, struct bpf_val *v)
 	char name[128];
 	int k, reg;
 
-	name_of(a, nd(a, n)->name, name);
+	bpf_an__name(a, nd(a, n)->name, name);
 	k = tolower((unsigned char)name[0]) == 'r' ? -1 : name[3] - '0';
 	reg = k < 0 ? 0 /* ax */ : a->ev->arg_reg[k];
 	if (reg < 0 || uprobe_reg_slot(reg) < 0 || !bpf_reg_readable(reg))
-		return no(a, "%s of %s is in no register the kernel program reads", name,
-			  a->ev->name);
+		return bpf_an__no(a, "%s of %s is in no register the kernel program reads", name,
+				  a->ev->name);
 	v->col = BCOL_REG;
 	v->off = reg;
 	v->size = k < 0 ? 8 : a->ev->arg_size[k];
@@ -193,7 +182,7 @@ static int cmp_of(int op)
 }
 
 /* node n as a value the program computes (bpf/plan.h (1)) */
-bool val_of(struct an *a, int n, struct bpf_val *v)
+bool bpf_an__val(struct an *a, int n, struct bpf_val *v)
 {
 	const struct sql_node *x = nd(a, n);
 	const struct tp_field *f = NULL;
@@ -201,26 +190,28 @@ bool val_of(struct an *a, int n, struct bpf_val *v)
 	int64_t k;
 
 	if (x->kind == SN_BINARY && x->kw == KW_NONE && cmp_of(x->op) >= 0) {
-		if (!val_of(a, x->first, v))
+		if (!bpf_an__val(a, x->first, v))
 			return false;
 		if (bpf_val__is_str(v) || v->nr_ops == BPF_MAX_OPS ||
-		    !int_const(a, kid(a, n, 1), &k))
-			return no(a, "'%s' is not read by the kernel program (VALUE CMP N is)",
-				  text_of(a, n, buf, 64));
+		    !bpf_an__int_const(a, kid(a, n, 1), &k))
+			return bpf_an__no(a,
+					  "'%s' is not read by the kernel program (VALUE CMP N is)",
+					  bpf_an__text(a, n, buf, 64));
 		v->ops[v->nr_ops].op = (enum bpf_op)cmp_of(x->op);
 		v->ops[v->nr_ops++].k = k;
 		return true;
 	}
 	if (x->kind == SN_BINARY && x->kw == KW_NONE &&
 	    (x->op == TK_SLASH || x->op == TK_REM || x->op == TK_BITAND)) {
-		if (!val_of(a, x->first, v))
+		if (!bpf_an__val(a, x->first, v))
 			return false;
 		if (bpf_val__is_str(v) || v->nr_ops == BPF_MAX_OPS ||
-		    !int_const(a, kid(a, n, 1), &k) || (x->op != TK_BITAND && k <= 0))
-			return no(a,
-				  "'%s' is not read by the kernel program (VALUE / N, VALUE %% N "
-				  "with N > 0 and VALUE & N are)",
-				  text_of(a, n, buf, 64));
+		    !bpf_an__int_const(a, kid(a, n, 1), &k) || (x->op != TK_BITAND && k <= 0))
+			return bpf_an__no(
+				a,
+				"'%s' is not read by the kernel program (VALUE / N, VALUE %% N "
+				"with N > 0 and VALUE & N are)",
+				bpf_an__text(a, n, buf, 64));
 		v->ops[v->nr_ops].op = x->op == TK_SLASH ? BOP_DIV
 				       : x->op == TK_REM ? BOP_MOD
 							 : BOP_AND;
@@ -229,50 +220,54 @@ bool val_of(struct an *a, int n, struct bpf_val *v)
 	}
 	*v = (struct bpf_val){ 0 };
 	if (a->pairs && x->kind == SN_COL)
-		return pairs_val(a, n, v);
-	switch (x->kind == SN_COL ? resolve(a, n, &f) : CK_NONE) {
+		return bpf_pairs__val(a, n, v);
+	switch (x->kind == SN_COL ? bpf_an__resolve(a, n, &f) : CK_NONE) {
 	case CK_CPU: v->col = BCOL_CPU; return true;
 	case CK_PID: v->col = BCOL_PID; return true;
 	case CK_TID: v->col = BCOL_TID; return true;
 	case CK_COMM: v->col = BCOL_COMM; return true;
-	case CK_FIELD: return field_val(a, f, v);
+	case CK_FIELD: return bpf_an__field_val(a, f, v);
 	case CK_IP: v->col = BCOL_IP; return true;
 	case CK_ARG:
 	case CK_RET: return reg_val(a, n, v);
 	case CK_ADDR:
 		if (a->ev->kind == EV_UPROBE)
-			return no(a, "addr of a uprobe is not read by the kernel program");
+			return bpf_an__no(a, "addr of a uprobe is not read by the kernel program");
 		v->col = BCOL_ADDR;
 		return true;
 	case CK_PERIOD:
 		if (a->ev->kind == EV_TRACEPOINT || a->ev->kind == EV_UPROBE)
-			return no(a, "_period of a tracepoint is not read by the kernel program");
+			return bpf_an__no(
+				a, "_period of a tracepoint is not read by the kernel program");
 		v->col = BCOL_PERIOD;
 		return true;
 	case CK_NONE:
-		return no(a, "'%s' is not a value the kernel program reads",
-			  text_of(a, n, buf, 64));
+		return bpf_an__no(a, "'%s' is not a value the kernel program reads",
+				  bpf_an__text(a, n, buf, 64));
 	case CK_STACK:
-		return no(a, "stack is a GROUP BY key in the kernel, not a value to compare or "
-			     "aggregate");
-	default: return no(a, "%s is not read by the kernel program", text_of(a, n, buf, 64));
+		return bpf_an__no(
+			a, "stack is a GROUP BY key in the kernel, not a value to compare or "
+			   "aggregate");
+	default:
+		return bpf_an__no(a, "%s is not read by the kernel program",
+				  bpf_an__text(a, n, buf, 64));
 	}
 }
 
 /* --------------------------------------------------------------- keys, aggregates, rewrite */
 
-bool replace(struct an *a, int n, const char *fmt, ...)
+bool bpf_an__replace(struct an *a, int n, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (a->nr_repl == MAX_REPL)
-		return no(a, "too complex");
+		return bpf_an__no(a, "too complex");
 	va_start(ap, fmt);
 	a->repl[a->nr_repl].text = sqlite3_vmprintf(fmt, ap);
 	va_end(ap);
 	a->repl[a->nr_repl].start = sql_select__start(a->sel, n);
 	a->repl[a->nr_repl].end = sql_select__end(a->sel, n);
-	return a->repl[a->nr_repl++].text ? true : no(a, "out of memory");
+	return a->repl[a->nr_repl++].text ? true : bpf_an__no(a, "out of memory");
 }
 
 /* GROUP BY term k: a column or expression, a result column's number or alias (as SQLite) */
@@ -284,22 +279,24 @@ static bool key_of(struct an *a, int k)
 
 	if (nd(a, n)->kind == SN_INT && nd(a, n)->i >= 1 && nd(a, n)->i <= a->sel->nr_items)
 		n = a->sel->items[nd(a, n)->i - 1].expr;
-	else if (nd(a, n)->kind == SN_COL && nd(a, n)->qual < 0 && resolve(a, n, &f) == CK_NONE) {
-		name_of(a, nd(a, n)->name, name);
+	else if (nd(a, n)->kind == SN_COL && nd(a, n)->qual < 0 &&
+		 bpf_an__resolve(a, n, &f) == CK_NONE) {
+		bpf_an__name(a, nd(a, n)->name, name);
 		for (int i = 0; i < a->sel->nr_items; i++)
 			if (a->sel->items[i].alias >= 0 &&
-			    !strcasecmp(name, name_of(a, a->sel->items[i].alias, alias))) {
+			    !strcasecmp(name, bpf_an__name(a, a->sel->items[i].alias, alias))) {
 				n = a->sel->items[i]
 					    .expr; /* the first alias of that name, as SQLite */
 				break;
 			}
 	}
 	a->key_node[k] = n;
-	if (nd(a, n)->kind == SN_COL && resolve(a, n, &f) == CK_STACK) { /* bpf/plan.h (5) */
+	if (nd(a, n)->kind == SN_COL &&
+	    bpf_an__resolve(a, n, &f) == CK_STACK) { /* bpf/plan.h (5) */
 		a->b->plan.keys[k] = (struct bpf_val){ .col = BCOL_STACK };
 		return true;
 	}
-	return val_of(a, n, &a->b->plan.keys[k]);
+	return bpf_an__val(a, n, &a->b->plan.keys[k]);
 }
 
 static bool is_alias(struct an *a, int n)
@@ -308,35 +305,35 @@ static bool is_alias(struct an *a, int n)
 
 	if (nd(a, n)->kind != SN_COL || nd(a, n)->qual >= 0)
 		return false;
-	name_of(a, nd(a, n)->name, name);
+	bpf_an__name(a, nd(a, n)->name, name);
 	for (int i = 0; i < a->sel->nr_items; i++)
 		if (a->sel->items[i].alias >= 0 &&
-		    !strcasecmp(name, name_of(a, a->sel->items[i].alias, alias)))
+		    !strcasecmp(name, bpf_an__name(a, a->sel->items[i].alias, alias)))
 			return true;
 	return false;
 }
 
 /* SELECT items, HAVING, ORDER BY: keys and aggregates replaced, the rest kept as written */
-bool post(struct an *a, int n, enum where_in in)
+bool bpf_an__post(struct an *a, int n, enum where_in in)
 {
 	const struct tp_field *f;
 	char buf[64];
 
 	for (int k = 0; k < a->sel->nr_group; k++) /* the statement's keys, not folded()'s */
 		if (sql_select__same(a->sel, n, a->key_node[k]))
-			return replace(a, n, "\"_k%d\"", k);
+			return bpf_an__replace(a, n, "\"_k%d\"", k);
 	switch (nd(a, n)->kind) {
 	case SN_COL: /* an ORDER BY term names a result column first, others a table column */
 		if (in == IN_ORDER_TERM && is_alias(a, n))
 			return true;
-		if (resolve(a, n, &f) == CK_NONE && in != IN_ITEM && is_alias(a, n))
+		if (bpf_an__resolve(a, n, &f) == CK_NONE && in != IN_ITEM && is_alias(a, n))
 			return true;
-		return no(a, "%s is neither a GROUP BY key nor inside an aggregate",
-			  text_of(a, n, buf, sizeof(buf)));
-	case SN_FUNC: return post_func(a, n, in);
+		return bpf_an__no(a, "%s is neither a GROUP BY key nor inside an aggregate",
+				  bpf_an__text(a, n, buf, sizeof(buf)));
+	case SN_FUNC: return bpf_agg__post_func(a, n, in);
 	default:
 		for (int k = nd(a, n)->first; k >= 0; k = nd(a, k)->next)
-			if (!post(a, k, in == IN_ORDER_TERM ? IN_ORDER : in))
+			if (!bpf_an__post(a, k, in == IN_ORDER_TERM ? IN_ORDER : in))
 				return false;
 		return true;
 	}
@@ -400,7 +397,7 @@ static bool rewrite(struct an *a, const char *module)
 				    sel->text + t0->start);
 	}
 	a->b->sql = sqlite3_str_finish(o);
-	return a->b->sql ? true : no(a, "out of memory");
+	return a->b->sql ? true : bpf_an__no(a, "out of memory");
 }
 
 /* FROM: one event table */
@@ -408,21 +405,23 @@ static bool table(struct an *a)
 {
 	char name[128];
 
-	if (a->sel->table_schema >= 0 && strcasecmp(name_of(a, a->sel->table_schema, name), "main"))
-		return no(a, "FROM %s.%s", name, name_of(a, a->sel->table, name));
-	name_of(a, a->sel->table, name);
+	if (a->sel->table_schema >= 0 &&
+	    strcasecmp(bpf_an__name(a, a->sel->table_schema, name), "main"))
+		return bpf_an__no(a, "FROM %s.%s", name, bpf_an__name(a, a->sel->table, name));
+	bpf_an__name(a, a->sel->table, name);
 	if (!strcasecmp(name, "pairs") && a->sel->nr_targs)
-		return pairs_table(a);
+		return bpf_pairs__table(a);
 	if (!(a->ev = catalog__find(a->s->cat, name)))
-		return no(a, "FROM %s: not an event table", name);
+		return bpf_an__no(a, "FROM %s: not an event table", name);
 	for (int i = 0; i < a->s->nr_src && !a->b->src; i++)
 		if (a->s->src[i]->ev == a->ev && !a->s->src[i]->counter)
 			a->b->src = a->s->src[i];
 	if (!a->b->src)
-		return no(a, "FROM %s: not an event table", name);
+		return bpf_an__no(a, "FROM %s: not an event table", name);
 	if (a->ev->kind != EV_TRACEPOINT && a->ev->kind != EV_SOFTWARE && a->ev->kind != EV_UPROBE)
-		return no(a, "only tracepoint, software event and uprobe tables are aggregated in "
-			     "the kernel so far");
+		return bpf_an__no(
+			a, "only tracepoint, software event and uprobe tables are aggregated in "
+			   "the kernel so far");
 	return true;
 }
 
@@ -432,13 +431,13 @@ static bool own_names_free(struct an *a)
 	char name[128];
 
 	for (int i = 0; i < a->sel->nr_tok; i++) {
-		const char *s = name_of(a, i, name);
+		const char *s = bpf_an__name(a, i, name);
 
 		if (a->sel->tok[i].type == TK_ID && s[0] == '_' &&
 		    (!strcasecmp(s, "_c") ||
 		     ((s[1] == 'k' || s[1] == 'K' || s[1] == 'a' || s[1] == 'A') && s[2] &&
 		      strspn(s + 2, "0123456789") == strlen(s + 2))))
-			return no(a, "it uses the name %s, which the rewrite needs", s);
+			return bpf_an__no(a, "it uses the name %s, which the rewrite needs", s);
 	}
 	return true;
 }
@@ -454,16 +453,16 @@ static void describe(struct an *a)
 	off += (size_t)snprintf(a->b->desc, len, "(");
 	for (int k = 0; k < p->nr_keys && off < len; k++)
 		off += (size_t)snprintf(a->b->desc + off, len - off, "%s%s", k ? ", " : "",
-					text_of(a, a->key_node[k], buf, sizeof(buf)));
+					bpf_an__text(a, a->key_node[k], buf, sizeof(buf)));
 	if (off < len)
 		off += (size_t)snprintf(a->b->desc + off, len - off, ") -> count");
 	for (int i = 0; i < p->nr_aggs && off < len; i++)
 		off += (size_t)snprintf(a->b->desc + off, len - off, ", %s(%s)",
 					names[p->aggs[i].kind],
-					text_of(a, a->agg_arg[i], buf, sizeof(buf)));
+					bpf_an__text(a, a->agg_arg[i], buf, sizeof(buf)));
 	if (a->sel->where >= 0 && off < len)
 		snprintf(a->b->desc + off, len - off, ", WHERE %s%s%s%s",
-			 text_of(a, a->sel->where, where, sizeof(where)),
+			 bpf_an__text(a, a->sel->where, where, sizeof(where)),
 			 a->where_note[0] ? " (" : "", a->where_note, a->where_note[0] ? ")" : "");
 }
 
@@ -473,28 +472,28 @@ static bool read_stmt(struct an *a, const char *module)
 	struct bpf_plan *p = &a->b->plan;
 
 	if (sql_select__parse(sel, sqlite3_sql(a->orig)))
-		return no(a, "%s", sel->err);
+		return bpf_an__no(a, "%s", sel->err);
 	if (!table(a) || !own_names_free(a))
 		return false;
 	if (sel->nr_items != sqlite3_column_count(a->orig))
-		return no(a, "its result columns are not read");
+		return bpf_an__no(a, "its result columns are not read");
 	if (sel->nr_group > BPF_MAX_KEYS)
-		return no(a, "more than %d GROUP BY keys", BPF_MAX_KEYS);
-	if (!sel->nr_group && !any_aggregate(a))
-		return no(a, "it reads rows, not groups (no GROUP BY, no aggregate)");
+		return bpf_an__no(a, "more than %d GROUP BY keys", BPF_MAX_KEYS);
+	if (!sel->nr_group && !bpf_agg__any(a))
+		return bpf_an__no(a, "it reads rows, not groups (no GROUP BY, no aggregate)");
 	for (p->nr_keys = 0; p->nr_keys < sel->nr_group; p->nr_keys++)
 		if (!key_of(a, p->nr_keys))
 			return false;
 	for (int i = 0; i < sel->nr_items; i++)
-		if (!post(a, sel->items[i].expr, IN_ITEM))
+		if (!bpf_an__post(a, sel->items[i].expr, IN_ITEM))
 			return false;
-	if (sel->having >= 0 && !post(a, sel->having, IN_HAVING))
+	if (sel->having >= 0 && !bpf_an__post(a, sel->having, IN_HAVING))
 		return false;
 	for (int i = 0; i < sel->nr_order; i++)
-		if (!post(a, sel->order[i].expr, IN_ORDER_TERM))
+		if (!bpf_an__post(a, sel->order[i].expr, IN_ORDER_TERM))
 			return false;
-	if (sel->where >= 0 && (p->where_root = pred_of(a, sel->where)) < 0)
-		return no(a, "its WHERE is too large");
+	if (sel->where >= 0 && (p->where_root = bpf_where__pred(a, sel->where)) < 0)
+		return bpf_an__no(a, "its WHERE is too large");
 	return rewrite(a, module);
 }
 
@@ -507,7 +506,7 @@ void bpf_stmt__analyze(struct bpf_stmt *b, struct query *q, struct session *s, i
 	b->plan.where_root = -1;
 	b->plan.tree_fd = -1;
 	if (!(a.sel = malloc(sizeof(*a.sel)))) {
-		no(&a, "out of memory");
+		bpf_an__no(&a, "out of memory");
 		return;
 	}
 	if (read_stmt(&a, module)) {

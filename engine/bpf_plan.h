@@ -1,7 +1,7 @@
 /*
  * engine/bpf_plan.h - running a statement's GROUP BY in the kernel (docs/bpf.md).
  *
- * Planning calls bpf_plan__apply() once the statements are prepared and the workload forked:
+ * Planning calls bpf_pick__apply() once the statements are prepared and the workload forked:
  *   (1) each statement is read (engine/sql_expr.c) and, when it is one SELECT of one
  *       tracepoint table whose keys, aggregates and WHERE the compiler knows, turned into a
  *       struct bpf_plan and a rewritten statement that aggregates the groups instead
@@ -41,8 +41,8 @@ void bpf_stmt__analyze(struct bpf_stmt *b, struct query *q, struct session *s, i
 void bpf_stmt__free(struct bpf_stmt *b);
 
 /* (2) above; 0, or -ENOMEM. */
-int bpf_plan__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx);
+int bpf_pick__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx);
 /* --explain: the path of src (nothing when the planner never looked at it), and the target of
  * a table fed by BPF. */
-void bpf_plan__explain(const struct session *s, const struct source *src, FILE *f);
+void bpf_pick__explain(const struct session *s, const struct source *src, FILE *f);
 #endif

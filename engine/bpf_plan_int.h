@@ -53,34 +53,44 @@ struct an {
 	char where_note[128]; /* how WHERE was read where it is not its text (--explain) */
 };
 
-bool no(struct an *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-const struct sql_node *nd(const struct an *a, int n);
-int kid(const struct an *a, int n, int k);
-const char *text_of(const struct an *a, int n, char *buf, int len);
-const char *name_of(const struct an *a, int tok, char *buf);
-enum colk resolve(struct an *a, int n, const struct tp_field **f);
-bool int_const(const struct an *a, int n, int64_t *out);
-bool val_of(struct an *a, int n, struct bpf_val *v);
+bool bpf_an__no(struct an *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline const struct sql_node *nd(const struct an *a, int n) { return &a->sel->node[n]; }
+
+/* kid k of node n */
+static inline int kid(const struct an *a, int n, int k)
+{
+	int c = nd(a, n)->first;
+
+	while (c >= 0 && k--)
+		c = nd(a, c)->next;
+	return c;
+}
+
+const char *bpf_an__text(const struct an *a, int n, char *buf, int len);
+const char *bpf_an__name(const struct an *a, int tok, char *buf);
+enum colk bpf_an__resolve(struct an *a, int n, const struct tp_field **f);
+bool bpf_an__int_const(const struct an *a, int n, int64_t *out);
+bool bpf_an__val(struct an *a, int n, struct bpf_val *v);
 /* replaces node n's text in the rewrite */
-bool replace(struct an *a, int n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+bool bpf_an__replace(struct an *a, int n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* SELECT items, HAVING, ORDER BY (engine/bpf_plan.c) */
-bool post(struct an *a, int n, enum where_in in);
+bool bpf_an__post(struct an *a, int n, enum where_in in);
 /* engine/bpf_agg.c: does the statement call an aggregate; an aggregate call's slot and merge */
-bool any_aggregate(struct an *a);
-bool post_func(struct an *a, int n, enum where_in in);
+bool bpf_agg__any(struct an *a);
+bool bpf_agg__post_func(struct an *a, int n, enum where_in in);
 /* engine/bpf_pairs.c: FROM pairs(...); a column of it as a value (refused: false) */
-bool pairs_table(struct an *a);
-bool pairs_val(struct an *a, int n, struct bpf_val *v);
-bool pairs_is_col(struct an *a, int n);
-bool field_val(struct an *a, const struct tp_field *f, struct bpf_val *v);
-/* engine/bpf_pick.c: a system call's tp_btf hook for p's values (bpf/plan.h); statement i
- * to the kernel (0, or -errno: it stays on the ring, the note says why) */
-void bpf_pick__hook(const struct tp_event *ev, struct bpf_plan *p);
+bool bpf_pairs__table(struct an *a);
+bool bpf_pairs__val(struct an *a, int n, struct bpf_val *v);
+bool bpf_pairs__is_col(struct an *a, int n);
+bool bpf_an__field_val(struct an *a, const struct tp_field *f, struct bpf_val *v);
+/* engine/bpf_pick.c: statement i to the kernel (0, or -errno: it stays on the ring, the note
+ * says why) */
 int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int i,
 			const struct query_ops *ops, void *ctx);
 /* engine/bpf_pairs.c: statement i over pairs() to the kernel, when its tables allow */
 void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int i,
 		     const int *reads, const struct query_ops *ops, void *ctx);
 /* the WHERE tree at node n as a predicate of the program (engine/bpf_where.c); -1: refused */
-int pred_of(struct an *a, int n);
+int bpf_where__pred(struct an *a, int n);
 #endif

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "bpf/syscall.h"
 #include "core/field.h"
 #include "engine/bpf_plan_int.h"
-#include "sqlite/functions.h"
 
 /* no column inside: literals, parameters, workload_pid(), arithmetic of them */
 static bool is_const(const struct an *a, int n)
@@ -25,7 +25,7 @@ static bool is_const(const struct an *a, int n)
 	case SN_PARAM: return true;
 	case SN_FUNC:
 		return x->nr_kids == 0 && !x->star &&
-		       !strcasecmp(name_of(a, x->name, name), "workload_pid");
+		       !strcasecmp(bpf_an__name(a, x->name, name), "workload_pid");
 	case SN_UNARY:
 		if (x->op == TK_ID)
 			return false;
@@ -87,7 +87,7 @@ static int str_cmp(struct an *a, const struct bpf_val *v, enum bpf_cmp cmp, sqli
 
 	if (sqlite3_value_type(c) != SQLITE_TEXT || !s || (int)strlen(s) != len ||
 	    (cmp != BC_EQ && cmp != BC_NE))
-		return no(a, "a text column compares only = or != with a text"), -1;
+		return bpf_an__no(a, "a text column compares only = or != with a text"), -1;
 	if (len > max) { /* longer than the column holds: never equal */
 		p.kind = BP_FALSE;
 	} else {
@@ -108,20 +108,18 @@ static int syscall_name_cmp(struct an *a, int f, enum bpf_cmp cmp, int r)
 	int ret = -1, nr = -1;
 
 	if (cmp != BC_EQ)
-		return no(a, "syscall_name() compares only = with a name"), -1;
-	if (!val_of(a, kid(a, f, 0), &v))
+		return bpf_an__no(a, "syscall_name() compares only = with a name"), -1;
+	if (!bpf_an__val(a, kid(a, f, 0), &v))
 		return -1;
 	if (bpf_val__is_str(&v))
-		return no(a, "syscall_name() of a text column"), -1;
+		return bpf_an__no(a, "syscall_name() of a text column"), -1;
 	if (!(c = eval(a, r)))
-		return no(a, "a constant of WHERE could not be evaluated"), -1;
+		return bpf_an__no(a, "a constant of WHERE could not be evaluated"), -1;
 	if (sqlite3_value_type(c) == SQLITE_TEXT) {
 		name = (const char *)sqlite3_value_text(c);
-		for (int k = 0; k < 4096 && nr < 0 && name; k++)
-			if (syscall_name_of(k) && !strcmp(syscall_name_of(k), name))
-				nr = k;
+		nr = bpf_syscall__nr(name);
 		ret = nr < 0 ? leaf(a, BP_FALSE, NULL, BC_EQ, 0) : leaf(a, BP_CMP, &v, BC_EQ, nr);
-		text_of(a, kid(a, f, 0), arg, sizeof(arg));
+		bpf_an__text(a, kid(a, f, 0), arg, sizeof(arg));
 		if (nr < 0)
 			snprintf(a->where_note, sizeof(a->where_note),
 				 "syscall_name(%s) = '%.32s' is false: no such system call", arg,
@@ -131,7 +129,7 @@ static int syscall_name_cmp(struct an *a, int f, enum bpf_cmp cmp, int r)
 				 "syscall_name(%s) = '%.32s' tested as %s = %d", arg, name, arg,
 				 nr);
 	} else {
-		no(a, "syscall_name() compares only with a text");
+		bpf_an__no(a, "syscall_name() compares only with a text");
 	}
 	sqlite3_value_free(c);
 	return ret;
@@ -143,7 +141,7 @@ static bool is_syscall_name(const struct an *a, int n)
 	char name[128];
 
 	return x->kind == SN_FUNC && x->nr_kids == 1 && !x->star &&
-	       !strcasecmp(name_of(a, x->name, name), "syscall_name");
+	       !strcasecmp(bpf_an__name(a, x->name, name), "syscall_name");
 }
 
 /* l CMP r, one side a value and the other a constant */
@@ -163,19 +161,21 @@ static int compare(struct an *a, int l, enum bpf_cmp cmp, int r)
 		cmp = flip[cmp];
 	}
 	if (!is_const(a, r))
-		return no(a, "WHERE compares a column with something other than a constant"), -1;
+		return bpf_an__no(a,
+				  "WHERE compares a column with something other than a constant"),
+		       -1;
 	if (is_syscall_name(a, l))
 		return syscall_name_cmp(a, l, cmp, r);
-	if (!val_of(a, l, &v))
+	if (!bpf_an__val(a, l, &v))
 		return -1;
 	if (!(c = eval(a, r)))
-		return no(a, "a constant of WHERE could not be evaluated"), -1;
+		return bpf_an__no(a, "a constant of WHERE could not be evaluated"), -1;
 	if (bpf_val__is_str(&v))
 		ret = str_cmp(a, &v, cmp, c);
 	else if (sqlite3_value_type(c) == SQLITE_INTEGER)
 		ret = leaf(a, BP_CMP, &v, cmp, sqlite3_value_int64(c));
 	else
-		ret = no(a, "WHERE compares an integer with a non-integer") ? 0 : -1;
+		ret = bpf_an__no(a, "WHERE compares an integer with a non-integer") ? 0 : -1;
 	sqlite3_value_free(c);
 	return ret;
 }
@@ -187,7 +187,7 @@ static int const_pred(struct an *a, int n)
 	int r;
 
 	if (!c)
-		return no(a, "a constant of WHERE could not be evaluated"), -1;
+		return bpf_an__no(a, "a constant of WHERE could not be evaluated"), -1;
 	r = leaf(a,
 		 sqlite3_value_type(c) != SQLITE_NULL && sqlite3_value_double(c) != 0 ? BP_TRUE
 										      : BP_FALSE,
@@ -196,7 +196,7 @@ static int const_pred(struct an *a, int n)
 	return r;
 }
 
-int pred_of(struct an *a, int n)
+int bpf_where__pred(struct an *a, int n)
 {
 	static const struct {
 		enum sql_tok op;
@@ -218,14 +218,16 @@ int pred_of(struct an *a, int n)
 			int c = k ? rt : l, o = k ? l : rt;
 
 			if (is_const(a, c) && (r = const_pred(a, c)) >= 0)
-				return (int)a->b->plan.where[r].kind == absorb ? r : pred_of(a, o);
+				return (int)a->b->plan.where[r].kind == absorb
+					       ? r
+					       : bpf_where__pred(a, o);
 		}
 	}
 	if (x->kind == SN_BINARY && (x->kw == KW_AND || x->kw == KW_OR))
-		return join(a, x->kw == KW_AND ? BP_AND : BP_OR, pred_of(a, v),
-			    pred_of(a, kid(a, n, 1)));
+		return join(a, x->kw == KW_AND ? BP_AND : BP_OR, bpf_where__pred(a, v),
+			    bpf_where__pred(a, kid(a, n, 1)));
 	if (x->kind == SN_UNARY && x->op == TK_ID)
-		return join(a, BP_NOT, pred_of(a, v), -1);
+		return join(a, BP_NOT, bpf_where__pred(a, v), -1);
 	if (x->kind == SN_BINARY && x->kw == KW_IS)
 		return compare(a, v, x->not ? BC_NE : BC_EQ, kid(a, n, 1));
 	for (size_t i = 0; x->kind == SN_BINARY && x->kw == KW_NONE && i < 6; i++)
@@ -242,5 +244,7 @@ int pred_of(struct an *a, int n)
 			 compare(a, v, BC_LE, kid(a, n, 2)));
 		return x->not ? join(a, BP_NOT, r, -1) : r;
 	}
-	return no(a, "WHERE term '%s' is not compiled to BPF", text_of(a, n, buf, sizeof(buf))), -1;
+	return bpf_an__no(a, "WHERE term '%s' is not compiled to BPF",
+			  bpf_an__text(a, n, buf, sizeof(buf))),
+	       -1;
 }

@@ -455,8 +455,8 @@ static int plan(struct query *q, struct session *s, const struct query_ops *ops,
 	s->no_pushdown = q->no_pushdown;
 	if ((ret = add_probes(q, s, e)) || (ret = open_db(q, s, e)) ||
 	    (ret = prepare_all(q, s, e)) || (ret = session__fork(s, e)) ||
-	    (ret = bpf_plan__apply(q, s, ops, ctx)) || (ret = user_str__apply(q, s, ops, ctx, e)) ||
-	    (ret = dry_run(q, s, e)))
+	    (ret = bpf_pick__apply(q, s, ops, ctx)) ||
+	    (ret = user_str_plan__apply(q, s, ops, ctx, e)) || (ret = dry_run(q, s, e)))
 		return ret;
 	session__plan_filters(s);
 	return ops->planned ? ops->planned(ctx, q, s) : 0;

@@ -101,8 +101,8 @@ static void note(struct session *s, struct source *src, const struct user_str_pr
 			  p->nr_strs == 1 ? "" : "s", USER_STR_MAX);
 }
 
-int user_str__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx,
-		    struct err *e)
+int user_str_plan__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx,
+			 struct err *e)
 {
 	int ret;
 

@@ -5,8 +5,8 @@
 #define PERF_SQL_ENGINE_USER_STR_H
 #include "engine/query.h"
 
-/* After bpf_plan__apply: a BPF program for each table whose NAME_str a scan reads; 0, or
+/* After bpf_pick__apply: a BPF program for each table whose NAME_str a scan reads; 0, or
  * -errno with e set when a statement names one and no program can run. */
-int user_str__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx,
-		    struct err *e);
+int user_str_plan__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx,
+			 struct err *e);
 #endif

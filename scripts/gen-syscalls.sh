@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/gen-syscalls.sh - generate build/gen/syscalls.h, the x86_64 system call names that
-# syscall_name() (sqlite/syscall_name.c) returns, from the kernel UAPI header:
+# bpf/syscall.c keeps (syscall_name(), syscalls:sys_enter_NAME's number), from the kernel UAPI header:
 #
 #   bash scripts/gen-syscalls.sh [/usr/include/x86_64-linux-gnu/asm/unistd_64.h] > syscalls.h
 #

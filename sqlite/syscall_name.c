@@ -5,25 +5,18 @@
  *   SELECT syscall_name(id) AS syscall, count(*) FROM syscall_pairs GROUP BY id;
  *   -- syscall_name(0) = 'read', syscall_name(231) = 'exit_group'
  *
- * (1) The table is generated at build time from the kernel UAPI header
- *     (scripts/gen-syscalls.sh -> build/gen/syscalls.h), so it follows the installed headers.
+ * (1) The table is bpf/syscall.c's (generated at build time from the kernel UAPI header), the
+ *     one the BPF planner reads syscalls:sys_enter_NAME's number from.
  * (2) NULL gives NULL; an integer with no name (negative, a gap, past the table) gives NULL,
  *     so GROUP BY still works and coalesce(syscall_name(id), id) keeps the number.
  * (3) A non-integer NR is an error quoting the value.
  */
 #include <sqlite3.h>
 
+#include "bpf/syscall.h"
 #include "sqlite/functions.h"
-#include "syscalls.h" /* build/gen: static const char *const syscall_names[] */
 
-#define NR_SYSCALL_NAMES ((sqlite3_int64)(sizeof(syscall_names) / sizeof(syscall_names[0])))
-
-const char *syscall_name_of(sqlite3_int64 nr)
-{
-	if (nr < 0 || nr >= NR_SYSCALL_NAMES)
-		return NULL;
-	return syscall_names[nr];
-}
+const char *syscall_name_of(sqlite3_int64 nr) { return bpf_syscall__name(nr); }
 
 void syscall_name_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
