@@ -16,11 +16,11 @@ BUILD   ?= build
 CC      ?= gcc
 LIBPERF := $(BUILD)/libperf
 SETUP   := $(BUILD)/.setup-done
-PKGS    := sqlite3 libtraceevent libelf libdw liblz4 liblzma libmicrohttpd libbpf
+PKGS    := sqlite3 libtraceevent libelf libdw liblz4 liblzma libmicrohttpd libbpf libprotobuf-c zlib
 
 # lazy (=): pkg-config runs when a recipe needs it, i.e. after `setup` installed the packages
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null || echo -I/usr/include/traceevent)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -ltraceevent -lelf -ldw -llz4 -llzma -lmicrohttpd -lbpf)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -ltraceevent -lelf -ldw -llz4 -llzma -lmicrohttpd -lbpf -lprotobuf-c -lz)
 
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
@@ -43,7 +43,9 @@ Q := @
 endif
 
 SRCS     := $(filter-out $(EXCLUDE),$(wildcard core/*.c bpf/*.c symbols/*.c vtab/*.c sqlite/*.c engine/*.c profilers/*.c repl/*.c))
-OBJS     := $(patsubst %.c,$(BUILD)/obj/%.o,$(SRCS))
+# -f pprof: repl/profile.proto -> build/gen/profile.pb-c.{c,h} (protoc-c), compiled with the rest
+PROTO_OBJ = $(BUILD)/obj/gen/profile.pb-c.o
+OBJS     := $(patsubst %.c,$(BUILD)/obj/%.o,$(SRCS)) $(PROTO_OBJ)
 MAIN_OBJ := $(BUILD)/obj/repl/main.o
 LIB_OBJS := $(filter-out $(MAIN_OBJ),$(OBJS))
 QUERIES  := $(wildcard queries/*.sql)
@@ -114,6 +116,18 @@ $(BUILD)/gen/queries.h: $(QUERIES) scripts/embed-queries.sh
 	$(Q)bash scripts/embed-queries.sh $(QUERIES) > $@
 $(BUILD)/obj/profilers/registry.o: $(BUILD)/gen/queries.h
 $(BUILD)/obj/profilers/registry.o: PKG_CFLAGS += -I$(BUILD)/gen
+
+# pprof's messages (repl/profile.proto) as C, for repl/pprof_write.c and its unit test
+$(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: repl/%.proto | $(SETUP)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  PROTOC  $<"
+	$(Q)protoc-c --c_out=$(BUILD)/gen --proto_path=repl $<
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(BUILD)/gen -c -o $@ $<
+$(BUILD)/obj/repl/pprof_write.o $(BUILD)/tests/test_pprof: $(BUILD)/gen/profile.pb-c.h
+$(BUILD)/obj/repl/pprof_write.o $(BUILD)/tests/test_pprof: PKG_CFLAGS += -I$(BUILD)/gen
 
 # syscall numbers -> names, from the installed UAPI header
 $(BUILD)/gen/syscalls.h: scripts/gen-syscalls.sh | $(SETUP)
@@ -276,7 +290,8 @@ FUZZ_DIR     := $(patsubst %/san,%,$(BUILD))/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(WFLAGS) \
 		-I. -I$(LIBPERF)/include -I$(BUILD)/gen $(PKG_CFLAGS)
-FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(filter-out repl/main.c,$(SRCS)))
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(filter-out repl/main.c,$(SRCS))) \
+		$(FUZZ_DIR)/obj/gen/profile.pb-c.o
 FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 
 .PHONY: fuzz fuzz-smoke
@@ -289,6 +304,10 @@ $(FUZZ_DIR)/obj/%.o: %.c | $(SETUP)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
 $(FUZZ_DIR)/obj/profilers/registry.o: $(BUILD)/gen/queries.h
 $(FUZZ_DIR)/obj/bpf/syscall.o: $(BUILD)/gen/syscalls.h
+$(FUZZ_DIR)/obj/repl/pprof_write.o: $(BUILD)/gen/profile.pb-c.h
+$(FUZZ_DIR)/obj/gen/%.o: $(BUILD)/gen/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 $(FUZZ_DIR)/obj/core/perf_glue.o: PKG_CFLAGS += -I$(LIBPERF)/src/tools/lib/perf/include -I$(LIBPERF)/src/tools/include -I$(LIBPERF)/src/tools/arch/x86/include -I$(LIBPERF)/src/tools/include/uapi
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)

@@ -127,6 +127,12 @@ static int header_line(struct profiler *p, const char *s, size_t n, int line, bo
 			    strlen(tmp + 6 + strspn(tmp + 6, " \t")));
 	} else if (!strncmp(tmp, "param:", 6)) {
 		return parse_param(p, tmp + 6, line, e);
+	} else if (!strncmp(tmp, "pprof:", 6)) {
+		if (p->pprof[0] || strlen(tmp + 6) >= sizeof(p->pprof))
+			return err_set(e, -EINVAL,
+				       "%s: line %d: one pprof line of at most %zu bytes", p->name,
+				       line, sizeof(p->pprof) - 1);
+		snprintf(p->pprof, sizeof(p->pprof), "%s", tmp + 6 + strspn(tmp + 6, " \t"));
 	} else if (!strncmp(tmp, "example:", 8)) {
 		append_line(p->example, sizeof(p->example), tmp + 8 + strspn(tmp + 8, " \t"),
 			    strlen(tmp + 8 + strspn(tmp + 8, " \t")));

@@ -21,6 +21,9 @@
  *     replaces :NAME in the SQL text, and ':NAME' as a whole string literal (pairs() arguments).
  * (4) A :NAME in the SQL that no param line declares is an "auto" parameter: an integer, a
  *     number or else text; so a query saved as is takes PARAM=VALUE too.
+ * (5) `-- pprof: SQL` (one line): what -f pprof runs instead, for a profiler whose result has
+ *     no stack column (folded lines): the same samples with their stacks (docs/pprof.md),
+ *     bound with the same parameters.
  */
 #ifndef PERF_SQL_PROFILER_H
 #define PERF_SQL_PROFILER_H
@@ -60,6 +63,7 @@ struct profiler {
 	char needs[200];
 	char example[400]; /* example lines, '\n'-separated */
 	char desc[1000];   /* other header comment lines, '\n'-separated */
+	char pprof[400];   /* (5): the SQL of -f pprof, or "" */
 	struct prof_param params[PROF_MAX_PARAMS];
 	int nr_params;
 	char *text;       /* the whole file, owned */

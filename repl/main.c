@@ -70,6 +70,11 @@ int main(int argc, char **argv)
 	if ((status = subcommands__main(&argc, &argv, &c)) >= 0)
 		return status;
 	options__parse(&c, argc, argv);
+	if (c.repl && c.q.out.mode == OUT_PPROF)
+		usage_error(
+			"-f pprof writes the profile of one run, not the shell's (docs/pprof.md)");
+	if (c.q.out.mode == OUT_PPROF && subcommands__pprof_sql())
+		c.q.q.sql = subcommands__pprof_sql(); /* a profiler of folded lines: its stacks */
 	if (c.record)
 		record_args(&c, argc, argv);
 	/* the REPL writes every query's results to -o: made now; a query's run makes it once the

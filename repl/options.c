@@ -71,7 +71,7 @@ static void set_format(struct cli *c, const char *o, const char *v)
 	int mode = output__mode(v);
 
 	if (mode < 0)
-		usage_error("no such output format '%s'; choices: table csv json", v);
+		usage_error("no such output format '%s'; choices: table csv json pprof", v);
 	c->q.out.mode = mode;
 }
 
@@ -241,7 +241,9 @@ static void version(struct cli *c, const char *o, const char *v)
 static const struct cli_option cli_options[] = {
 	{ "duration", 'd', "D", "collect for D (5, 5s, 500ms, 2m), then print", set_duration },
 	{ "interval", 'i', "MS", "print one result per window of MS milliseconds", set_interval },
-	{ "format", 'f', "FMT", "table (default), csv or json (JSON Lines)", set_format },
+	{ "format", 'f', "FMT",
+	  "table (default), csv, json (JSON Lines) or pprof (a profile: -o FILE;\ndocs/pprof.md)",
+	  set_format },
 	{ "csv", 0, NULL, "shorthand for -f csv", set_csv },
 	{ "json", 0, NULL, "shorthand for -f json", set_json },
 	{ "output", 'o', "FILE", "write results to FILE (a new file: never through a link)",

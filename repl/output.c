@@ -7,6 +7,7 @@
  *     column window_start. Flushed after every window, so `tail -f` sees whole rows.
  * (3) json: one object per row (JSON Lines), window_start included with -i; BLOBs as hex
  *     strings, histograms as arrays of {low, high, count}.
+ * (4) pprof: the rows go to a profile (repl/pprof.h), written at the end of the run.
  */
 #include <errno.h>
 #include <sys/stat.h>
@@ -16,15 +17,16 @@
 #include "core/outfile.h"
 #include "repl/flamegraph.h"
 #include "repl/output.h"
+#include "repl/pprof.h"
 #include "repl/run.h"
 #include "sqlite/heatmap.h"
 #include "sqlite/hist.h"
 
-static const char *const mode_names[] = { "table", "csv", "json" };
+static const char *const mode_names[] = { "table", "csv", "json", "pprof" };
 
 int output__mode(const char *name)
 {
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (!strcmp(name, mode_names[i]))
 			return i;
 	return -1;
@@ -345,6 +347,8 @@ int output__statement(struct output *o, sqlite3_stmt *st, int nth, const char *w
 	int rc;
 
 	o->write_error = 0;
+	if (o->mode == OUT_PPROF) /* written once the run ends (repl/run.c) */
+		return pprof__statement(o->pprof, st);
 	if (fstat(fileno(real), &sb) || !S_ISREG(sb.st_mode))
 		return render(o, st, nth, window_start);
 	mem = open_memstream(&buf, &len);

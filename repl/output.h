@@ -8,7 +8,7 @@
 #include <sqlite3.h>
 #include "core/err.h"
 
-enum out_mode { OUT_TABLE, OUT_CSV, OUT_JSON };
+enum out_mode { OUT_TABLE, OUT_CSV, OUT_JSON, OUT_PPROF /* repl/pprof.h */ };
 
 struct output {
 	enum out_mode mode;
@@ -21,9 +21,10 @@ struct output {
 	void *heatmap;       /* --heatmap: a copy of the last heatmap() value printed */
 	int heatmap_len;
 	bool want_heatmap;
+	struct pprof *pprof; /* -f pprof: every statement's rows are collected here */
 };
 
-/* "table", "csv", "json" -> mode; -1 if unknown */
+/* "table", "csv", "json", "pprof" -> mode; -1 if unknown */
 int output__mode(const char *name);
 /*
  * Steps stmt to the end and prints its rows. nth is the statement's index (CSV prints one

@@ -15,6 +15,7 @@
 #include "core/outfile.h"
 #include "repl/flamegraph.h"
 #include "repl/heatmap_svg.h"
+#include "repl/pprof.h"
 #include "repl/run.h"
 #include "repl/status.h"
 #include "vtab/tp_table.h"
@@ -69,6 +70,8 @@ static int on_window(void *ctx, struct query *q, struct session *s, struct err *
 	status__erase(r->status_line);
 
 	format_rfc3339(s->window_start_ns, window, sizeof(window));
+	if (r->out.pprof)
+		pprof__window(r->out.pprof, s);
 	for (int i = 0; i < q->nr_stmts; i++) {
 		int rc;
 
@@ -160,7 +163,10 @@ static int on_planned(void *ctx, struct query *q, struct session *s)
 	struct run *r = ctx;
 	struct err e = { 0 };
 
-	/* -o FILE: made once the SQL holds, so a typo leaves the old report as it was */
+	/* -o FILE: made once the SQL holds, so a typo leaves the old report as it was; a
+	 * profile's once the run ended (write_files) */
+	if (r->out.pprof)
+		return 0;
 	if (r->out_path && !(r->out.f = output__open(r->out_path, &e))) {
 		r->out.f = stdout;
 		r->status = report(&e);
@@ -218,12 +224,30 @@ static int check_files(struct run *r)
 	return status;
 }
 
-/* --flame-graph and --heatmap: written once the run succeeded */
+/* -f pprof: the profile, unless no row had a stack */
+static int write_pprof(struct run *r)
+{
+	struct err e = { 0 };
+	size_t rows, samples;
+
+	pprof__counts(r->out.pprof, &rows, &samples);
+	if (rows && !samples) {
+		say("-f pprof: no row of the result has a stack; select a table's stack column, "
+		    "or GROUP BY stack (docs/pprof.md); nothing written");
+		return EXIT_ERR;
+	}
+	if (rows > samples)
+		say("-f pprof: %zu of %zu rows had no stack and are not in the profile",
+		    rows - samples, rows);
+	return pprof__save(r->out.pprof, r->out_path, &e) ? report(&e) : 0;
+}
+
+/* --flame-graph, --heatmap and -f pprof: written once the run succeeded */
 static int write_files(struct run *r)
 {
 	const char *title = r->q.sql ? r->q.sql : "perf-sql";
 	struct err e = { 0 };
-	int status = 0;
+	int status = r->out.pprof ? write_pprof(r) : 0;
 
 	if (r->out.flame && flame__empty(r->out.flame)) {
 		say("--flame-graph %s: the result has no folded_stack() value (no samples, or no "
@@ -252,8 +276,16 @@ int run__query(struct run *r)
 
 	if ((r->status = check_files(r)))
 		return r->status;
+	if (r->out.mode == OUT_PPROF && (r->schema || r->explain))
+		r->out.mode = OUT_TABLE; /* no profile: the table or the plan is printed */
+	if (r->out.mode == OUT_PPROF && pprof__check(r->out_path, &e))
+		return r->status = report(&e);
 	if (r->out_path && outfile__check(r->out_path, &e))
 		return r->status = report(&e);
+	if (r->out.mode == OUT_PPROF && !(r->out.pprof = pprof__new())) {
+		say("out of memory");
+		return EXIT_ERR;
+	}
 	if (r->flame_graph && !(r->out.flame = flame__new())) {
 		say("out of memory");
 		return EXIT_ERR;
@@ -283,6 +315,8 @@ int run__query(struct run *r)
 	}
 	flame__free(r->out.flame);
 	r->out.flame = NULL;
+	pprof__free(r->out.pprof);
+	r->out.pprof = NULL;
 	free(r->out.heatmap);
 	r->out.heatmap = NULL;
 	return r->status;

@@ -32,6 +32,7 @@
 
 static struct profiler *running; /* (3) */
 static char *running_sql;
+static char *running_pprof_sql; /* its `-- pprof:` line's, bound alike */
 static char **new_argv;
 
 static const char *const kind_names[] = { "built-in", "system", "saved" };
@@ -324,6 +325,26 @@ static int split_args(int argc, char **argv, int first, char **params, int *nr_p
 	return n;
 }
 
+/* the SQL -f pprof runs for the profiler p: its pprof line, with the parameters bound as the
+ * body's (they were checked there, so they hold here) */
+static int bind_pprof(const struct profiler *p, char **params, int nr_params)
+{
+	struct profiler *alt = malloc(sizeof(*alt));
+	struct query_param scratch[QUERY_MAX_PARAMS];
+	struct err e = { 0 };
+	int nr, rc;
+
+	if (!alt)
+		return report(&(struct err){ -ENOMEM, "out of memory", "" });
+	*alt = *p;
+	alt->text = alt->pprof; /* the SQL bound is the whole text */
+	alt->body = alt->pprof;
+	rc = profiler__bind(alt, nr_params, params, scratch, QUERY_MAX_PARAMS, &nr,
+			    &running_pprof_sql, &e);
+	free(alt);
+	return rc ? report(&e) : -1;
+}
+
 static int run_profiler(const char *name, char **params, int nr_params, struct query *q)
 {
 	struct err e = { 0 };
@@ -337,8 +358,10 @@ static int run_profiler(const char *name, char **params, int nr_params, struct q
 	if (rc)
 		return rc == -EINVAL ? usage_of(running, &e) : report(&e);
 	q->sql = running_sql;
-	return -1;
+	return running->pprof[0] ? bind_pprof(running, params, nr_params) : -1;
 }
+
+const char *subcommands__pprof_sql(void) { return running_pprof_sql; }
 
 static int save_query(const char *save_as, const char *sql)
 {

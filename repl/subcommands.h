@@ -18,4 +18,6 @@ struct cli;
  * -1, argv untouched.
  */
 int subcommands__main(int *argc, char ***argv, struct cli *c);
+/* The profiler being run's SQL for -f pprof (its `-- pprof:` line, bound), or NULL. */
+const char *subcommands__pprof_sql(void);
 #endif

@@ -9,7 +9,8 @@ PKGS="gcc make pkg-config libsqlite3-dev libtraceevent-dev libtraceevent1-plugin
       libbpf-dev libelf-dev libdw-dev zlib1g-dev liblz4-dev liblzma-dev bpftool clang clang-format libreadline-dev
       linux-source-6.1 xz-utils python3 g++ binutils libclang-rt-14-dev tmux time linux-perf
       systemtap-sdt-dev valgrind sqlite3 python3-pandas libmicrohttpd-dev prometheus
-      man-db bash-completion zsh dpkg-dev debhelper lintian bpftrace bpfcc-tools"
+      man-db bash-completion zsh dpkg-dev debhelper lintian bpftrace bpfcc-tools
+      libprotobuf-c-dev protobuf-c-compiler"
 missing=()
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -23,6 +24,15 @@ if [ ${#missing[@]} -gt 0 ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# go (Debian's golang-go) only for the tests that read -f pprof's profiles with `go tool pprof`
+# (tests/live/pprof*.sh): installed if no go is on PATH; those tests skip without it
+if ! command -v go >/dev/null && ! dpkg-query -W -f='${Status}' golang-go 2>/dev/null | grep -q 'ok installed'; then
+	if [ "$(id -u)" = 0 ]; then
+		echo "setup: installing golang-go (tests only: go tool pprof)"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends golang-go >/dev/null ||
+			echo "setup: golang-go not installed: the pprof tests will skip" >&2
+	fi
 fi
 
 # libperf: extract only tools/lib/perf and what it needs, then build it (O= keeps objects out).

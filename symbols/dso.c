@@ -11,7 +11,9 @@
  * (3) A file that has neither is tried once, then left alone.
  */
 #include <errno.h>
+#include <elfutils/libdwelf.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -109,6 +111,26 @@ Dwarf *dso__dwarf(struct dso *d)
 	elf_end(elf);
 	close(fd);
 	return d->dwarf;
+}
+
+const char *dso__build_id(struct dso *d)
+{
+	const uint8_t *id = NULL;
+	ssize_t n;
+	Elf *elf;
+	int fd;
+
+	if (d->build_id_tried)
+		return d->build_id;
+	d->build_id_tried = true;
+	if (!(elf = open_elf(d, &fd)))
+		return d->build_id;
+	n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
+	for (ssize_t i = 0; i < n && i < 64; i++)
+		sprintf(d->build_id + 2 * i, "%02x", id[i]);
+	elf_end(elf);
+	close(fd);
+	return d->build_id;
 }
 
 void dso__close_debug(struct dso *d)

@@ -29,6 +29,9 @@ struct dso {
 	int dbg_fd;
 	Dwarf *dwarf;     /* the debug file's DWARF, else the binary's own */
 	char *debug_path; /* the file dwarf came from */
+	/* pprof mappings (symbols__map_at) */
+	bool build_id_tried;
+	char build_id[2 * 64 + 1]; /* hex; "" if the file has none */
 };
 
 struct symbols;
@@ -42,6 +45,8 @@ struct unwind_stats *symbols__ustats(struct symbols *sy);
 Dwarf_CFI *dso__cfi(struct dso *d, uint64_t vaddr, Dwarf_Frame **frame_out);
 /* Opens the DWARF (once): the debug file's, else the binary's; NULL if there is none. */
 Dwarf *dso__dwarf(struct dso *d);
+/* The file's GNU build ID in hex, read once; "" if it has none or cannot be read. */
+const char *dso__build_id(struct dso *d);
 /* Closes both (the symbols stay). */
 void dso__close_debug(struct dso *d);
 #endif

@@ -342,6 +342,16 @@ struct dso *symbols__dso_at(struct symbols *sy, uint32_t pid, uint64_t addr, uin
 	return m->dso;
 }
 
+int symbols__map_at(struct symbols *sy, uint32_t pid, uint64_t addr, struct sym_map *out)
+{
+	struct map *m = map_of(proc_of(sy, pid), addr);
+
+	if (!m || !m->dso)
+		return -ENOENT;
+	*out = (struct sym_map){ m->start, m->end, m->pgoff, m->dso->path, dso__build_id(m->dso) };
+	return 0;
+}
+
 void symbols__set_offline(struct symbols *sy) { sy->offline = true; }
 
 void symbols__maps_since(struct symbols *sy, size_t *cursor,

@@ -42,6 +42,14 @@ void symbols__add_syms(struct symbols *sy, const void *blob, size_t len);
  * meaningful after the process is gone), or NULL for no file. */
 const char *symbols__file_offset(struct symbols *sy, uint32_t pid, uint64_t addr,
 				 uint64_t *off_out);
+/* An executable file mapping of a process, as a profile names it (pprof's Mapping). */
+struct sym_map {
+	uint64_t start, end, pgoff; /* [start, end) maps the file from offset pgoff */
+	const char *path;           /* as the process mapped it ("[vdso]" for the vDSO) */
+	const char *build_id;       /* the file's GNU build ID in hex, "" if it has none */
+};
+/* The file mapping of pid holding addr; 0, or -ENOENT (anonymous memory, or no mapping). */
+int symbols__map_at(struct symbols *sy, uint32_t pid, uint64_t addr, struct sym_map *out);
 /* ELF symbol lookup in one file (tests, breakpoints): vaddr of a function or object, or 0. */
 uint64_t symbols__elf_address(const char *path, const char *name, uint64_t *size_out);
 /* File offset of a function for a uprobe, or 0. */
