@@ -212,6 +212,17 @@ static void pb_map(const struct pprof *p, const struct pp_map *m, size_t i, PB_M
 	out->has_inline_frames = m->lines && p->inlines;
 }
 
+/* where mapping i goes in the profile: [kernel.kallsyms] last, as pprof takes the first
+ * mapping for the profile's main binary ("File:") */
+static size_t map_index(const struct pprof *p, size_t i)
+{
+	size_t k = p->kernel_map;
+
+	if (!k || i < k - 1)
+		return i;
+	return i == k - 1 ? p->nr_maps - 1 : i - 1;
+}
+
 /* mappings, locations and their lines, functions */
 static int pb_code(struct pprof *p, struct pb *b)
 {
@@ -221,8 +232,8 @@ static int pb_code(struct pprof *p, struct pb *b)
 	    !ALLOC(b, funcs, p->nr_funcs) || !ALLOC(b, funcs_p, p->nr_funcs))
 		return -ENOMEM;
 	for (size_t i = 0; i < p->nr_maps; i++) {
-		pb_map(p, &p->maps[i], i, &b->maps[i]);
-		b->maps_p[i] = &b->maps[i];
+		pb_map(p, &p->maps[i], map_index(p, i), &b->maps[i]);
+		b->maps_p[map_index(p, i)] = &b->maps[i];
 	}
 	for (size_t i = 0; i < p->nr_lines; i++) {
 		perftools__profiles__line__init(&b->lines[i]);
@@ -233,7 +244,8 @@ static int pb_code(struct pprof *p, struct pb *b)
 	for (size_t i = 0; i < p->nr_locs; i++) {
 		perftools__profiles__location__init(&b->locs[i]);
 		b->locs[i].id = i + 1;
-		b->locs[i].mapping_id = p->locs[i].mapping_id;
+		b->locs[i].mapping_id =
+			p->locs[i].mapping_id ? map_index(p, p->locs[i].mapping_id - 1) + 1 : 0;
 		b->locs[i].address = p->locs[i].address;
 		b->locs[i].n_line = p->locs[i].nr_lines;
 		b->locs[i].line = b->lines_p + p->locs[i].line0;

@@ -1,0 +1,55 @@
+# -f pprof of stack queries that are no CPU profile, read by `go tool pprof`: page faults by
+# stack (pagetouch N: exactly N faults on its pages, told apart by a text label) and off-CPU
+# time by stack (sleeper N MS: exactly N sleeps of at least MS ms each, a sample type in ns).
+. "$(dirname "$0")/lib.sh"; need_root
+command -v go > /dev/null || skip "[skipped: no go: go tool pprof reads the profiles (apt-get install golang-go, or make setup)]"
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+export HOME=$dir PPROF_TMPDIR=$dir
+pprof() { go tool pprof "$@" 2> "$dir/pprof.err" || fail "go tool pprof $*: $(cat "$dir/pprof.err")"; }
+# the sum of sample type $1's values in pprof -raw's samples ($2: the raw output), whose
+# lines are "V1 V2 ... VN: LOCATIONS"
+raw_sum() {
+	awk -v t="$1" '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
+		s && !h { for (i = 1; i <= NF; i++) if ($i ~ "^" t "/") c = i; h = 1; next }
+		s && $0 ~ /^ +[0-9]+[: ]/ { v = $c; sub(/:$/, "", v); n += v } END { print n + 0 }' "$2"
+}
+
+# page faults by stack, from a capture: N on the pages pagetouch touched, all under main
+"$PERF_SQL" record -o "$dir/pf.cap" "select stack, address from page_fault_user
+	where _pid = workload_pid()" -- "$WL/pagetouch" 500 > "$dir/pf.out" 2> /dev/null || fail "record"
+read -r s e < <(sed -n 's/^start=\(0x[0-9a-f]*\) end=\(0x[0-9a-f]*\)$/\1 \2/p' "$dir/pf.out")
+[ -n "$e" ] || fail "pagetouch said: $(cat "$dir/pf.out")"
+all=$(q -r "$dir/pf.cap" "select count(*) from page_fault_user")
+"$PERF_SQL" -r "$dir/pf.cap" -f pprof -o "$dir/pf.pb.gz" "select stack, count(*) as faults,
+	case when address >= $s and address < $e then 'touched' else 'other' end as kind
+	from page_fault_user group by stack, kind" || fail "pprof of the capture"
+pprof -raw "$dir/pf.pb.gz" > "$dir/pf.raw"
+eq "$(raw_sum faults "$dir/pf.raw")" "$all" "faults in the profile (every row of the capture)"
+pprof -raw -tagfocus=kind=touched "$dir/pf.pb.gz" > "$dir/touched.raw"
+eq "$(raw_sum faults "$dir/touched.raw")" 500 "faults labelled kind=touched"
+pprof -top -tagfocus=kind=touched -nodefraction=0 "$dir/pf.pb.gz" > "$dir/pf.top"
+grep -qE '^ +0 +0% +[0-9.]+% +500 +[0-9.]+% +main$' "$dir/pf.top" ||
+	fail "main is not under every touched fault: $(cat "$dir/pf.top")"
+grep -qE '^ +[0-9]+ .* asm_exc_page_fault$' "$dir/pf.top" || fail "no kernel frames: $(cat "$dir/pf.top")"
+grep -qx "File: pagetouch" "$dir/pf.top" ||
+	fail "the main binary is not the first mapping: $(head -2 "$dir/pf.top")"
+echo "ok: page faults by stack: main under all 500, kernel frames in [kernel.kallsyms]"
+
+# off-CPU time by stack, live: a sample type in nanoseconds and a count, a text label
+"$PERF_SQL" -f pprof -o "$dir/off.pb.gz" "with sw as materialized
+	(select _time, prev_pid, prev_state, stack from sched_switch)
+	select sw.stack, sum(p.latency) as off_ns, count(*) as switches,
+	       case sw.prev_state when 1 then 'S' else 'other' end as state
+	from pairs('sched_switch', 'prev_pid', 'sched_switch', 'next_pid') as p
+	join sw on sw._time = p.start_time and sw.prev_pid = p.key
+	where p.key = workload_pid() group by sw.stack, state" -- "$WL/sleeper" 20 10 ||
+	fail "off-CPU run"
+pprof -raw -tagfocus=state=S "$dir/off.pb.gz" > "$dir/off.raw"
+grep -qx "off_ns/nanoseconds switches/count" "$dir/off.raw" || fail "types: $(sed -n 5,6p "$dir/off.raw")"
+eq "$(raw_sum switches "$dir/off.raw")" 20 "sleeps (state S) in the profile"
+ns=$(raw_sum off_ns "$dir/off.raw")
+[ "$ns" -ge 200000000 ] || fail "20 sleeps of 10 ms off CPU for $ns ns"
+echo "ok: off CPU for $ns ns in 20 sleeps of 10 ms"
+pprof -top -tagfocus=state=S -sample_index=off_ns "$dir/off.pb.gz" | grep -qE ' do_nanosleep$' ||
+	fail "no do_nanosleep in the sleeps' stacks"
+echo "ok: the sleeps' stacks go through do_nanosleep"
