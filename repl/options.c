@@ -242,7 +242,8 @@ static const struct cli_option cli_options[] = {
 	{ "duration", 'd', "D", "collect for D (5, 5s, 500ms, 2m), then print", set_duration },
 	{ "interval", 'i', "MS", "print one result per window of MS milliseconds", set_interval },
 	{ "format", 'f', "FMT",
-	  "table (default), csv, json (JSON Lines) or pprof (a profile: -o FILE;\ndocs/pprof.md)",
+	  "table (default), csv, json (JSON Lines) or pprof (a gzip'd profile for go tool pprof, "
+	  "with -o FILE: docs/pprof.md)",
 	  set_format },
 	{ "csv", 0, NULL, "shorthand for -f csv", set_csv },
 	{ "json", 0, NULL, "shorthand for -f json", set_json },
@@ -519,7 +520,10 @@ static const char usage_examples[] =
 	"workload_pid()\" \\\n"
 	"      -- dd if=/dev/zero of=/dev/null count=1000\n"
 	"  perf-sql \"select name, fields from perf_sql_events where system = 'sched'\"\n"
-	"  perf-sql --schema sched_switch\n";
+	"  perf-sql --schema sched_switch\n"
+	"  perf-sql -f pprof -o cpu.pb.gz \"select stack, count(*) as samples from cpu_clock group "
+	"by "
+	"stack\" -d 5\n";
 
 void options__usage(FILE *f)
 {

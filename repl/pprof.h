@@ -26,7 +26,8 @@
  *     period_type cpu/nanoseconds, period 1e9/HZ, and after the first sample type, when its
  *     unit is count, a type cpu/nanoseconds = that count x period. A capture (-r) does not
  *     keep the rate: no period then.
- * (7) time_nanos is the first window's start, duration_nanos the run's length.
+ * (7) time_nanos is the first window's start, duration_nanos the run's length; the sample
+ *     type pprof shows first is the first column's (cpu when (6) adds it).
  */
 #ifndef PERF_SQL_PPROF_H
 #define PERF_SQL_PPROF_H

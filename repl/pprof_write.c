@@ -133,6 +133,9 @@ static int pb_types(struct pprof *p, struct pb *b)
 		b->types_p[i] = &b->types[i];
 	b->prof.n_sample_type = b->nr_types;
 	b->prof.sample_type = b->types_p;
+	/* shown first: the query's first column (pprof's own default is the last type), or cpu */
+	if (b->nr_types && !ret)
+		b->prof.default_sample_type = b->types[b->cpu ? 1 : 0].type;
 	if (b->cpu && !ret) {
 		ret = value_type(p, &b->period_type, "cpu", "nanoseconds");
 		b->prof.period_type = &b->period_type;

@@ -37,7 +37,7 @@ same "$(comp -)" "$opts" "-<Tab>: the options of --help"
 same "$(comp --for)" "--format" "--for<Tab>"
 same "$(comp -d 5 --js)" "--json" "--js<Tab> after -d 5"
 # values: the choices perf-sql's own errors list
-same "$(comp -f '')" "table csv json" "-f <Tab>"
+same "$(comp -f '')" "table csv json pprof" "-f <Tab>"
 same "$(comp --format c)" "csv" "--format c<Tab>"
 same "$(comp --call-graph '')" "$(perf-sql --call-graph '?' 2>&1 | sed 's/.*choices: \([^;]*\);.*/\1/')" \
 	"--call-graph <Tab>: the choices of its error"

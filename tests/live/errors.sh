@@ -13,7 +13,7 @@ check 1 "did you mean: sys_enter_write" "select * from sys_enter_wrte"
 check 1 "no such column: bogus; list a table's columns" "select bogus from sched_switch"
 check 1 'near "selec": syntax error' "selec 1"
 check 2 "unknown option '--bogus'" --bogus "select 1"
-check 2 "no such output format 'boxx'; choices: table csv json" -f boxx "select 1"
+check 2 "no such output format 'boxx'; choices: table csv json pprof" -f boxx "select 1"
 check 2 "-d 'soon': expected a duration" -d soon "select 1"
 check 2 "ring size must be a power of two" -m 3 "select count(*) from sched_switch"
 check 1 "cannot run 'no-such-cmd-xyz': No such file or directory" "select count(*) from sched_switch" -- no-such-cmd-xyz

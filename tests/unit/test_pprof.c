@@ -110,6 +110,8 @@ static void check_types(const Profile *prof)
 		  !strcmp(str(prof, prof->period_type->type), "cpu"),
 	  "the clock's period, as Go's CPU profiles (%" PRId64 ")", prof->period);
 	T(prof->n_string_table && !strcmp(prof->string_table[0], ""), "string 0 is empty");
+	T(!strcmp(str(prof, prof->default_sample_type), "cpu"), "cpu is shown first (%s)",
+	  str(prof, prof->default_sample_type));
 }
 
 static void check_samples(const Profile *prof)
@@ -251,6 +253,8 @@ static void test_units(void)
 	sqlite3_finalize(st);
 	T(pprof__encode(p, &gz, &len) == 0 && (prof = decode(gz, len)), "round trip");
 	T(prof && prof->n_sample_type == 5 && !prof->period_type, "5 types, no period");
+	T(prof && !strcmp(str(prof, prof->default_sample_type), "off_us"),
+	  "the first column first");
 	for (size_t i = 0; prof && i < 5 && i < prof->n_sample_type; i++)
 		T(!strcmp(str(prof, prof->sample_type[i]->unit), units[i]), "unit %zu: %s", i,
 		  str(prof, prof->sample_type[i]->unit));
