@@ -69,9 +69,9 @@ PY
 pprof -raw "$dir/cpu.pb.gz" > "$dir/raw"
 grep -qx "PeriodType: cpu nanoseconds" "$dir/raw" && grep -qx "Period: 1001001" "$dir/raw" ||
 	fail "period: $(head -3 "$dir/raw")"
-grep -qx "samples/count cpu/nanoseconds" "$dir/raw" || fail "types: $(sed -n 5,6p "$dir/raw")"
+grep -qx "samples/count cpu/nanoseconds\[dflt\]" "$dir/raw" || fail "types: $(sed -n 5,6p "$dir/raw")"
 pprof -top "$dir/cpu.pb.gz" | grep -q " burn_a$" || fail "profile -f pprof: no burn_a"
-echo "ok: profile -f pprof: period 1001001 ns (999 Hz), samples and cpu, burn_a on top"
+echo "ok: profile -f pprof: period 1001001 ns (999 Hz), samples and cpu (shown first), burn_a on top"
 
 # a terminal, a result without stacks: one line, exit 1, nothing written
 err=$("$PERF_SQL" -f pprof -o "$dir/none.pb.gz" "select count(*) from cpu_clock" -d 200ms 2>&1)

@@ -45,7 +45,7 @@ echo "ok: page faults by stack: main under all 500, kernel frames in [kernel.kal
 	where p.key = workload_pid() group by sw.stack, state" -- "$WL/sleeper" 20 10 ||
 	fail "off-CPU run"
 pprof -raw -tagfocus=state=S "$dir/off.pb.gz" > "$dir/off.raw"
-grep -qx "off_ns/nanoseconds switches/count" "$dir/off.raw" || fail "types: $(sed -n 5,6p "$dir/off.raw")"
+grep -qx "off_ns/nanoseconds\[dflt\] switches/count" "$dir/off.raw" || fail "types: $(sed -n 5,6p "$dir/off.raw")"
 eq "$(raw_sum switches "$dir/off.raw")" 20 "sleeps (state S) in the profile"
 ns=$(raw_sum off_ns "$dir/off.raw")
 [ "$ns" -ge 200000000 ] || fail "20 sleeps of 10 ms off CPU for $ns ns"
