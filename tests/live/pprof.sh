@@ -1,6 +1,6 @@
 # -f pprof: `go tool pprof` (Debian's golang-go) reads the profile perf-sql wrote from a capture,
 # and its per-function flat and cumulative totals are exactly what folded_stack() gives for the
-# same capture; -list shows the source lines of a workload built with -g; profile -f pprof is the
+# same capture (--inline: inlined functions as pprof's inline lines); -list shows the source lines of a workload built with -g; profile -f pprof is the
 # same stack query. burn (static, frame pointers) and chain (dynamic, CFI-unwound, libc's frames).
 . "$(dirname "$0")/lib.sh"; need_root
 command -v go > /dev/null || skip "[skipped: no go: go tool pprof reads the profiles (apt-get install golang-go, or make setup)]"
@@ -16,7 +16,8 @@ folded, top, what = open(sys.argv[1]).read().splitlines(), open(sys.argv[2]).rea
 flat, cum = {}, {}
 for l in folded:
     stack, n = l.rsplit(' ', 1)
-    frames = stack.split(';')[1:]          # the first element is the task's name
+    # the first element is the task's name; --inline's " (inlined)" is pprof's inline line
+    frames = [f.replace(' (inlined)', '') for f in stack.split(';')[1:]]
     if not frames:
         continue
     flat[frames[-1]] = flat.get(frames[-1], 0) + int(n)
@@ -26,6 +27,7 @@ pflat, pcum = {}, {}
 rows = top[next(i for i, l in enumerate(top) if l.split()[:2] == ['flat', 'flat%']) + 1:]
 for l in rows:
     f = l.split(None, 5)
+    f[5] = f[5].replace(' (inline)', '')    # pprof's mark of an inline line's function
     pcum[f[5]] = int(f[3])
     if int(f[0]):
         pflat[f[5]] = int(f[0])
@@ -48,6 +50,14 @@ for wl in "burn 1" "chain 1"; do
 	pprof -top -nodecount=1000000 -nodefraction=0 "$dir/$name.pb.gz" > "$dir/$name.top"
 	compare "$dir/$name.svg.folded" "$dir/$name.top" "$name" || fail "$name: pprof -top != folded_stack()"
 done
+# --inline: chain_spin(), inlined into chain_c(), is an inline line of chain_c's locations
+"$PERF_SQL" -r "$dir/chain.cap" --inline --flame-graph "$dir/inl.svg" \
+	"select folded_stack(stack) from cpu_clock" > /dev/null || fail "folded --inline"
+"$PERF_SQL" -r "$dir/chain.cap" --inline -f pprof -o "$dir/inl.pb.gz" \
+	"select stack, count(*) as samples from cpu_clock group by stack" || fail "pprof --inline"
+pprof -top -nodecount=1000000 -nodefraction=0 "$dir/inl.pb.gz" > "$dir/inl.top"
+grep -qE '^ +[1-9][0-9]* .* chain_spin \(inline\)$' "$dir/inl.top" || fail "no chain_spin: $(cat "$dir/inl.top")"
+compare "$dir/inl.svg.folded" "$dir/inl.top" "chain --inline" || fail "--inline: pprof -top != folded_stack()"
 grep -q "^Build ID: [0-9a-f]\{40\}$" "$dir/burn.top" || fail "no build ID: $(head -3 "$dir/burn.top")"
 echo "ok: the mapping of burn carries its build ID"
 
