@@ -1,7 +1,8 @@
 # -f pprof: `go tool pprof` (Debian's golang-go) reads the profile perf-sql wrote from a capture,
 # and its per-function flat and cumulative totals are exactly what folded_stack() gives for the
-# same capture (--inline: inlined functions as pprof's inline lines); -list shows the source lines of a workload built with -g; profile -f pprof is the
-# same stack query. burn (static, frame pointers) and chain (dynamic, CFI-unwound, libc's frames).
+# same capture (with --inline too: inlined functions are pprof's inline lines); -list shows the
+# source lines of a workload built with -g; profile -f pprof is the same stack query. burn
+# (static, frame pointers) and chain (dynamic, CFI-unwound, libc's frames).
 . "$(dirname "$0")/lib.sh"; need_root
 command -v go > /dev/null || skip "[skipped: no go: go tool pprof reads the profiles (apt-get install golang-go, or make setup)]"
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
