@@ -218,7 +218,12 @@ static int cmd_mode(struct repl *r, int argc, char **argv, const char *rest)
 		printf("%s\n", names[r->q.out.mode]);
 		return 0;
 	}
-	if ((mode = output__mode(argv[1])) < 0 || mode == OUT_PPROF) {
+	if ((mode = output__mode(argv[1])) == OUT_PPROF) {
+		say(".mode pprof: a profile is one run's: perf-sql -f pprof -o FILE \"SQL\" "
+		    "(docs/pprof.md)");
+		return EXIT_USAGE;
+	}
+	if (mode < 0) {
 		say("no such output mode '%s'; choices: table csv json", argv[1]);
 		return EXIT_USAGE;
 	}
