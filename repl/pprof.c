@@ -173,10 +173,11 @@ static int64_t wall_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* (6): the rate of the one clock table sampled, if there is exactly one */
+/* (6): ns between two samples of the one clock table sampled, if there is exactly one: 1e9/HZ,
+ * or its period (WHERE period = N: a clock's period is ns of CPU time) */
 static uint64_t clock_period(const struct session *s)
 {
-	uint64_t hz = 0;
+	uint64_t hz = 0, period = 0;
 	int nr = 0;
 
 	for (int i = 0; i < s->nr_src; i++) {
@@ -186,12 +187,17 @@ static uint64_t clock_period(const struct session *s)
 		if (!src->need_stack || (strcmp(name, "cpu_clock") && strcmp(name, "task_clock")))
 			continue;
 		nr++;
-		/* a table aggregated in the kernel opens its own event at the asked rate */
-		hz = src->hz_used               ? src->hz_used
-		     : src->bpf && !src->period ? (src->hz ? src->hz : (uint64_t)s->opts.freq)
-						: 0;
+		hz = src->hz_used;
+		period = src->period_used;
+		if (src->bpf && !hz &&
+		    !period) { /* the kernel path opens its own event, as asked */
+			period = src->period;
+			hz = period ? 0 : src->hz ? src->hz : (uint64_t)s->opts.freq;
+		}
 	}
-	return nr == 1 && hz ? 1000000000 / hz : 0;
+	if (nr != 1)
+		return 0;
+	return hz ? 1000000000 / hz : period;
 }
 
 void pprof__window(struct pprof *p, struct session *s)

@@ -23,7 +23,8 @@
  *     them, and with --inline the inlined functions first, as pprof's inline lines. A frame
  *     perf-sql cannot name has no line (pprof shows its address, or symbolizes it itself).
  * (6) A stack from a cpu_clock or task_clock table sampled at HZ gives, as Go's CPU profiles:
- *     period_type cpu/nanoseconds, period 1e9/HZ, and after the first sample type, when its
+ *     period_type cpu/nanoseconds, period 1e9/HZ (or the table's period: ns of CPU time), and
+ *     after the first sample type, when its
  *     unit is count, a type cpu/nanoseconds = that count x period. A capture (-r) does not
  *     keep the rate: no period then.
  * (7) time_nanos is the first window's start, duration_nanos the run's length; the sample
