@@ -53,10 +53,10 @@ int pprof__statement(struct pprof *p, sqlite3_stmt *st);
 void pprof__counts(const struct pprof *p, size_t *rows_out, size_t *samples_out);
 /* The profile, gzip'd, in a malloc'd buffer: 0 or -ENOMEM. */
 int pprof__encode(struct pprof *p, uint8_t **buf_out, size_t *len_out);
-/* Before the run: may a profile be written to path (core/outfile.h), or stdout ("-", NULL)
- * when it is no terminal? 0 or -errno with e set. */
+/* Before the run: may a profile be written to path (core/outfile.h), or, path NULL, to stdout
+ * (not a terminal)? 0 or -errno with e set. */
 int pprof__check(const char *path, struct err *e);
-/* Writes the profile to path, whole or not at all, by core/outfile.h's rules; "-" or NULL:
- * stdout (refused on a terminal). 0 or -errno with e set. */
+/* Writes the profile to path, whole or not at all, by core/outfile.h's rules; NULL: stdout
+ * (refused on a terminal). 0 or -errno with e set. */
 int pprof__save(struct pprof *p, const char *path, struct err *e);
 #endif

@@ -340,11 +340,11 @@ static int put_blob(FILE *f, void *ctx)
 
 int pprof__check(const char *path, struct err *e)
 {
-	if ((!path || !strcmp(path, "-")) && isatty(STDOUT_FILENO)) {
+	if (!path && isatty(STDOUT_FILENO)) {
 		err_set(e, -EINVAL, "-f pprof: a profile is binary, and stdout is a terminal");
 		return err_hint(e, "write it with -o FILE (cpu.pb.gz), or redirect stdout");
 	}
-	return path && strcmp(path, "-") ? outfile__check(path, e) : 0;
+	return path ? outfile__check(path, e) : 0;
 }
 
 int pprof__save(struct pprof *p, const char *path, struct err *e)
@@ -358,7 +358,7 @@ int pprof__save(struct pprof *p, const char *path, struct err *e)
 	if ((ret = pprof__encode(p, &buf, &b.len)))
 		return err_set(e, ret, "-f pprof: %s", strerror(-ret));
 	b.p = buf;
-	if (!path || !strcmp(path, "-")) {
+	if (!path) {
 		ret = put_blob(stdout, &b) || fflush(stdout)
 			      ? err_set(e, -EIO, "stdout: %s", strerror(errno))
 			      : 0;

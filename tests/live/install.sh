@@ -58,7 +58,7 @@ installed() {
 		_completion_loader perf-sql; complete -p perf-sql
 		COMP_WORDS=(perf-sql -f ""); COMP_CWORD=2; _perf_sql; echo "${COMPREPLY[*]}"')
 	eq "$out" "complete -F _perf_sql perf-sql
-table csv json" "$what: bash-completion loads the completion; perf-sql -f <Tab>"
+table csv json pprof" "$what: bash-completion loads the completion; perf-sql -f <Tab>"
 }
 installed "make install" ""
 
