@@ -1,8 +1,9 @@
 # -f pprof: `go tool pprof` (Debian's golang-go) reads the profile perf-sql wrote from a capture,
 # and its per-function flat and cumulative totals are exactly what folded_stack() gives for the
 # same capture (with --inline too: inlined functions are pprof's inline lines); -list shows the
-# source lines of a workload built with -g; profile -f pprof is the same stack query. burn
-# (static, frame pointers) and chain (dynamic, CFI-unwound, libc's frames).
+# source lines of a workload built with -g, and of a stripped binary whose debug file is found
+# by build ID; profile -f pprof is the same stack query. burn (static, frame pointers) and
+# chain (dynamic, CFI-unwound, libc's frames).
 . "$(dirname "$0")/lib.sh"; need_root
 command -v go > /dev/null || skip "[skipped: no go: go tool pprof reads the profiles (apt-get install golang-go, or make setup)]"
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
@@ -74,6 +75,23 @@ assert any('sink += i;' in s[3] for s in src), src
 assert sum(int(s[0]) for s in src) == flat, (src, flat)
 print("ok: pprof -list burn_a: %d source lines with samples, %d in all = its flat" % (len(src), flat))
 PY
+
+# a stripped binary (no symbols, no .gnu_debuglink) whose debug file is found by its build ID
+# (the debuginfod client's cache): named functions, and -list shows chain.c's lines
+objcopy --remove-section .gnu_debuglink "$WL/chain.stripped" "$dir/nolink" || fail "objcopy"
+id=$(readelf -n "$dir/nolink" | awk '/Build ID/ { print $3 }')
+mkdir -p "$dir/cache/$id" && cp "$WL/chain.debug" "$dir/cache/$id/debuginfo"
+DEBUGINFOD_CACHE_PATH=$dir/cache "$PERF_SQL" -F 999 -f pprof -o "$dir/nolink.pb.gz" "select stack,
+	count(*) as samples from cpu_clock where _pid = workload_pid() group by stack" -- \
+	"$dir/nolink" 1 > /dev/null || fail "pprof of the stripped binary"
+pprof -top "$dir/nolink.pb.gz" > "$dir/nolink.top"
+grep -qx "Build ID: $id" "$dir/nolink.top" || fail "build ID: $(head -3 "$dir/nolink.top")"
+grep -qE '^ +[1-9].* chain_c$' "$dir/nolink.top" || fail "chain_c unnamed: $(cat "$dir/nolink.top")"
+pprof -list '^chain_c$' "$dir/nolink.pb.gz" > "$dir/nolink.list"
+grep -q "^ROUTINE =* chain_c in .*tests/workloads/chain.c$" "$dir/nolink.list" &&
+	grep -qE '^ +[0-9.]+[a-z]* +[0-9.]+[a-z]* +[0-9]+:.*chain_spin' "$dir/nolink.list" ||
+	fail "pprof -list chain_c: $(head -20 "$dir/nolink.list")"
+echo "ok: a stripped binary, its debug file by build ID: chain_c named, its lines listed"
 
 # perf-sql profile -f pprof: the profiler's stack query (its -- pprof: line), Go's CPU period
 "$PERF_SQL" profile -F 999 -f pprof -o "$dir/cpu.pb.gz" -- "$WL/burn" 1 > /dev/null || fail "profile"
