@@ -200,6 +200,8 @@ static int help_of(const char *name)
 	path_of(p);
 	printf("\nSQL:\n");
 	print_indented(p->body, "  ");
+	if (p->pprof[0]) /* its -- pprof: line (docs/pprof.md) */
+		printf("\nSQL with -f pprof:\n  %s\n", p->pprof);
 	profiler__free(p);
 	free(p);
 	return 0;

@@ -101,6 +101,10 @@ grep -qx "PeriodType: cpu nanoseconds" "$dir/raw" && grep -qx "Period: 1001001" 
 grep -qx "samples/count cpu/nanoseconds\[dflt\]" "$dir/raw" || fail "types: $(sed -n 5,6p "$dir/raw")"
 pprof -top "$dir/cpu.pb.gz" | grep -q " burn_a$" || fail "profile -f pprof: no burn_a"
 echo "ok: profile -f pprof: period 1001001 ns (999 Hz), samples and cpu (shown first), burn_a on top"
+"$PERF_SQL" help profile | grep -A1 -x "SQL with -f pprof:" |
+	grep -qx "  SELECT stack, count(\*) AS samples FROM cpu_clock GROUP BY stack" ||
+	fail "help profile does not show its pprof SQL"
+echo "ok: perf-sql help profile shows the SQL -f pprof runs"
 
 # a terminal, a result without stacks: one line, exit 1, nothing written
 err=$("$PERF_SQL" -f pprof -o "$dir/none.pb.gz" "select count(*) from cpu_clock" -d 200ms 2>&1)
