@@ -9,10 +9,12 @@
  *     EWOULDBLOCK, EDEADLK not EDEADLOCK, EOPNOTSUPP not ENOTSUP) plus the kernel-internal
  *     codes 512..530 that syscall tracepoints can show (ERESTARTSYS, ...).
  * (3) 0, NULL and numbers without a name give NULL: errno_name(4096) of a successful read()
- *     is NULL, so filter on ret < 0 where positive returns are byte counts.
+ *     is NULL, so filter on ret < 0 where positive returns are byte counts. INT64_MIN (whose
+ *     negation has no int64) is one of them.
  * (4) A non-integer RET is an error quoting the value.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <sqlite3.h>
 
 #include "sqlite/functions.h"
@@ -176,9 +178,10 @@ static const char *const errno_names[] = {
 
 static const char *errno_name_of(sqlite3_int64 ret)
 {
-	sqlite3_int64 e = ret < 0 ? -ret : ret;
+	/* in u64: -INT64_MIN has no int64 */
+	uint64_t e = ret < 0 ? -(uint64_t)ret : (uint64_t)ret;
 
-	if (e <= 0 || e >= NR_ERRNO_NAMES)
+	if (e == 0 || e >= (uint64_t)NR_ERRNO_NAMES)
 		return NULL;
 	return errno_names[e];
 }

@@ -4,7 +4,9 @@
  */
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "sqlite/functions.h"
 
 #define SCALAR(n, a, f, u, s)                                                                      \
@@ -115,17 +117,19 @@ int sql_functions__register(sqlite3 *db, struct session *s)
 void sql_result_errorf(sqlite3_context *ctx, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
+	char *msg, *line;
 
 	va_start(ap, fmt);
 	msg = sqlite3_vmprintf(fmt, ap);
 	va_end(ap);
-	if (!msg) {
+	/* whatever bytes an argument brought in, the error is one line of valid UTF-8 */
+	line = msg ? sql_quote_bytes(msg, strlen(msg), SIZE_MAX, false) : NULL;
+	if (!line)
 		sqlite3_result_error_nomem(ctx);
-		return;
-	}
-	sqlite3_result_error(ctx, msg, -1);
+	else
+		sqlite3_result_error(ctx, line, -1);
 	sqlite3_free(msg);
+	sqlite3_free(line);
 }
 
 void *sql_agg_state(sqlite3_context *ctx, int argc, int min_args, int max_args, const char *usage,
@@ -151,16 +155,30 @@ void sql_result_blob_free(sqlite3_context *ctx, void *blob, int len)
 		sqlite3_result_error_nomem(ctx);
 }
 
+int sql_int_arg(sqlite3_context *ctx, sqlite3_value *val, const char *what, sqlite3_int64 *out)
+{
+	if (sqlite3_value_type(val) == SQLITE_NULL)
+		return 0;
+	if (sqlite3_value_numeric_type(val) != SQLITE_INTEGER) {
+		sql_result_value_error(ctx, what, val, " is not an integer");
+		return -1;
+	}
+	*out = sqlite3_value_int64(val);
+	return 1;
+}
+
 void sql_result_name_of(sqlite3_context *ctx, sqlite3_value *val, const char *fname,
 			const char *(*name_of)(sqlite3_int64))
 {
 	const char *name;
+	char *v;
 
 	if (sqlite3_value_type(val) == SQLITE_NULL)
 		return;
 	if (sqlite3_value_numeric_type(val) != SQLITE_INTEGER) {
-		sql_result_errorf(ctx, "%s: '%.40s' is not an integer", fname,
-				  (const char *)sqlite3_value_text(val));
+		v = sql_value_quote(val);
+		sql_result_errorf(ctx, "%s: %s is not an integer", fname, v);
+		sqlite3_free(v);
 		return;
 	}
 	name = name_of(sqlite3_value_int64(val));

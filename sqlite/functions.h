@@ -74,6 +74,20 @@ void *sql_agg_state(sqlite3_context *ctx, int argc, int min_args, int max_args, 
 		    int size);
 /* the result is BLOB (malloc'd, freed by SQLite); a NULL BLOB is out of memory */
 void sql_result_blob_free(sqlite3_context *ctx, void *blob, int len);
+/* sqlite/quote.c: values and bytes as errors show them, one line of valid UTF-8 whatever the
+ * bytes. VAL (sqlite3_malloc'd, NULL when out of memory): NULL; a number (as SQLite writes it)
+ * or a text in single quotes, escaped as sql_quote_bytes(P, N, 40, true) does; a blob as
+ * x'HEX' of at most 16 bytes, then "..." */
+char *sql_value_quote(sqlite3_value *val);
+/* N bytes of P with control bytes, DEL, bytes of no valid UTF-8 sequence and (backslash) the
+ * backslash written as \xNN; past MAX bytes of P, "..." instead of the rest */
+char *sql_quote_bytes(const char *p, size_t n, size_t max, bool backslash);
+/* an INTEGER (or integer text) argument into *out: 1; NULL: 0; anything else: -1 with the
+ * error "WHAT'VAL' is not an integer" (WHAT: "ksym: ADDR ") */
+int sql_int_arg(sqlite3_context *ctx, sqlite3_value *val, const char *what, sqlite3_int64 *out);
+/* the error "BEFORE" VAL quoted "AFTER" */
+void sql_result_value_error(sqlite3_context *ctx, const char *before, sqlite3_value *val,
+			    const char *after);
 /* an integer VAL -> NAME_OF(VAL) as static text (NULL when it has none); VAL NULL -> NULL,
  * another type -> "FNAME: 'VAL' is not an integer" */
 void sql_result_name_of(sqlite3_context *ctx, sqlite3_value *val, const char *fname,
@@ -84,6 +98,8 @@ const char *syscall_name_of(sqlite3_int64 nr);      /* NULL: no name */
 void dur_format(char *buf, size_t size, double ns); /* "1.23ms" */
 /* a non-negative number as an integer; false with the SQL error set ("FNAME: value ...") */
 bool log2_value(sqlite3_context *ctx, sqlite3_value *val, const char *fname, uint64_t *out);
+/* *count += n, kept at most INT64_MAX; false with the SQL error set ("FNAME: a bucket's ...") */
+bool hist_count_add(sqlite3_context *ctx, const char *fname, uint64_t *count, uint64_t n);
 /* a histogram UNIT argument into unit_out[32]; false with the SQL error set */
 bool hist_unit(sqlite3_context *ctx, sqlite3_value *val, const char *fname, char *unit_out);
 /* stacks and symbols (sqlite/stack_text.c, folded_stack.c, ksym.c, srcline.c) */
@@ -104,6 +120,9 @@ void stack_depth_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void folded_stack_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void folded_stack_final(sqlite3_context *ctx);
 void folded_stack_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+/* a PID argument (sqlite/ksym.c): false when NULL, or with the error set when it is not an
+ * integer in [0, 2^32) */
+bool sql_pid_arg(sqlite3_context *ctx, sqlite3_value *val, const char *fname, uint32_t *pid_out);
 void ksym_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void usym_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void srcline_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);

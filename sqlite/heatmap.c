@@ -11,10 +11,15 @@
  * (2) TIME_NS must be an integer and VALUE a non-negative number (errors quote the value);
  *     a row with either NULL is skipped. SLOT_NS is a positive integer taken from the first
  *     row; the slots between the first and the last row must be at most 10000.
+ * (2b) Every int64 TIME_NS is taken: times any distance apart (2^64 - 1 ns included) are the
+ *     error of too many slots, never a wrapped span. The one time that cannot be placed is a
+ *     negative one within SLOT_NS of INT64_MIN whose slot would start below it: an error
+ *     naming the time (docs/functions.md, "Extremes").
  * (3) The result is a HEATMAP_MAGIC blob (vtab/blob_format.h) holding every slot from the first
  *     to the last non-empty one and the buckets from the lowest to the highest non-empty one;
  *     over no rows it is NULL. heatmap_to_text() renders it, heatmap_rows() lists its cells.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,19 +42,35 @@ struct heatmap_state {
 
 static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b < 0); }
 
+/* slot idx has a row in st->counts */
+static bool held(const struct heatmap_state *st, int64_t idx)
+{
+	return st->counts && idx >= st->base && (uint64_t)idx - (uint64_t)st->base < st->cap;
+}
+
+/*
+ * Room for slot idx: rows from base to base + cap - 1, that range inside int64 (slots near
+ * either end of it clamp base, so no index arithmetic below can overflow); -E2BIG past
+ * HEATMAP_SLOTS_MAX slots from the lowest to the highest.
+ */
 static int grow(struct heatmap_state *st, int64_t idx)
 {
 	int64_t lo = st->any && st->lo < idx ? st->lo : idx;
 	int64_t hi = st->any && st->hi > idx ? st->hi : idx;
-	int64_t span = hi - lo + 1, cap, base;
+	int64_t span, cap, base;
 	uint64_t *counts;
 
-	if (span > HEATMAP_SLOTS_MAX)
+	if ((uint64_t)hi - (uint64_t)lo >= HEATMAP_SLOTS_MAX) /* hi >= lo: exact in u64 */
 		return -E2BIG;
+	span = hi - lo + 1;
 	cap = span * 2 < 16 ? 16 : span * 2;
 	if (cap > HEATMAP_SLOTS_MAX)
 		cap = HEATMAP_SLOTS_MAX;
-	base = st->any && idx < st->lo ? hi - cap + 1 : lo; /* leave room where we grew */
+	if (st->any && idx < st->lo) /* leave room where we grew */
+		base = hi < INT64_MIN + (cap - 1) ? INT64_MIN : hi - (cap - 1);
+	else
+		base = lo > INT64_MAX - (cap - 1) ? INT64_MAX - (cap - 1) : lo;
+	assert(base <= lo && hi - base < cap);
 	counts = calloc((size_t)cap * HIST_LOG2_NR, sizeof(*counts));
 	if (!counts)
 		return -ENOMEM;
@@ -66,12 +87,38 @@ static int grow(struct heatmap_state *st, int64_t idx)
 
 static bool setup(sqlite3_context *ctx, struct heatmap_state *st, int argc, sqlite3_value **argv)
 {
-	st->slot_ns = HEATMAP_SLOT_NS_DEFAULT;
-	if (argc < 3 || sqlite3_value_type(argv[2]) == SQLITE_NULL)
+	if (argc < 3 || sqlite3_value_type(argv[2]) == SQLITE_NULL) {
+		st->slot_ns = HEATMAP_SLOT_NS_DEFAULT;
 		return true;
+	}
+	if (sqlite3_value_numeric_type(argv[2]) != SQLITE_INTEGER ||
+	    sqlite3_value_int64(argv[2]) <= 0) {
+		sql_result_value_error(ctx, "heatmap: slot_ns ", argv[2],
+				       " is not a positive integer");
+		return false;
+	}
 	st->slot_ns = sqlite3_value_int64(argv[2]);
-	if (sqlite3_value_numeric_type(argv[2]) != SQLITE_INTEGER || st->slot_ns <= 0) {
-		sqlite3_result_error(ctx, "heatmap: slot_ns must be a positive integer", -1);
+	return true;
+}
+
+/* the slot of the row's time; false with the error set */
+static bool slot_of(sqlite3_context *ctx, const struct heatmap_state *st, sqlite3_value *time,
+		    int64_t *idx_out)
+{
+	int64_t t, start;
+
+	if (sqlite3_value_numeric_type(time) != SQLITE_INTEGER) {
+		sql_result_value_error(ctx, "heatmap: time ", time, " is not an integer");
+		return false;
+	}
+	t = sqlite3_value_int64(time);
+	*idx_out = floor_div(t, st->slot_ns);
+	/* only below 0 can a slot start before its time's range: INT64_MIN is not a multiple */
+	if (__builtin_mul_overflow(*idx_out, st->slot_ns, &start)) {
+		sql_result_errorf(ctx,
+				  "heatmap: time %lld: its slot of %lld ns would start before "
+				  "-9223372036854775808",
+				  (long long)t, (long long)st->slot_ns);
 		return false;
 	}
 	return true;
@@ -93,15 +140,9 @@ void heatmap_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL ||
 	    sqlite3_value_type(argv[1]) == SQLITE_NULL)
 		return;
-	if (sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER) {
-		sql_result_errorf(ctx, "heatmap: time '%.40s' is not an integer",
-				  (const char *)sqlite3_value_text(argv[0]));
+	if (!slot_of(ctx, st, argv[0], &idx) || !log2_value(ctx, argv[1], "heatmap", &v))
 		return;
-	}
-	if (!log2_value(ctx, argv[1], "heatmap", &v))
-		return;
-	idx = floor_div(sqlite3_value_int64(argv[0]), st->slot_ns);
-	if (!st->counts || idx < st->base || idx >= st->base + st->cap) {
+	if (!held(st, idx)) {
 		rc = grow(st, idx);
 		if (rc == -ENOMEM) {
 			sqlite3_result_error_nomem(ctx);
@@ -144,7 +185,8 @@ static uint64_t column_count(const struct heatmap_view *v, uint32_t col, uint32_
 	uint64_t sum = 0;
 
 	for (uint32_t s = col * per_col; s < (col + 1) * per_col && s < v->nr_slots; s++)
-		sum += heatmap_view__count(v, s, b);
+		if (__builtin_add_overflow(sum, heatmap_view__count(v, s, b), &sum))
+			return UINT64_MAX; /* saturates: the shade is relative to the largest */
 	return sum;
 }
 

@@ -7,8 +7,11 @@
  *   SELECT usym(_pid, ip), count(*) FROM cpu_clock(99) GROUP BY 1 ORDER BY 2 DESC;
  *
  * (1) An address no symbol holds gives NULL; so does a NULL argument.
+ * (2) ADDR is any int64 (addresses past 2^63 are negative as SQL integers); an argument that is
+ *     not an integer is an error quoting it, and so is a PID outside [0, 2^32).
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include "core/session.h"
 #include "sqlite/functions.h"
 #include "symbols/symbols.h"
@@ -36,14 +39,35 @@ static void symbol_result(sqlite3_context *ctx, uint32_t pid, uint64_t addr, boo
 
 void ksym_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	if (sqlite3_value_type(argv[0]) == SQLITE_INTEGER)
-		symbol_result(ctx, 0, (uint64_t)sqlite3_value_int64(argv[0]), true);
+	sqlite3_int64 addr;
+
+	if (sql_int_arg(ctx, argv[0], "ksym: ADDR ", &addr) > 0)
+		symbol_result(ctx, 0, (uint64_t)addr, true);
+}
+
+bool sql_pid_arg(sqlite3_context *ctx, sqlite3_value *val, const char *fname, uint32_t *pid_out)
+{
+	sqlite3_int64 pid;
+	char what[64];
+	int rc;
+
+	snprintf(what, sizeof(what), "%s: PID ", fname);
+	if ((rc = sql_int_arg(ctx, val, what, &pid)) <= 0)
+		return false;
+	if (pid < 0 || pid > UINT32_MAX) {
+		sql_result_errorf(ctx, "%s: PID %lld is not a process id", fname, (long long)pid);
+		return false;
+	}
+	*pid_out = (uint32_t)pid;
+	return true;
 }
 
 void usym_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	if (sqlite3_value_type(argv[0]) == SQLITE_INTEGER &&
-	    sqlite3_value_type(argv[1]) == SQLITE_INTEGER)
-		symbol_result(ctx, (uint32_t)sqlite3_value_int64(argv[0]),
-			      (uint64_t)sqlite3_value_int64(argv[1]), false);
+	sqlite3_int64 addr;
+	uint32_t pid;
+
+	if (sql_pid_arg(ctx, argv[0], "usym", &pid) &&
+	    sql_int_arg(ctx, argv[1], "usym: ADDR ", &addr) > 0)
+		symbol_result(ctx, pid, (uint64_t)addr, false);
 }

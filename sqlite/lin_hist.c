@@ -7,6 +7,10 @@
  *     V < MIN goes to an underflow bucket ("< MIN"), V >= MAX to an overflow bucket (">= MAX").
  * (2) MIN, MAX, STEP are integers taken from the first row; STEP > 0, MAX > MIN, and at most
  *     100000 buckets, else an error naming the argument.
+ * (2b) MIN = INT64_MIN is an error: its underflow bucket could hold nothing and its upper
+ *     bound, MIN - 1, is no int64. Any other int64 bounds and steps are exact (the bucket
+ *     arithmetic is in u64); a REAL V beyond them (1e308) goes to the under- or overflow
+ *     bucket.
  * (3) NULL is skipped; a non-numeric V is an error quoting the value; a REAL V counts as its
  *     floor. Negative V is allowed (compare against MIN).
  * (4) UNIT as for log2_hist(); the result is a HIST_MAGIC blob with the under- and overflow
@@ -14,6 +18,7 @@
  * (5) lin_hist_merge(COUNTS, MIN, MAX, STEP [, UNIT]) adds up bucket counts already made (a
  *     BLOB of little-endian u64: underflow, each bucket, overflow; from a BPF map, docs/bpf.md),
  *     with the arguments checked as lin_hist() checks them: its result is lin_hist()'s.
+ * (6) A bucket's count stays an SQL integer: adding past 2^63-1 is an error, as log2_hist().
  */
 #include <math.h>
 #include <stdbool.h>
@@ -34,36 +39,48 @@ struct lin_hist_state {
 	bool failed;
 };
 
-static bool int_arg(sqlite3_context *ctx, sqlite3_value *val, const char *name, int64_t *out)
+static bool int_arg(sqlite3_context *ctx, const char *fname, sqlite3_value *val, const char *name,
+		    int64_t *out)
 {
+	char *v;
+
 	if (sqlite3_value_numeric_type(val) == SQLITE_INTEGER) {
 		*out = sqlite3_value_int64(val);
 		return true;
 	}
-	sql_result_errorf(ctx, "lin_hist: %s '%.40s' is not an integer", name,
-			  (const char *)sqlite3_value_text(val));
+	v = sql_value_quote(val);
+	sql_result_errorf(ctx, "%s: %s %s is not an integer", fname, name, v);
+	sqlite3_free(v);
 	return false;
 }
 
-static bool lin_hist_setup(sqlite3_context *ctx, struct lin_hist_state *st, int argc,
-			   sqlite3_value **argv)
+static bool lin_hist_setup(sqlite3_context *ctx, const char *fname, struct lin_hist_state *st,
+			   int argc, sqlite3_value **argv)
 {
 	uint64_t range, nr_regular;
 
-	if (!int_arg(ctx, argv[1], "min", &st->min) || !int_arg(ctx, argv[2], "max", &st->max) ||
-	    !int_arg(ctx, argv[3], "step", &st->step))
+	if (!int_arg(ctx, fname, argv[1], "min", &st->min) ||
+	    !int_arg(ctx, fname, argv[2], "max", &st->max) ||
+	    !int_arg(ctx, fname, argv[3], "step", &st->step))
 		return false;
 	if (st->step <= 0 || st->max <= st->min) {
-		sqlite3_result_error(ctx, "lin_hist: need step > 0 and max > min", -1);
+		sql_result_errorf(ctx, "%s: need step > 0 and max > min", fname);
+		return false;
+	}
+	if (st->min == INT64_MIN) { /* (2b) */
+		sql_result_errorf(ctx,
+				  "%s: min must be above -9223372036854775808 (no value is "
+				  "below it)",
+				  fname);
 		return false;
 	}
 	range = (uint64_t)st->max - (uint64_t)st->min; /* fits: max > min */
 	nr_regular = range / (uint64_t)st->step + (range % (uint64_t)st->step != 0);
 	if (nr_regular > HIST_LIN_NR_MAX) {
-		sqlite3_result_error(ctx, "lin_hist: more than 100000 buckets; raise step", -1);
+		sql_result_errorf(ctx, "%s: more than 100000 buckets; raise step", fname);
 		return false;
 	}
-	if (argc == 5 && !hist_unit(ctx, argv[4], "lin_hist", st->unit))
+	if (argc == 5 && !hist_unit(ctx, argv[4], fname, st->unit))
 		return false;
 	st->nr = (uint32_t)nr_regular + 2;
 	st->counts = calloc(st->nr, sizeof(*st->counts));
@@ -91,8 +108,7 @@ static int64_t lin_bucket(sqlite3_context *ctx, const struct lin_hist_state *st,
 			return st->nr - 1;
 		v = (int64_t)d;
 	} else {
-		sql_result_errorf(ctx, "lin_hist: value '%.40s' is not a number",
-				  (const char *)sqlite3_value_text(val));
+		sql_result_value_error(ctx, "lin_hist: value ", val, " is not a number");
 		return -1;
 	}
 	if (v < st->min)
@@ -104,13 +120,13 @@ static int64_t lin_bucket(sqlite3_context *ctx, const struct lin_hist_state *st,
 
 /* a step's state, set up at the first row; NULL (the error set, or a NULL value) or a row */
 static struct lin_hist_state *lin_state(sqlite3_context *ctx, int argc, sqlite3_value **argv,
-					const char *usage)
+					const char *fname, const char *usage)
 {
 	struct lin_hist_state *st = sql_agg_state(ctx, argc, 4, 5, usage, sizeof(*st));
 
 	if (!st || st->failed)
 		return NULL;
-	if (!st->counts && !lin_hist_setup(ctx, st, argc, argv)) {
+	if (!st->counts && !lin_hist_setup(ctx, fname, st, argc, argv)) {
 		st->failed = true;
 		return NULL;
 	}
@@ -122,13 +138,13 @@ void lin_hist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	struct lin_hist_state *st;
 	int64_t b;
 
-	st = lin_state(ctx, argc, argv, "lin_hist: usage: lin_hist(V, MIN, MAX, STEP [, UNIT])");
+	st = lin_state(ctx, argc, argv, "lin_hist",
+		       "lin_hist: usage: lin_hist(V, MIN, MAX, STEP [, UNIT])");
 	if (!st)
 		return;
 	b = lin_bucket(ctx, st, argv[0]);
-	if (b < 0)
+	if (b < 0 || !hist_count_add(ctx, "lin_hist", &st->counts[b], 1))
 		return;
-	st->counts[b]++;
 	st->any = true;
 }
 
@@ -138,7 +154,7 @@ void lin_hist_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	const uint8_t *b;
 	int n;
 
-	st = lin_state(ctx, argc, argv,
+	st = lin_state(ctx, argc, argv, "lin_hist_merge",
 		       "lin_hist_merge: usage: lin_hist_merge(COUNTS, MIN, MAX, STEP [, UNIT])");
 	if (!st)
 		return;
@@ -155,7 +171,10 @@ void lin_hist_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		uint64_t c;
 
 		memcpy(&c, b + 8 * i, 8);
-		st->counts[i] += c;
+		if (!hist_count_add(ctx, "lin_hist_merge", &st->counts[i], c)) {
+			st->failed = true;
+			return;
+		}
 	}
 	st->any = true;
 }

@@ -16,6 +16,8 @@
  * (5) log2_hist_merge(COUNTS [, UNIT]) adds up bucket counts already made (a BLOB of
  *     little-endian u64, at most 64 of them, from a BPF map: docs/bpf.md); the result is the
  *     one log2_hist() gives over the values those counts were made of.
+ * (6) A bucket's count stays an SQL integer: adding past 2^63-1 is an error (hist_rows()
+ *     reads every count as an INTEGER).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -60,8 +62,10 @@ bool log2_value(sqlite3_context *ctx, sqlite3_value *val, const char *fname, uin
 		sql_result_errorf(ctx, "%s: value %!g is %s", fname, d,
 				  d < 0 ? "negative" : "out of range");
 	} else {
-		sql_result_errorf(ctx, "%s: value '%.40s' is not a number", fname,
-				  (const char *)sqlite3_value_text(val));
+		char *v = sql_value_quote(val);
+
+		sql_result_errorf(ctx, "%s: value %s is not a number", fname, v);
+		sqlite3_free(v);
 	}
 	return false;
 }
@@ -82,16 +86,28 @@ bool hist_unit(sqlite3_context *ctx, sqlite3_value *val, const char *fname, char
 	return true;
 }
 
+bool hist_count_add(sqlite3_context *ctx, const char *fname, uint64_t *count, uint64_t n)
+{
+	uint64_t sum;
+
+	if (__builtin_add_overflow(*count, n, &sum) || sum > INT64_MAX) {
+		sql_result_errorf(ctx, "%s: a bucket's count passes 2^63-1", fname);
+		return false;
+	}
+	*count = sum;
+	return true;
+}
+
 /* a step's state, its UNIT read at the first row; NULL (the error set) or a row to add */
 static struct log2_hist_state *log2_state(sqlite3_context *ctx, int argc, sqlite3_value **argv,
-					  const char *usage)
+					  const char *fname, const char *usage)
 {
 	struct log2_hist_state *st = sql_agg_state(ctx, argc, 1, 2, usage, sizeof(*st));
 
 	if (!st)
 		return NULL;
 	if (!st->unit_set && argc == 2) {
-		if (!hist_unit(ctx, argv[1], "log2_hist", st->unit))
+		if (!hist_unit(ctx, argv[1], fname, st->unit))
 			return NULL;
 		st->unit_set = true;
 	}
@@ -103,12 +119,12 @@ void log2_hist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	struct log2_hist_state *st;
 	uint64_t v;
 
-	st = log2_state(ctx, argc, argv, "log2_hist: usage: log2_hist(V [, UNIT])");
+	st = log2_state(ctx, argc, argv, "log2_hist", "log2_hist: usage: log2_hist(V [, UNIT])");
 	if (!st)
 		return;
-	if (!log2_value(ctx, argv[0], "log2_hist", &v))
+	if (!log2_value(ctx, argv[0], "log2_hist", &v) ||
+	    !hist_count_add(ctx, "log2_hist", &st->counts[hist_log2_bucket(v)], 1))
 		return;
-	st->counts[hist_log2_bucket(v)]++;
 	st->any = true;
 }
 
@@ -118,7 +134,7 @@ void log2_hist_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	const uint8_t *b;
 	int n;
 
-	st = log2_state(ctx, argc, argv,
+	st = log2_state(ctx, argc, argv, "log2_hist_merge",
 			"log2_hist_merge: usage: log2_hist_merge(COUNTS [, UNIT])");
 	if (!st)
 		return;
@@ -139,8 +155,8 @@ void log2_hist_merge_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			sqlite3_result_error(ctx, "log2_hist_merge: a count past bucket 62", -1);
 			return;
 		}
-		if (c)
-			st->counts[i] += c;
+		if (c && !hist_count_add(ctx, "log2_hist_merge", &st->counts[i], c))
+			return;
 	}
 	st->any = true;
 }

@@ -14,7 +14,11 @@
  *     memory per group is bounded (2 x 32 KiB). Sketches merge by adding bins.
  * (3) NULL is skipped; a non-numeric or non-finite V is an error quoting it; P must be a number
  *     in [0, 100], the same on every row.
- * (4) The result is a REAL; over no rows (or only NULLs) it is NULL.
+ * (4) The result is a REAL; over no rows (or only NULLs) it is NULL. Any finite values give
+ *     a finite result within [min, max]: the interpolation between -1e308 and 1e308 weighs the
+ *     two instead of taking their difference, and the sketch's estimates are clamped to the
+ *     exact min and max (a bin's value may pass DBL_MAX). Errors name the function called
+ *     (p99: value 'x' is not a finite number).
  */
 #include <math.h>
 #include <stddef.h>
@@ -185,7 +189,7 @@ static int add_value(struct percentile_state *st, double v)
 	return 0;
 }
 
-static void percentile_step_p(sqlite3_context *ctx, sqlite3_value *val, double p)
+static void percentile_step_p(sqlite3_context *ctx, const char *fname, sqlite3_value *val, double p)
 {
 	struct percentile_state *st = sqlite3_aggregate_context(ctx, sizeof(*st));
 	int type;
@@ -199,7 +203,7 @@ static void percentile_step_p(sqlite3_context *ctx, sqlite3_value *val, double p
 		st->p = p;
 		st->p_set = true;
 	} else if (st->p != p) {
-		sqlite3_result_error(ctx, "percentile: P must be the same on every row", -1);
+		sql_result_errorf(ctx, "%s: P must be the same on every row", fname);
 		return;
 	}
 	if (sqlite3_value_type(val) == SQLITE_NULL)
@@ -207,8 +211,10 @@ static void percentile_step_p(sqlite3_context *ctx, sqlite3_value *val, double p
 	type = sqlite3_value_numeric_type(val);
 	v = sqlite3_value_double(val);
 	if ((type != SQLITE_INTEGER && type != SQLITE_FLOAT) || !isfinite(v)) {
-		sql_result_errorf(ctx, "percentile: value '%.40s' is not a finite number",
-				  (const char *)sqlite3_value_text(val));
+		char *v = sql_value_quote(val);
+
+		sql_result_errorf(ctx, "%s: value %s is not a finite number", fname, v);
+		sqlite3_free(v);
 		return;
 	}
 	if (add_value(st, v))
@@ -245,6 +251,14 @@ static double select_kth(double *a, size_t n, size_t k)
 	return a[k];
 }
 
+/* a + frac * (b - a), where b - a may overflow: values of opposite signs past DBL_MAX / 2 */
+static double lerp(double a, double b, double frac)
+{
+	double d = b - a;
+
+	return isfinite(d) ? a + frac * d : a * (1 - frac) + b * frac;
+}
+
 static double exact_result(struct percentile_state *st)
 {
 	double rank = st->p * (double)(st->nr - 1) / 100.0;
@@ -258,8 +272,10 @@ static double exact_result(struct percentile_state *st)
 	for (size_t i = lo + 2; i < st->nr; i++)
 		if (st->vals[i] < b)
 			b = st->vals[i];
-	return a + frac * (b - a);
+	return lerp(a, b, frac);
 }
+
+static double clamp(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 static double sketch_result(struct percentile_state *st)
 {
@@ -273,13 +289,12 @@ static double sketch_result(struct percentile_state *st)
 		return st->min;
 	if (lo + 1 >= st->n)
 		return st->max;
-	a = sketch_rank(st->sk, lo);
+	/* a bin's value past DBL_MAX is inf: the extremes bound every estimate */
+	a = clamp(sketch_rank(st->sk, lo), st->min, st->max);
 	b = a;
-
 	if (frac > 0 && lo + 1 < st->n)
-		b = sketch_rank(st->sk, lo + 1);
-	a += frac * (b - a);
-	return a < st->min ? st->min : a > st->max ? st->max : a;
+		b = clamp(sketch_rank(st->sk, lo + 1), st->min, st->max);
+	return clamp(lerp(a, b, frac), st->min, st->max);
 }
 
 void percentile_final(sqlite3_context *ctx)
@@ -304,30 +319,30 @@ void percentile_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		sqlite3_result_error(ctx, "percentile: P must be a number between 0 and 100", -1);
 		return;
 	}
-	percentile_step_p(ctx, argv[0], p);
+	percentile_step_p(ctx, "percentile", argv[0], p);
 }
 
 void p50_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	percentile_step_p(ctx, argv[0], 50);
+	percentile_step_p(ctx, "p50", argv[0], 50);
 }
 
 void p90_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	percentile_step_p(ctx, argv[0], 90);
+	percentile_step_p(ctx, "p90", argv[0], 90);
 }
 
 void p95_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	percentile_step_p(ctx, argv[0], 95);
+	percentile_step_p(ctx, "p95", argv[0], 95);
 }
 
 void p99_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	percentile_step_p(ctx, argv[0], 99);
+	percentile_step_p(ctx, "p99", argv[0], 99);
 }
 
 void p999_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	percentile_step_p(ctx, argv[0], 99.9);
+	percentile_step_p(ctx, "p999", argv[0], 99.9);
 }

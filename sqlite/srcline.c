@@ -11,6 +11,8 @@
  *     pass ADDR - 1, the call, as stack_text(stack, 'srcline') does.
  * (2) NULL when there is no line: no mapping, no DWARF, a NULL argument, a kernel address.
  * (3) The mappings are PID's as collected with its stacks, else /proc/PID/maps now (usym()).
+ * (4) An argument that is not an integer is an error quoting it, and so is a PID outside
+ *     [0, 2^32), as for usym().
  */
 #include "core/session.h"
 #include "sqlite/functions.h"
@@ -21,14 +23,14 @@ void srcline_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	struct symbols *sy = stack_symbols(ctx);
 	struct srcline src;
+	sqlite3_int64 addr;
 	uint32_t pid;
 
-	if (!sy || sqlite3_value_type(argv[0]) != SQLITE_INTEGER ||
-	    sqlite3_value_type(argv[1]) != SQLITE_INTEGER || sqlite3_value_int64(argv[1]) < 0)
+	if (!sql_pid_arg(ctx, argv[0], "srcline", &pid) ||
+	    sql_int_arg(ctx, argv[1], "srcline: ADDR ", &addr) <= 0 || !sy || addr < 0)
 		return;
-	pid = (uint32_t)sqlite3_value_int64(argv[0]);
 	symbols__note_pid(sy, pid);
-	if (symbols__srcline(sy, pid, (uint64_t)sqlite3_value_int64(argv[1]), false, &src, 1))
+	if (symbols__srcline(sy, pid, (uint64_t)addr, false, &src, 1))
 		sqlite3_result_text(
 			ctx,
 			src.file[0] == '/' || !src.dir

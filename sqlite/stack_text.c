@@ -123,13 +123,13 @@ int frame_flags(sqlite3_context *ctx, sqlite3_value *opts, const char *fname, un
 				break;
 		if (len && i == sizeof(words) / sizeof(words[0])) {
 			if (fname) {
-				char *msg = sqlite3_mprintf(
-					"%s: no such option '%.*s'; choices: srcline "
-					"inline noinline",
-					fname, (int)len, s);
+				char *word = sql_quote_bytes(s, len, 40, true);
 
-				sqlite3_result_error(ctx, msg, -1);
-				sqlite3_free(msg);
+				sql_result_errorf(ctx,
+						  "%s: no such option '%s'; choices: srcline "
+						  "inline noinline",
+						  fname, word);
+				sqlite3_free(word);
 			}
 			return -1;
 		}
@@ -153,7 +153,9 @@ void stack_text_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	struct stack_frame frames[512];
 	struct stack_view v;
 	sqlite3_str *out;
+	char *text;
 	size_t n;
+	int rc;
 
 	if (argc == 2 && sep && *sep && frame_flags(ctx, argv[1], NULL, &probe) == 0) {
 		flags |= probe; /* stack_text(stack, 'srcline'): options, not a separator */
@@ -171,7 +173,15 @@ void stack_text_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		if (i)
 			sqlite3_str_appendall(out, sep);
 	}
-	sqlite3_result_text(ctx, sqlite3_str_finish(out), -1, sqlite3_free);
+	rc = sqlite3_str_errcode(out);
+	text = sqlite3_str_finish(out);
+	if (rc == SQLITE_OK)
+		return sqlite3_result_text(ctx, text, -1, sqlite3_free);
+	sqlite3_free(text);
+	if (rc == SQLITE_TOOBIG)
+		sqlite3_result_error(ctx, "stack_text: the text passes the length limit", -1);
+	else
+		sqlite3_result_error_nomem(ctx);
 }
 
 void stack_depth_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)

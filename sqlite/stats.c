@@ -7,8 +7,12 @@
  *
  * (1) stddev is the population standard deviation (divide by n, as bpftrace does), computed
  *     with Welford's update so large values do not cancel.
+ * (1b) The running mean and squares are long doubles (x86-64: 15 exponent bits), so values
+ *     as far apart as -1e308 and 1e308 give a finite avg and stddev; where long double is no
+ *     wider than double, a spread that overflows is an error naming min and max.
  * (2) avg and stddev print with two decimals, trailing zeros dropped ("500.5", "288.67", "3");
- *     min and max print as integers while every V is an integer, else like avg.
+ *     min and max print as integers while every V is an integer, else like avg. From 1e19
+ *     on (past every int64) a number prints in exponent form, 6 digits: 1e308 is "1e+308".
  * (3) NULL is skipped; a non-numeric V is an error quoting it; over no rows the result is
  *     "count 0".
  */
@@ -21,9 +25,25 @@
 
 #include "sqlite/functions.h"
 
+#define FMT_MAX 48
+#define FIXED_MAX 1e19L /* from here on (past any int64) exponent form: (2) */
+
+/* SQLite's aggregate context is 8-byte aligned, a long double wants 16: kept as bytes */
+typedef unsigned char ld_bytes[sizeof(long double)];
+
+static long double ld_get(const ld_bytes b)
+{
+	long double v;
+
+	memcpy(&v, b, sizeof(v));
+	return v;
+}
+
+static void ld_set(ld_bytes b, long double v) { memcpy(b, &v, sizeof(v)); }
+
 struct stats_state {
 	uint64_t n;
-	double mean, m2;
+	ld_bytes mean, m2; /* (1b) */
 	double min, max;
 	sqlite3_int64 imin, imax;
 	bool all_int;
@@ -33,7 +53,8 @@ void stats_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	struct stats_state *st = sqlite3_aggregate_context(ctx, sizeof(*st));
 	int type = sqlite3_value_numeric_type(argv[0]);
-	double v, delta;
+	long double delta, mean;
+	double v;
 
 	if (!st) {
 		sqlite3_result_error_nomem(ctx);
@@ -42,8 +63,7 @@ void stats_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (type == SQLITE_NULL)
 		return;
 	if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) {
-		sql_result_errorf(ctx, "stats: value '%.40s' is not a number",
-				  (const char *)sqlite3_value_text(argv[0]));
+		sql_result_value_error(ctx, "stats: value ", argv[0], " is not a number");
 		return;
 	}
 	v = sqlite3_value_double(argv[0]);
@@ -66,17 +86,22 @@ void stats_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (v > st->max)
 		st->max = v;
 	st->n++;
-	delta = v - st->mean;
-	st->mean += delta / (double)st->n;
-	st->m2 += delta * (v - st->mean);
+	delta = v - ld_get(st->mean);
+	mean = ld_get(st->mean) + delta / (long double)st->n;
+	ld_set(st->mean, mean);
+	ld_set(st->m2, ld_get(st->m2) + delta * (v - mean));
 }
 
 /* two decimals, trailing zeros (and a bare '.') dropped */
-static void fmt2(char *buf, size_t size, double v)
+static void fmt2(char *buf, size_t size, long double v)
 {
 	char *dot, *end;
 
-	snprintf(buf, size, "%.2f", v);
+	if (fabsl(v) >= FIXED_MAX) {
+		snprintf(buf, size, "%.6Lg", v); /* "1e+308", "-1.79769e+308" */
+		return;
+	}
+	snprintf(buf, size, "%.2Lf", v);
 	dot = strchr(buf, '.');
 	if (!dot)
 		return;
@@ -92,11 +117,19 @@ static void fmt2(char *buf, size_t size, double v)
 void stats_final(sqlite3_context *ctx)
 {
 	struct stats_state *st = sqlite3_aggregate_context(ctx, 0);
-	char min[48], max[48], avg[48], sd[48];
+	char min[FMT_MAX], max[FMT_MAX], avg[FMT_MAX], sd[FMT_MAX];
+	long double var;
 	char *s;
 
 	if (!st || !st->n) {
 		sqlite3_result_text(ctx, "count 0", -1, SQLITE_STATIC);
+		return;
+	}
+	var = ld_get(st->m2) / (long double)st->n;
+	if (!isfinite(ld_get(st->mean)) ||
+	    !isfinite(var)) { /* not on x86-64: long double has room */
+		sql_result_errorf(ctx, "stats: the values' spread (min %!g, max %!g) overflows",
+				  st->min, st->max);
 		return;
 	}
 	if (st->all_int) {
@@ -106,8 +139,8 @@ void stats_final(sqlite3_context *ctx)
 		fmt2(min, sizeof(min), st->min);
 		fmt2(max, sizeof(max), st->max);
 	}
-	fmt2(avg, sizeof(avg), st->mean);
-	fmt2(sd, sizeof(sd), sqrt(st->m2 / (double)st->n));
+	fmt2(avg, sizeof(avg), ld_get(st->mean));
+	fmt2(sd, sizeof(sd), sqrtl(var));
 	s = sqlite3_mprintf("count %llu, min %s, avg %s, max %s, stddev %s",
 			    (unsigned long long)st->n, min, avg, max, sd);
 	if (!s) {

@@ -9,7 +9,9 @@
  * (1) FIELD is looked up in the print fmts of the tables the query uses (they are parsed);
  *     the first whose __print_symbolic/__print_flags reads FIELD (or an expression of it) wins.
  * (2) No such mapping, or a value no symbol names: the value as a decimal (symbolic) or the
- *     named bits plus the rest in hex (flags); NULL stays NULL.
+ *     named bits plus the rest in hex (flags); NULL stays NULL. Any int64 VALUE is taken (flags
+ *     reads its 64 bits: -1 is 0xffffffffffffffff); a VALUE that is not an integer is an
+ *     error quoting it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +24,7 @@ static const struct tep_print_arg *arg_for(sqlite3_context *ctx, sqlite3_value *
 	struct session *s = sqlite3_user_data(ctx);
 	const char *field = (const char *)sqlite3_value_text(argv[0]);
 
-	return s && field ? catalog__print_arg(s->cat, field, flags) : NULL;
+	return s && s->cat && field ? catalog__print_arg(s->cat, field, flags) : NULL;
 }
 
 void symbolic_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
@@ -30,9 +32,8 @@ void symbolic_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	const struct tep_print_arg *arg;
 	sqlite3_int64 v;
 
-	if (sqlite3_value_type(argv[1]) == SQLITE_NULL)
+	if (sql_int_arg(ctx, argv[1], "symbolic: VALUE ", &v) <= 0)
 		return;
-	v = sqlite3_value_int64(argv[1]);
 	arg = arg_for(ctx, argv, false);
 	for (const struct tep_print_flag_sym *sym = arg ? arg->symbol.symbols : NULL; sym;
 	     sym = sym->next)
@@ -47,12 +48,13 @@ void flags_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	const struct tep_print_arg *arg;
 	unsigned long long v, rest;
+	sqlite3_int64 value;
 	sqlite3_str *out;
 	const char *delim;
 
-	if (sqlite3_value_type(argv[1]) == SQLITE_NULL)
+	if (sql_int_arg(ctx, argv[1], "flags: VALUE ", &value) <= 0)
 		return;
-	v = rest = (unsigned long long)sqlite3_value_int64(argv[1]);
+	v = rest = (unsigned long long)value;
 	arg = arg_for(ctx, argv, true);
 	delim = arg && arg->flags.delim ? arg->flags.delim : "|";
 	out = sqlite3_str_new(sqlite3_context_db_handle(ctx));

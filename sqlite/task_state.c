@@ -30,8 +30,8 @@ void task_state_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	v = sqlite3_value_int64(argv[0]);
 	if (sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER || v < 0 ||
 	    v >= 2 * TASK_REPORT_MAX) {
-		sql_result_errorf(ctx, "task_state: '%.40s' is not a prev_state in [0, 511]",
-				  (const char *)sqlite3_value_text(argv[0]));
+		sql_result_value_error(ctx, "task_state: ", argv[0],
+				       " is not a prev_state in [0, 511]");
 		return;
 	}
 	for (int bit = 0; bit < 8; bit++) {

@@ -6,6 +6,10 @@
  *     header exactly; the view it fills points into the blob.
  * (2) The encoders write host byte order; heatmap_blob__encode() keeps only the bucket range
  *     that holds a count, so its rows must hold at least one (heatmap() over no rows is NULL).
+ * (3) What a reader computes from a blob that decodes stays in int64, whatever the blob came
+ *     from (SQL can make any blob): every count is at most INT64_MAX; a linear histogram has
+ *     min > INT64_MIN and exactly the buckets its min, max and step make, so each bucket's
+ *     bounds are int64; a heatmap's last slot starts within int64.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +23,24 @@ static int64_t get_i64(const unsigned char *p)
 
 	memcpy(&v, p, sizeof(v));
 	return v;
+}
+
+/* (3) every count is an SQL integer */
+static bool counts_ok(const unsigned char *counts, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (get_i64(counts + i * 8) < 0)
+			return false;
+	return true;
+}
+
+/* the buckets lin_hist(V, min, max, step) stores: regular ones, underflow and overflow; max >
+ * min and step > 0, so the range is exact in u64 */
+static uint64_t lin_nr(int64_t min, int64_t max, int64_t step)
+{
+	uint64_t range = (uint64_t)max - (uint64_t)min;
+
+	return range / (uint64_t)step + (range % (uint64_t)step != 0) + 2;
 }
 
 int hist_view__decode(struct hist_view *v, const void *blob, int len)
@@ -40,12 +62,13 @@ int hist_view__decode(struct hist_view *v, const void *blob, int len)
 	v->min = get_i64(p + 16);
 	v->max = get_i64(p + 24);
 	v->step = get_i64(p + 32);
-	if (v->kind == HIST_LIN && (v->step <= 0 || v->max <= v->min || nr < 2))
+	if (v->kind == HIST_LIN && (v->step <= 0 || v->max <= v->min || v->min == INT64_MIN ||
+				    nr != lin_nr(v->min, v->max, v->step)))
 		return -EINVAL;
 	memcpy(v->unit, p + HIST_HDR_LEN, p[10]);
 	v->unit[p[10]] = '\0';
 	v->counts = p + HIST_HDR_LEN + p[10];
-	return 0;
+	return counts_ok(v->counts, nr) ? 0 : -EINVAL;
 }
 
 bool hist_is(const void *blob, int len)
@@ -82,10 +105,12 @@ void hist_view__range(const struct hist_view *v, uint32_t i, int64_t *low_out, i
 		*low_out = v->max;
 		*high_out = 0;
 	} else {
-		*low_out = v->min + (int64_t)(i - 1) * v->step;
-		*high_out = *low_out + v->step - 1;
-		if (*high_out >= v->max)
-			*high_out = v->max - 1;
+		/* i - 1 < the regular buckets (decode checked nr), so min <= low < max; in u64,
+		 * where (i - 1) * step < max - min cannot wrap, and high stops at max - 1 */
+		*low_out = (int64_t)((uint64_t)v->min + (uint64_t)(i - 1) * (uint64_t)v->step);
+		*high_out = (uint64_t)(v->max - 1) - (uint64_t)*low_out < (uint64_t)v->step - 1
+				    ? v->max - 1
+				    : *low_out + (v->step - 1);
 	}
 }
 
@@ -119,6 +144,7 @@ void *hist_blob__encode(int kind, const char *unit, int64_t min, int64_t max, in
 int heatmap_view__decode(struct heatmap_view *v, const void *blob, int len)
 {
 	const unsigned char *p = blob;
+	int64_t last;
 
 	if (!blob || len < HEATMAP_HDR_LEN || memcmp(p, HEATMAP_MAGIC, 8) ||
 	    p[8] != HEATMAP_VERSION || p[9] > p[10] || p[10] >= HIST_LOG2_NR)
@@ -130,10 +156,16 @@ int heatmap_view__decode(struct heatmap_view *v, const void *blob, int len)
 	memcpy(&v->t0, p + 24, 8);
 	if (!v->nr_slots || v->nr_slots > HEATMAP_SLOTS_MAX || v->slot_ns <= 0)
 		return -EINVAL;
+	/* (3) the last slot's start, t0 + (nr_slots - 1) * slot_ns, is an int64 */
+	if (__builtin_mul_overflow((int64_t)(v->nr_slots - 1), v->slot_ns, &last) ||
+	    __builtin_add_overflow(v->t0, last, &last))
+		return -EINVAL;
 	if ((int64_t)len != HEATMAP_HDR_LEN + (int64_t)v->nr_slots * (v->bmax - v->bmin + 1) * 8)
 		return -EINVAL;
 	v->counts = p + HEATMAP_HDR_LEN;
-	return 0;
+	return counts_ok(v->counts, (size_t)v->nr_slots * (size_t)(v->bmax - v->bmin + 1))
+		       ? 0
+		       : -EINVAL;
 }
 
 bool heatmap_is(const void *blob, int len)

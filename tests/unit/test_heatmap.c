@@ -44,7 +44,7 @@ static void test_errors(void)
 {
 	Q("SELECT heatmap(1, -1)", "ERROR: heatmap: value -1 is negative");
 	Q("SELECT heatmap('now', 1)", "ERROR: heatmap: time 'now' is not an integer");
-	Q("SELECT heatmap(1, 1, 0)", "ERROR: heatmap: slot_ns must be a positive integer");
+	Q("SELECT heatmap(1, 1, 0)", "ERROR: heatmap: slot_ns '0' is not a positive integer");
 	Q("SELECT heatmap(column1, 1, 10) FROM (VALUES (0), (100000))",
 	  "ERROR: heatmap: more than 10000 time slots; raise slot_ns");
 	Q("SELECT heatmap(1)", "ERROR: heatmap: usage: heatmap(TIME_NS, VALUE [, SLOT_NS])");

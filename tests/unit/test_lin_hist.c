@@ -93,7 +93,8 @@ static void test_merge(void)
 	  "1");
 	Q("SELECT lin_hist_merge(x'01', 0, 10, 5)",
 	  "ERROR: lin_hist_merge: COUNTS must be a blob of 4 u64 bucket counts");
-	Q("SELECT lin_hist_merge(x'01', 0, 10, 0)", "ERROR: lin_hist: need step > 0 and max > min");
+	Q("SELECT lin_hist_merge(x'01', 0, 10, 0)",
+	  "ERROR: lin_hist_merge: need step > 0 and max > min");
 }
 
 int main(void)

@@ -110,8 +110,8 @@ static void test_edges(void)
 {
 	Q("SELECT loglin_percentile(NULL, 50)", "NULL");
 	Q("SELECT loglin_percentile(x'', 50)", "NULL");
-	Q("SELECT loglin_percentile(x'', 101)", "ERROR: percentile: P must be a number between 0 "
-						"and 100");
+	Q("SELECT loglin_percentile(x'', 101)",
+	  "ERROR: loglin_percentile: P must be a number between 0 and 100, the same on every row");
 	/* two rows of one group merge: buckets 10 (x3) and 20 (x1) */
 	Q("SELECT loglin_percentile(column1, 50) FROM (VALUES "
 	  "(x'0a000000000000000200000000000000'), "

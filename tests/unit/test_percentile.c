@@ -40,7 +40,7 @@ static void test_edges(void)
 	Q("SELECT p99(NULL)", "NULL");
 	Q("SELECT p50(x) FROM (SELECT 1 AS x WHERE 0)", "NULL");
 	Q("SELECT p50(column1) FROM (VALUES (NULL), (4), (NULL), (2))", "3.0");
-	Q("SELECT p50('abc')", "ERROR: percentile: value 'abc' is not a finite number");
+	Q("SELECT p50('abc')", "ERROR: p50: value 'abc' is not a finite number");
 	Q("SELECT percentile(1, 101)", "ERROR: percentile: P must be a number between 0 and 100");
 	Q("SELECT percentile(1, 'x')", "ERROR: percentile: P must be a number between 0 and 100");
 	Q("SELECT percentile(column1, column1) FROM (VALUES (1), (2))",
