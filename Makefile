@@ -313,6 +313,7 @@ $(FUZZ_DIR)/obj/core/perf_glue.o: PKG_CFLAGS += -I$(LIBPERF)/src/tools/lib/perf/
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 	@echo "  FUZZLD  $@"
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LIBS)
+$(FUZZ_DIR)/fuzz_funcs: tests/fuzz/funcs.h
 
 # each target for FUZZ_SECONDS, FUZZ_JOBS at a time (default: one per CPU): see the script
 FUZZ_JOBS ?= $(shell nproc)

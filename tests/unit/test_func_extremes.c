@@ -38,6 +38,7 @@
 #include "sqlite/heatmap.h"
 #include "sqlite/hist.h"
 #include "symbols/stack.h"
+#include "tests/fuzz/funcs.h"
 #include "tests/unit/t.h"
 #include "vtab/blob_rows.h"
 #include "vtab/tp_table.h"
@@ -57,17 +58,10 @@ struct val {
 	int len;
 };
 
-struct callee {
-	char name[128];
-	int narg; /* -1: variadic; tables: hidden columns */
-	bool agg, table;
-	long calls;
-};
-
 static struct val vals[MAX_VALS];
 static int nr_vals;
 static void *blobs[MAX_VALS];
-static struct callee callees[MAX_CALLEES];
+static struct funcs_callee callees[MAX_CALLEES];
 static int nr_callees;
 static long nr_calls;
 
@@ -132,132 +126,15 @@ static void bind_val(sqlite3_stmt *st, int col, const struct val *v)
 	}
 }
 
-/* the names of a bare connection's functions or modules, to leave out */
-static bool in_bare(const char *pragma, const char *name)
-{
-	static sqlite3 *bare;
-	sqlite3_stmt *st;
-	char *sql = sqlite3_mprintf("SELECT 1 FROM pragma_%s WHERE name = ?1", pragma);
-	bool found;
-
-	if (!bare)
-		T(sqlite3_open(":memory:", &bare) == SQLITE_OK, "open a bare connection");
-	T(sqlite3_prepare_v2(bare, sql, -1, &st, NULL) == SQLITE_OK, "%s", sql);
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	sqlite3_free(sql);
-	return found;
-}
-
-/* hidden columns of table-valued function m: its arguments */
-static int hidden_columns(sqlite3 *db, const char *m)
-{
-	sqlite3_stmt *st;
-	int n = -1;
-
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM pragma_table_xinfo(?1) WHERE hidden", -1,
-			       &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_text(st, 1, m, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
 /* (1) what db has beyond a bare connection */
 static void enumerate(sqlite3 *db)
 {
-	sqlite3_stmt *st;
-
-	nr_callees = 0;
-	T(sqlite3_prepare_v2(db, "SELECT DISTINCT name, narg, type FROM pragma_function_list", -1,
-			     &st, NULL) == SQLITE_OK,
-	  "function_list: %s", sqlite3_errmsg(db));
-	while (sqlite3_step(st) == SQLITE_ROW && nr_callees < MAX_CALLEES) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-		struct callee *c = &callees[nr_callees];
-
-		if (in_bare("function_list", name))
-			continue;
-		snprintf(c->name, sizeof(c->name), "%s", name);
-		c->narg = sqlite3_column_int(st, 1);
-		c->agg = !strcmp((const char *)sqlite3_column_text(st, 2), "a");
-		c->table = false;
-		c->calls = 0;
-		nr_callees++;
-	}
-	sqlite3_finalize(st);
-	T(sqlite3_prepare_v2(db, "SELECT name FROM pragma_module_list", -1, &st, NULL) == SQLITE_OK,
-	  "module_list: %s", sqlite3_errmsg(db));
-	while (sqlite3_step(st) == SQLITE_ROW && nr_callees < MAX_CALLEES) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-		struct callee *c = &callees[nr_callees];
-
-		if (in_bare("module_list", name) || (c->narg = hidden_columns(db, name)) <= 0)
-			continue; /* a table without arguments is no function */
-		snprintf(c->name, sizeof(c->name), "%s", name);
-		c->agg = false;
-		c->table = true;
-		c->calls = 0;
-		nr_callees++;
-	}
-	sqlite3_finalize(st);
-	T(nr_callees < MAX_CALLEES, "fewer than %d functions", MAX_CALLEES);
+	nr_callees = funcs_list(db, callees, MAX_CALLEES);
+	T(nr_callees > 0 && nr_callees < MAX_CALLEES, "%d functions listed", nr_callees);
 }
 
-/* one line of valid UTF-8 (RFC 3629), no control byte */
-static bool printable_line(const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	while (*s) {
-		int len = *s < 0x80                  ? 1
-			  : *s >= 0xc2 && *s <= 0xdf ? 2
-			  : *s >= 0xe0 && *s <= 0xef ? 3
-			  : *s >= 0xf0 && *s <= 0xf4 ? 4
-						     : 0;
-
-		if (!len || (len == 1 && (*s < 0x20 || *s == 0x7f)))
-			return false;
-		for (int i = 1; i < len; i++)
-			if ((s[i] & 0xc0) != 0x80)
-				return false;
-		if ((*s == 0xe0 && s[1] < 0xa0) || (*s == 0xed && s[1] > 0x9f) ||
-		    (*s == 0xf0 && s[1] < 0x90) || (*s == 0xf4 && s[1] > 0x8f))
-			return false;
-		s += len;
-	}
-	return true;
-}
-
-static bool names(const char *msg, const char *name) { return strcasestr(msg, name) != NULL; }
-
-/* (4) a blob result as the output formats and the table functions read it */
-static void read_blob(sqlite3 *db, const void *b, int len)
-{
-	static const char *const readers[] = { "SELECT * FROM hist_rows(?1)",
-					       "SELECT * FROM heatmap_rows(?1)" };
-
-	free(hist_to_text(b, len));
-	free(hist_to_json(b, len));
-	free(heatmap_to_text(b, len));
-	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
-		sqlite3_stmt *st;
-
-		if (sqlite3_prepare_v2(db, readers[i], -1, &st, NULL) != SQLITE_OK)
-			continue; /* a connection without them (the extension has them) */
-		sqlite3_bind_blob(st, 1, b, len, SQLITE_TRANSIENT);
-		while (sqlite3_step(st) == SQLITE_ROW)
-			for (int c = 0; c < sqlite3_column_count(st); c++)
-				(void)sqlite3_column_int64(st, c);
-		sqlite3_finalize(st);
-	}
-}
-
-static void describe(char *buf, size_t size, const struct callee *c, const int *args, int narg,
-		     int rows)
+static void describe(char *buf, size_t size, const struct funcs_callee *c, const int *args,
+		     int narg, int rows)
 {
 	int n = snprintf(buf, size, "%s(", c->name);
 
@@ -272,52 +149,34 @@ static void describe(char *buf, size_t size, const struct callee *c, const int *
 		snprintf(buf + n, size - (size_t)n, ")%s", rows > 1 ? " over rows" : "");
 }
 
-/* one call: rows of narg values each (rows > 1: an aggregate over a VALUES table) */
-static void call(sqlite3 *db, struct callee *c, const int *args, int narg, int rows)
+/* one call: rows of narg values each (rows > 1: an aggregate over a VALUES table, one group) */
+static void call(sqlite3 *db, struct funcs_callee *c, const int *args, int narg, int rows)
 {
-	sqlite3_str *sql = sqlite3_str_new(NULL);
-	char what[512], *text;
+	char what[512], *sql = funcs_sql(c, narg, rows);
 	sqlite3_stmt *st = NULL;
 	int rc, p = 1;
 
-	sqlite3_str_appendf(sql, c->table ? "SELECT * FROM \"%w\"(" : "SELECT \"%w\"(", c->name);
-	for (int a = 0; a < narg; a++)
-		sqlite3_str_appendf(sql, a ? ", %s%d" : "%s%d", rows > 1 ? "column" : "?",
-				    rows > 1 ? a + 1 : a + 1);
-	sqlite3_str_appendall(sql, ")");
-	if (rows > 1) {
-		sqlite3_str_appendall(sql, " FROM (VALUES ");
-		for (int r = 0; r < rows; r++) {
-			sqlite3_str_appendall(sql, r ? ", (" : "(");
-			for (int a = 0; a < (narg ? narg : 1); a++)
-				sqlite3_str_appendf(sql, a ? ", ?%d" : "?%d", p++);
-			sqlite3_str_appendall(sql, ")");
-		}
-		sqlite3_str_appendall(sql, ")");
-	}
-	text = sqlite3_str_finish(sql);
 	describe(what, sizeof(what), c, args, narg, rows);
-	rc = sqlite3_prepare_v2(db, text, -1, &st, NULL);
-	for (int i = 0; rc == SQLITE_OK && i < rows * (narg ? narg : 1); i++)
-		bind_val(st, i + 1, narg ? &vals[args[i]] : &vals[2]);
+	rc = sql ? sqlite3_prepare_v2(db, sql, -1, &st, NULL) : SQLITE_NOMEM;
+	for (int r = 0; rc == SQLITE_OK && r < rows; r++) {
+		if (rows > 1)
+			sqlite3_bind_int(st, p++, 0); /* the group */
+		for (int a = 0; a < narg; a++)
+			bind_val(st, p++, &vals[args[r * narg + a]]);
+	}
 	if (rc == SQLITE_OK)
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-			if (sqlite3_column_type(st, 0) == SQLITE_BLOB)
-				read_blob(db, sqlite3_column_blob(st, 0),
-					  sqlite3_column_bytes(st, 0));
-	if (rc != SQLITE_DONE)
-		T(rc == SQLITE_ERROR && names(sqlite3_errmsg(db), c->name) &&
-			  printable_line(sqlite3_errmsg(db)),
-		  "%s: rc %d, '%s' (an error must name the function, on one printable line)", what,
-		  rc, sqlite3_errmsg(db));
+		rc = funcs_step_all(db, st);
+	T(funcs_outcome_ok(db, rc, c->name),
+	  "%s: rc %d, '%s' (an error must name the function, on one printable line)", what, rc,
+	  sqlite3_errmsg(db));
 	sqlite3_finalize(st);
-	sqlite3_free(text);
+	sqlite3_free(sql);
 	c->calls++;
 	nr_calls++;
 }
 
 /* (2) every combination of the first nr values in narg positions */
-static void all_combinations(sqlite3 *db, struct callee *c, int narg, int nr)
+static void all_combinations(sqlite3 *db, struct funcs_callee *c, int narg, int nr)
 {
 	int args[FULL_ARITY] = { 0 };
 
@@ -333,7 +192,7 @@ static void all_combinations(sqlite3 *db, struct callee *c, int narg, int nr)
 }
 
 /* (2) each of the values in each position, every base value in the others */
-static void each_position(sqlite3 *db, struct callee *c, int narg, int from)
+static void each_position(sqlite3 *db, struct funcs_callee *c, int narg, int from)
 {
 	int args[MAX_VARIADIC + 2];
 
@@ -347,7 +206,7 @@ static void each_position(sqlite3 *db, struct callee *c, int narg, int from)
 }
 
 /* (3) groups of rows: pairs of values in one position, then all of them in one group */
-static void over_rows(sqlite3 *db, struct callee *c, int narg)
+static void over_rows(sqlite3 *db, struct funcs_callee *c, int narg)
 {
 	int args[NR_BASE * (MAX_VARIADIC + 2)];
 
@@ -377,7 +236,7 @@ static void over_rows(sqlite3 *db, struct callee *c, int narg)
 		}
 }
 
-static void call_every_arity(sqlite3 *db, struct callee *c, bool groups)
+static void call_every_arity(sqlite3 *db, struct funcs_callee *c, bool groups)
 {
 	int lo = c->narg < 0 ? 0 : c->narg, hi = c->narg < 0 ? MAX_VARIADIC : c->narg;
 

@@ -50,6 +50,49 @@ static void test_errors(void)
 	Q("SELECT heatmap(1)", "ERROR: heatmap: usage: heatmap(TIME_NS, VALUE [, SLOT_NS])");
 }
 
+/* (2b) times anywhere in int64: issue 23's statement wrote out of bounds (a signed span) */
+static void test_extremes(void)
+{
+	const char *too_many = "ERROR: heatmap: more than 10000 time slots; raise slot_ns";
+
+	Q("SELECT length(heatmap(column1, 1, 1)) FROM "
+	  "(VALUES (-4611686018427387904), (4611686018428487904))",
+	  too_many);
+	Q("SELECT heatmap(column1, 1, 1) FROM (VALUES (-9223372036854775808), "
+	  "(9223372036854775807))",
+	  too_many);
+	Q("SELECT heatmap(column1, 1, 1) FROM (VALUES (9223372036854775807), "
+	  "(-9223372036854775808))",
+	  too_many);
+	/* rows at either end of int64, growing towards it: the rows' range stays inside */
+	Q(CELLS("SELECT heatmap(column1, 2, 1) FROM (VALUES (9223372036854775800), "
+		"(9223372036854775807), (9223372036854775790))"),
+	  "9223372036854775790/2-3=1 9223372036854775800/2-3=1 9223372036854775807/2-3=1");
+	Q(CELLS("SELECT heatmap(column1, 2, 1) FROM (VALUES (-9223372036854775800), "
+		"(-9223372036854775808), (-9223372036854775790))"),
+	  "-9223372036854775808/2-3=1 -9223372036854775800/2-3=1 -9223372036854775790/2-3=1");
+	Q(CELLS("SELECT heatmap(9223372036854775807, 9223372036854775807, "
+		"9223372036854775807)"),
+	  "9223372036854775807/4611686018427387904-9223372036854775807=1");
+	/* INT64_MIN is no multiple of 3: its slot would start below it */
+	Q("SELECT heatmap(-9223372036854775808, 1, 3)",
+	  "ERROR: heatmap: time -9223372036854775808: its slot of 3 ns would start before "
+	  "-9223372036854775808");
+	Q("SELECT heatmap(1e308, 1)", "ERROR: heatmap: time '1.0e+308' is not an integer");
+	Q("SELECT heatmap(1, -1e308)", "ERROR: heatmap: value -1.0e+308 is negative");
+	Q("SELECT heatmap(1, 1e308)", "ERROR: heatmap: value 1.0e+308 is out of range");
+	Q("SELECT heatmap(1, 1, 9223372036854775808)",
+	  "ERROR: heatmap: slot_ns '9.22337203685478e+18' is not a positive integer");
+	/* a crafted blob whose second slot would start past INT64_MAX is no heatmap */
+	Q("SELECT sum(count) FROM heatmap_rows(CAST(x'5053514c4845415401000000' || x'02000000' || "
+	  "x'ffffffffffffff7f' || x'0000000000000000' || x'0100000000000000' || "
+	  "x'0200000000000000' AS BLOB))",
+	  "3");
+	Q("SELECT count(*) FROM heatmap_rows(CAST(x'5053514c4845415401000000' || x'02000000' || "
+	  "x'ffffffffffffff7f' || x'0100000000000000' || zeroblob(16) AS BLOB))",
+	  "ERROR: heatmap_rows: argument is not a heatmap");
+}
+
 /* one row per bucket, highest first; ceil(9 * count / max) picks the shade */
 static void test_text(void)
 {
@@ -80,6 +123,7 @@ int main(void)
 	open_db();
 	RUN(test_cells);
 	RUN(test_errors);
+	RUN(test_extremes);
 	RUN(test_text);
 	sqlite3_close(db);
 	return t_done("heatmap");
