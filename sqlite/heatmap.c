@@ -113,7 +113,7 @@ static bool slot_of(sqlite3_context *ctx, const struct heatmap_state *st, sqlite
 	}
 	t = sqlite3_value_int64(time);
 	*idx_out = floor_div(t, st->slot_ns);
-	/* only below 0 can a slot start before its time's range: INT64_MIN is not a multiple */
+	/* idx * slot_ns <= t: only a negative t can have its slot start below INT64_MIN */
 	if (__builtin_mul_overflow(*idx_out, st->slot_ns, &start)) {
 		sql_result_errorf(ctx,
 				  "heatmap: time %lld: its slot of %lld ns would start before "
