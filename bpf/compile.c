@@ -11,7 +11,6 @@
 #include <linux/bpf_perf_event.h>
 #include "bpf/compile.h"
 #include "bpf/compile_int.h"
-#include "bpf/syscall.h"
 
 #define OFF_PIDTGID (-16) /* u64 from bpf_get_current_pid_tgid() */
 #define OFF_CPU (-24)     /* u64 from bpf_get_smp_processor_id() */
@@ -20,7 +19,6 @@
 #define OFF_COMM (-48)    /* char[16] from bpf_get_current_comm() */
 #define OFF_STR (-120)    /* char[BPF_MAX_STR + 8]: a char[N] field, bytes after NUL zeroed */
 #define KEY_MAX 256
-#define TS_COMPAT 0x0002 /* thread_info.status: an ia32 system call (arch/x86) */
 
 static bool fits32(int64_t k) { return k >= INT32_MIN && k <= INT32_MAX; }
 
@@ -36,46 +34,6 @@ static void load_const(struct cc *c, int r, int64_t k)
 		emit(c, bi_mov64_imm(r, (int32_t)k));
 	else
 		basm__ld_imm64(c->a, r, (uint64_t)k);
-}
-
-/*
- * A field of a system call's record where the kernel takes it from (bpf/syscall.h (2)): the
- * number, sys_enter's argument i, sys_exit's return value. The context is (struct pt_regs
- * *regs, long id/ret).
- */
-static void load_syscall_field(struct cc *c, const struct bpf_val *v, int r)
-{
-	bool enter = c->p->hook == BPF_HOOK_SYS_ENTER;
-	enum bpf_sysf f = bpf_syscall__field(enter, v->off, v->size);
-
-	if (f == BPF_SYSF_NONE) { /* bpf/hook.c keeps such a plan on the tracepoint */
-		c->bad = true;
-	} else if (f == BPF_SYSF_NR && c->p->syscall_nr >= 0) {
-		emit(c, bi_mov64_imm(r, c->p->syscall_nr));
-	} else if ((f == BPF_SYSF_NR && enter) || f == BPF_SYSF_RET) {
-		emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, 8));
-	} else {
-		assert(f == BPF_SYSF_NR || (f >= BPF_SYSF_ARG0 && f < BPF_SYSF_ARG0 + 6));
-		emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, 0));
-		emit(c, bi_ldx(BPF_DW, r, r,
-			       (int16_t)(f == BPF_SYSF_NR ? c->k->regs_orig_ax
-							  : c->k->regs_arg[f - BPF_SYSF_ARG0])));
-	}
-}
-
-/* tp_btf of a sched:* tracepoint (bpf/sched_btf.h): r = the task argument the record's field
- * at rec_off is copied from; the member's offset in it, or 0 (c->bad) when there is none */
-static int16_t task_arg(struct cc *c, int rec_off, int r)
-{
-	const struct bpf_tp_btf *t = &c->p->tp_btf;
-
-	for (int i = 0; i < t->nr; i++)
-		if (t->f[i].rec_off == rec_off) {
-			emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, (int16_t)(8 * t->f[i].arg)));
-			return (int16_t)c->k->tp_off[i];
-		}
-	c->bad = true;
-	return 0;
 }
 
 /* r = r OP t ? 1 : 0, signed */
@@ -104,9 +62,9 @@ void bpf_cc__load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 		if (c->p->hook == BPF_HOOK_TP)
 			emit(c, bi_ldx(sizes[v->size], r, BPF_REG_6, (int16_t)v->off));
 		else if (c->p->hook == BPF_HOOK_TP_BTF) /* the member, through the typed pointer */
-			emit(c, bi_ldx(sizes[v->size], r, r, task_arg(c, v->off, r)));
+			bpf_cc__task_member(c, v, r, sizes[v->size]);
 		else
-			load_syscall_field(c, v, r);
+			bpf_cc__syscall_field(c, v, r);
 		if (v->is_signed && v->size < 8) {
 			emit(c, bi_alu64_imm(BPF_LSH, r, 64 - 8 * v->size));
 			emit(c, bi_alu64_imm(BPF_ARSH, r, 64 - 8 * v->size));
@@ -165,10 +123,11 @@ void bpf_cc__load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 void bpf_cc__copy_str(struct cc *c, const struct bpf_val *v, int dst)
 {
 	int padded = (v->size + 7) & ~7, src = BPF_REG_6, off = v->off;
+	const char *member = NULL;
 
 	if (c->p->hook == BPF_HOOK_TP_BTF) { /* task->comm: direct loads through the pointer */
 		src = BPF_REG_3;
-		off = task_arg(c, v->off, src);
+		off = bpf_cc__task_arg(c, v->off, src, &member);
 	}
 	for (int i = 0; i < padded; i += 8)
 		emit(c, bi_st(BPF_DW, FP, (int16_t)(dst + i), 0));
@@ -176,6 +135,8 @@ void bpf_cc__copy_str(struct cc *c, const struct bpf_val *v, int dst)
 	for (int i = 0; i < v->size; i++) {
 		int next = basm__label(c->a);
 
+		if (member)
+			basm__note(c->a, false, "task_struct.%s + %d", member, i);
 		emit(c, bi_ldx(BPF_B, BPF_REG_1, src, (int16_t)(off + i)));
 		emit(c, bi_alu64_reg(BPF_AND, BPF_REG_1, BPF_REG_2));
 		emit(c, bi_stx(BPF_B, FP, BPF_REG_1, (int16_t)(dst + i)));
@@ -267,25 +228,6 @@ static bool uses(const struct bpf_plan *p, enum bpf_col col)
 	return false;
 }
 
-/* tp_btf: the one system call of syscalls:sys_*_NAME, a 64-bit one as ftrace's syscall events
- * take them (trace_get_syscall_nr() leaves ia32 calls out) */
-static void syscall_filter(struct cc *c)
-{
-	if (c->p->syscall_nr < 0)
-		return;
-	if (c->p->hook == BPF_HOOK_SYS_ENTER) {
-		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_6, 8));
-	} else {
-		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_6, 0));
-		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_1, (int16_t)c->k->regs_orig_ax));
-	}
-	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_1, c->p->syscall_nr, c->out);
-	emit(c, bi_call(BPF_FUNC_get_current_task_btf));
-	emit(c, bi_ldx(BPF_W, BPF_REG_1, BPF_REG_0, (int16_t)c->k->task_status));
-	emit(c, bi_alu64_imm(BPF_AND, BPF_REG_1, TS_COMPAT));
-	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_1, 0, c->out);
-}
-
 /* gate, thread and CPU filters, helpers' values to the stack, WHERE */
 static void prologue(struct cc *c)
 {
@@ -296,15 +238,18 @@ static void prologue(struct cc *c)
 	emit(c, bi_ldx(BPF_W, BPF_REG_2, BPF_REG_1, BPF_CTL_ENABLED));
 	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_2, 0, c->out);
 	if (p->hook == BPF_HOOK_SYS_ENTER || p->hook == BPF_HOOK_SYS_EXIT)
-		syscall_filter(c);
+		bpf_cc__syscall_filter(c);
 	if (p->self_tid || p->self_pid || p->tree_fd >= 0 || uses(p, BCOL_PID) ||
 	    uses(p, BCOL_TID)) {
 		emit(c, bi_call(BPF_FUNC_get_current_pid_tgid));
 		emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, OFF_PIDTGID));
-		if (p->self_tid)
+		if (p->self_tid) {
+			basm__note(c->a, true, "self_tid");
 			basm__jmp32_imm(c->a, BPF_JEQ, BPF_REG_0, (int32_t)p->self_tid, c->out);
+		}
 		if (p->self_pid) {
 			emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_0, 32));
+			basm__note(c->a, true, "self_pid");
 			basm__jmp32_imm(c->a, BPF_JEQ, BPF_REG_0, (int32_t)p->self_pid, c->out);
 		}
 	}

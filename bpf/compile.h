@@ -53,12 +53,14 @@ int bpf_ctl_size(const struct bpf_plan *p);
 bool bpf_reg_readable(int reg);
 
 struct err;
+struct bpf_facts;
 /* bpf/regs.c: tp_btf hooks (SYS_ENTER/SYS_EXIT, TP_BTF): the kernel's offsets and the raw
- * tracepoint's BTF id of p's hook, from /sys/kernel/btf/vmlinux; 0/-errno with e set */
-int bpf_kernel_btf(const struct bpf_plan *p, int *btf_id, struct bpf_kernel_offs *k, struct err *e);
+ * tracepoint's BTF id of p's hook, from the kernel facts f (bpf/facts.h); 0/-errno with e set */
+int bpf_kernel_btf(const struct bpf_plan *p, const struct bpf_facts *f, int *btf_id,
+		   struct bpf_kernel_offs *k, struct err *e);
 /* bpf/sched_btf.c: the same for BPF_HOOK_TP_BTF: p->tp_btf's members; 0/-errno with e set */
-int bpf_sched_btf__offs(const struct bpf_plan *p, int *btf_id, struct bpf_kernel_offs *k,
-			struct err *e);
+int bpf_sched_btf__offs(const struct bpf_plan *p, const struct bpf_facts *f, int *btf_id,
+			struct bpf_kernel_offs *k, struct err *e);
 
 /*
  * Emits the program into a (empty); 0, or -E2BIG (key too large), -ENOMEM, -EINVAL. k: only

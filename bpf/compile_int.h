@@ -35,6 +35,14 @@ void bpf_cc__log2(struct cc *c, int v, int out, int t);
 /* WHERE node i: jump to yes or no */
 void bpf_cc__pred(struct cc *c, int i, int yes, int no);
 
+/* bpf/hook.c: a system call's field v into r (SYS_ENTER/SYS_EXIT); the task argument
+ * (into r) the record's field at rec_off is copied from, the member's offset (its name into
+ * *member); a task member's field v into r in size (BPF_B...); the one system call's test */
+void bpf_cc__syscall_field(struct cc *c, const struct bpf_val *v, int r);
+int16_t bpf_cc__task_arg(struct cc *c, int rec_off, int r, const char **member);
+void bpf_cc__task_member(struct cc *c, const struct bpf_val *v, int r, int size);
+void bpf_cc__syscall_filter(struct cc *c);
+
 /* bpf/regs.c: a uprobe's user register (perf's number v->off) in its size and sign */
 void bpf_cc__load_reg(struct cc *c, const struct bpf_val *v, int r);
 

@@ -1,8 +1,14 @@
 /*
- * bpf/hook.c - where a tracepoint table's program runs (see bpf/hook.h).
+ * bpf/hook.c - where a tracepoint table's program runs (see bpf/hook.h), and where a tp_btf
+ * program finds there what a classic tracepoint's record holds: a system call's fields in its
+ * struct pt_regs and arguments (bpf/syscall.h (2)), a scheduler tracepoint's in the members
+ * of its task arguments (bpf/sched_btf.h), each offset from the kernel facts (bpf/facts.h),
+ * noted in the listing (bpf/listing.h).
  */
+#include <assert.h>
 #include <stdbool.h>
 #include <string.h>
+#include "bpf/compile_int.h"
 #include "bpf/hook.h"
 #include "bpf/sched_btf.h"
 #include "bpf/syscall.h"
@@ -44,4 +50,79 @@ void bpf_hook__pick(const struct tp_event *ev, struct bpf_plan *p)
 	}
 	if (syscall_fields(p, enter) && !bpf_plan__has_stack(p))
 		p->hook = enter ? BPF_HOOK_SYS_ENTER : BPF_HOOK_SYS_EXIT;
+}
+
+/*
+ * A field of a system call's record where the kernel takes it from (bpf/syscall.h (2)): the
+ * number, sys_enter's argument i, sys_exit's return value. The context is (struct pt_regs
+ * *regs, long id/ret).
+ */
+void bpf_cc__syscall_field(struct cc *c, const struct bpf_val *v, int r)
+{
+	bool enter = c->p->hook == BPF_HOOK_SYS_ENTER;
+	enum bpf_sysf f = bpf_syscall__field(enter, v->off, v->size);
+
+	if (f == BPF_SYSF_NONE) { /* bpf/hook.c keeps such a plan on the tracepoint */
+		c->bad = true;
+	} else if (f == BPF_SYSF_NR && c->p->syscall_nr >= 0) {
+		emit(c, bi_mov64_imm(r, c->p->syscall_nr));
+	} else if ((f == BPF_SYSF_NR && enter) || f == BPF_SYSF_RET) {
+		emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, 8));
+	} else {
+		assert(f == BPF_SYSF_NR || (f >= BPF_SYSF_ARG0 && f < BPF_SYSF_ARG0 + 6));
+		emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, 0));
+		basm__note(c->a, false, "pt_regs.%s",
+			   f == BPF_SYSF_NR ? "orig_ax" : bpf_syscall__arg_reg(f - BPF_SYSF_ARG0));
+		emit(c, bi_ldx(BPF_DW, r, r,
+			       (int16_t)(f == BPF_SYSF_NR ? c->k->regs_orig_ax
+							  : c->k->regs_arg[f - BPF_SYSF_ARG0])));
+	}
+}
+
+/* tp_btf of a sched:* tracepoint (bpf/sched_btf.h): r = the task argument the record's field
+ * at rec_off is copied from; the member's offset in it (its name in *member), or 0 (c->bad)
+ * when there is none */
+int16_t bpf_cc__task_arg(struct cc *c, int rec_off, int r, const char **member)
+{
+	const struct bpf_tp_btf *t = &c->p->tp_btf;
+
+	for (int i = 0; i < t->nr; i++)
+		if (t->f[i].rec_off == rec_off) {
+			emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, (int16_t)(8 * t->f[i].arg)));
+			*member = t->f[i].member;
+			return (int16_t)c->k->tp_off[i];
+		}
+	c->bad = true;
+	return 0;
+}
+
+/* r = the task member v's field is copied from, in size (tp_btf of a sched:* tracepoint) */
+void bpf_cc__task_member(struct cc *c, const struct bpf_val *v, int r, int size)
+{
+	const char *member = "?";
+	int16_t off = bpf_cc__task_arg(c, v->off, r, &member);
+
+	basm__note(c->a, false, "task_struct.%s", member);
+	emit(c, bi_ldx(size, r, r, off));
+}
+
+/* tp_btf: the one system call of syscalls:sys_*_NAME, a 64-bit one as ftrace's syscall events
+ * take them (trace_get_syscall_nr() leaves ia32 calls out) */
+void bpf_cc__syscall_filter(struct cc *c)
+{
+	if (c->p->syscall_nr < 0)
+		return;
+	if (c->p->hook == BPF_HOOK_SYS_ENTER) {
+		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_6, 8));
+	} else {
+		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_6, 0));
+		basm__note(c->a, false, "pt_regs.orig_ax");
+		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_1, (int16_t)c->k->regs_orig_ax));
+	}
+	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_1, c->p->syscall_nr, c->out);
+	emit(c, bi_call(BPF_FUNC_get_current_task_btf));
+	basm__note(c->a, false, "task_struct.thread_info.status");
+	emit(c, bi_ldx(BPF_W, BPF_REG_1, BPF_REG_0, (int16_t)c->k->task_status));
+	emit(c, bi_alu64_imm(BPF_AND, BPF_REG_1, BPF_SYSCALL_TS_COMPAT));
+	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_1, 0, c->out);
 }

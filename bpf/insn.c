@@ -3,6 +3,8 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "bpf/insn.h"
 
@@ -131,6 +133,23 @@ void basm__ld_map_value(struct basm *a, int dst, int map_fd, int32_t off)
 	ld64(a, dst, BPF_PSEUDO_MAP_VALUE, map_fd, off);
 }
 
+void basm__note(struct basm *a, bool is_imm, const char *fmt, ...)
+{
+	struct basm_note *n;
+	va_list ap;
+
+	if (!grow((void **)&a->notes, &a->cap_notes, a->nr_notes + 1, sizeof(*a->notes))) {
+		a->failed = true;
+		return;
+	}
+	n = &a->notes[a->nr_notes++];
+	n->at = a->nr;
+	n->is_imm = is_imm;
+	va_start(ap, fmt);
+	vsnprintf(n->text, sizeof(n->text), fmt, ap);
+	va_end(ap);
+}
+
 int basm__finish(struct basm *a)
 {
 	if (a->failed)
@@ -152,5 +171,6 @@ void basm__free(struct basm *a)
 	free(a->insn);
 	free(a->label_at);
 	free(a->fix);
+	free(a->notes);
 	*a = (struct basm){ 0 };
 }

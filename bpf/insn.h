@@ -108,6 +108,13 @@ struct basm {
 	} * fix; /* jumps waiting for their label */
 	int nr_fix, cap_fix;
 	bool failed; /* out of memory: basm__finish says so */
+	/* what the listing says beside an instruction (bpf/listing.h): where a number came from */
+	struct basm_note {
+		int at;
+		bool is_imm; /* the immediate is this name's value (it varies: perf-sql's pid) */
+		char text[44];
+	} * notes;
+	int nr_notes, cap_notes;
 };
 
 void basm__emit(struct basm *a, struct bpf_insn i);
@@ -122,6 +129,10 @@ void basm__ja(struct basm *a, int label);
 void basm__ld_imm64(struct basm *a, int dst, uint64_t v);
 void basm__ld_map(struct basm *a, int dst, int map_fd);
 void basm__ld_map_value(struct basm *a, int dst, int map_fd, int32_t off);
+/* Notes the next instruction emitted: "pt_regs.di" (an offset from the kernel's BTF); is_imm:
+ * its immediate stands for text ("self tid") and the listing prints the name, not the value. */
+void basm__note(struct basm *a, bool is_imm, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Resolves every jump; 0, -ENOMEM, -E2BIG (a jump too far) or -EINVAL (a label not placed). */
 int basm__finish(struct basm *a);
 void basm__free(struct basm *a);

@@ -6,9 +6,11 @@
 #include <errno.h>
 #include <stddef.h>
 #include <linux/bpf_perf_event.h>
+#include <linux/btf.h>
 #include "bpf/compile.h"
 #include "bpf/compile_int.h"
-#include "bpf/kernel_btf.h"
+#include "bpf/facts.h"
+#include "bpf/syscall.h"
 #include "core/err.h"
 
 /* perf's x86 register number (PERF_REG_X86_*) -> its offset in struct pt_regs; -1: none */
@@ -58,41 +60,38 @@ void bpf_cc__load_reg(struct cc *c, const struct bpf_val *v, int r)
 	}
 }
 
-/* byte offset of member name in struct type, or -1 (none, or a bitfield: not loadable whole) */
-static int member_off(const struct kernel_btf *btf, const char *type, const char *name)
+/* byte offset of member name in struct type, or -1 (none, or not loadable whole) */
+static int member_off(const struct bpf_facts *f, const char *type, const char *name)
 {
-	struct kernel_btf_member m;
+	int size, off = bpf_facts__member(f, type, name, &size);
 
-	if (kernel_btf__member(btf, BTF_KIND_STRUCT, type, name, &m) || m.bitfield_size ||
-	    m.bit_off % 8)
-		return -1;
-	return (int)(m.bit_off / 8);
+	return off < 0 ? -1 : off;
 }
 
-/* tp_btf: the kernel's offsets and the raw tracepoint's BTF id, from /sys/kernel/btf/vmlinux
- * (read once per process by bpf/kernel_btf.c) */
-int bpf_kernel_btf(const struct bpf_plan *p, int *btf_id, struct bpf_kernel_offs *k, struct err *e)
+/* tp_btf: the kernel's offsets and the raw tracepoint's BTF id, from the kernel facts f */
+int bpf_kernel_btf(const struct bpf_plan *p, const struct bpf_facts *f, int *btf_id,
+		   struct bpf_kernel_offs *k, struct err *e)
 {
-	static const char *const args[6] = { "di", "si", "dx", "r10", "r8", "r9" };
-	const struct kernel_btf *btf = kernel_btf__vmlinux(e);
 	enum bpf_hook hook = p->hook;
 	int ti, st, ok;
 
+	if (!f)
+		return err_set(e, -ENOENT, "no kernel facts (BTF) for tp_btf");
 	if (hook == BPF_HOOK_TP_BTF)
-		return bpf_sched_btf__offs(p, btf_id, k, e);
-	if (!btf)
-		return e ? e->code : -ENOENT;
+		return bpf_sched_btf__offs(p, f, btf_id, k, e);
 	for (int i = 0; i < 6; i++)
-		k->regs_arg[i] = member_off(btf, "pt_regs", args[i]);
-	k->regs_orig_ax = member_off(btf, "pt_regs", "orig_ax");
-	ti = member_off(btf, "task_struct", "thread_info");
-	st = member_off(btf, "thread_info", "status");
+		k->regs_arg[i] = member_off(f, "pt_regs", bpf_syscall__arg_reg(i));
+	k->regs_orig_ax = member_off(f, "pt_regs", "orig_ax");
+	ti = member_off(f, "task_struct", "thread_info");
+	st = member_off(f, "thread_info", "status");
 	k->task_status = ti < 0 || st < 0 ? -1 : ti + st;
-	*btf_id = kernel_btf__find(
-		btf, hook == BPF_HOOK_SYS_ENTER ? "btf_trace_sys_enter" : "btf_trace_sys_exit",
+	*btf_id = bpf_facts__type_id(
+		f, hook == BPF_HOOK_SYS_ENTER ? "btf_trace_sys_enter" : "btf_trace_sys_exit",
 		BTF_KIND_TYPEDEF);
 	ok = *btf_id > 0 && k->regs_orig_ax >= 0 && k->task_status >= 0;
 	for (int i = 0; i < 6; i++)
 		ok = ok && k->regs_arg[i] >= 0;
-	return ok ? 0 : err_set(e, -ENOENT, "the kernel's BTF lacks what tp_btf/sys_enter needs");
+	return ok ? 0
+		  : err_set(e, -ENOENT, "%s lacks what tp_btf/sys_enter needs",
+			    bpf_facts__origin(f));
 }

@@ -11,8 +11,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/btf.h>
 #include "bpf/compile.h"
-#include "bpf/kernel_btf.h"
+#include "bpf/facts.h"
 #include "bpf/sched_btf.h"
 #include "core/catalog.h"
 #include "core/err.h"
@@ -104,55 +105,47 @@ void bpf_sched_btf__pick(const struct tp_event *ev, struct bpf_plan *p)
 }
 
 /* byte offset of a member (path "a.b") of struct task_struct and its size, or -1 */
-static int task_member(const struct kernel_btf *btf, const char *path, int *size_out)
+static int task_member(const struct bpf_facts *f, const char *path, int *size_out)
 {
 	const char *type = "task_struct", *dot = strchr(path, '.');
-	struct kernel_btf_member m;
 	char outer[24];
-	int off = 0;
+	int off = 0, m, size;
 
 	if (dot) { /* thread_info.cpu: task_struct's thread_info, then its member */
 		snprintf(outer, sizeof(outer), "%.*s", (int)(dot - path), path);
-		if (kernel_btf__member(btf, BTF_KIND_STRUCT, type, outer, &m) || m.bit_off % 8)
+		if ((off = bpf_facts__member(f, type, outer, &size)) < 0)
 			return -1;
-		off = (int)(m.bit_off / 8);
 		type = outer;
 		path = dot + 1;
 	}
-	if (kernel_btf__member(btf, BTF_KIND_STRUCT, type, path, &m) || m.bitfield_size ||
-	    m.bit_off % 8)
+	if ((m = bpf_facts__member(f, type, path, size_out)) < 0)
 		return -1;
-	*size_out = kernel_btf__size(btf, m.type);
-	return off + (int)(m.bit_off / 8);
+	return off + m;
 }
 
-int bpf_sched_btf__offs(const struct bpf_plan *p, int *btf_id, struct bpf_kernel_offs *k,
-			struct err *e)
+int bpf_sched_btf__offs(const struct bpf_plan *p, const struct bpf_facts *f, int *btf_id,
+			struct bpf_kernel_offs *k, struct err *e)
 {
-	const struct kernel_btf *btf = kernel_btf__vmlinux(e);
-	struct kernel_btf_member m;
 	char name[48];
+	int size;
 
-	if (!btf)
-		return e ? e->code : -ENOENT;
 	snprintf(name, sizeof(name), "btf_trace_%s", p->tp_btf.name);
-	if ((*btf_id = kernel_btf__find(btf, name, BTF_KIND_TYPEDEF)) < 0)
-		return err_set(e, -ENOENT, "the kernel's BTF has no %s", name);
+	if ((*btf_id = bpf_facts__type_id(f, name, BTF_KIND_TYPEDEF)) < 0)
+		return err_set(e, -ENOENT, "%s has no %s", bpf_facts__origin(f), name);
 	/* task_cpu() reads thread_info.cpu only when task_struct has no cpu of its own */
-	if (!kernel_btf__member(btf, BTF_KIND_STRUCT, "task_struct", "cpu", &m))
+	if (bpf_facts__member(f, "task_struct", "cpu", &size) >= 0)
 		for (int i = 0; i < p->tp_btf.nr; i++)
 			if (strchr(p->tp_btf.f[i].member, '.'))
 				return err_set(e, -ENOENT,
 					       "task_struct has a cpu member: "
 					       "task_cpu() may not be thread_info.cpu");
 	for (int i = 0; i < p->tp_btf.nr; i++) {
-		int size = -1;
-
-		k->tp_off[i] = task_member(btf, p->tp_btf.f[i].member, &size);
+		size = -1;
+		k->tp_off[i] = task_member(f, p->tp_btf.f[i].member, &size);
 		if (k->tp_off[i] < 0 || size != p->tp_btf.f[i].size)
-			return err_set(e, -ENOENT,
-				       "the kernel's BTF lacks task_struct's %s of %d bytes (%s)",
-				       p->tp_btf.f[i].member, p->tp_btf.f[i].size,
+			return err_set(e, -ENOENT, "%s lacks task_struct's %s of %d bytes (%s)",
+				       bpf_facts__origin(f), p->tp_btf.f[i].member,
+				       p->tp_btf.f[i].size,
 				       k->tp_off[i] < 0 ? "no such member" : "another size");
 	}
 	return 0;

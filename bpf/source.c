@@ -25,6 +25,7 @@ struct bpf_session {
 	struct bpf_note {
 		const struct source *src;
 		char text[768];
+		char *sql, *listing; /* --explain: the rewritten statement, the programs */
 	} * notes;
 	int nr_notes;
 };
@@ -96,25 +97,61 @@ struct bpf_table *bpf_session__table(const struct session *s, const struct sourc
 	return NULL;
 }
 
-void bpf_session__note(struct session *s, const struct source *src, const char *fmt, ...)
+/* src's note, made (empty) on first use; NULL: out of memory */
+static struct bpf_note *note_of(struct session *s, const struct source *src)
 {
 	struct bpf_session *b = bpf_session__get(s);
-	struct bpf_note *n = NULL;
-	va_list ap;
+	struct bpf_note *n;
 
 	if (!b)
-		return;
-	for (int i = 0; i < b->nr_notes && !n; i++)
+		return NULL;
+	for (int i = 0; i < b->nr_notes; i++)
 		if (b->notes[i].src == src)
-			n = &b->notes[i];
+			return &b->notes[i];
+	n = realloc(b->notes, (size_t)(b->nr_notes + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	b->notes = n;
+	n = &b->notes[b->nr_notes++];
+	*n = (struct bpf_note){ .src = src };
+	return n;
+}
+
+void bpf_session__listing(struct session *s, const struct source *src, char *sql, char *listing)
+{
+	struct bpf_note *n = note_of(s, src);
+
 	if (!n) {
-		n = realloc(b->notes, (size_t)(b->nr_notes + 1) * sizeof(*n));
-		if (!n)
-			return;
-		b->notes = n;
-		n = &b->notes[b->nr_notes++];
-		n->src = src;
+		free(sql);
+		free(listing);
+		return;
 	}
+	free(n->sql);
+	free(n->listing);
+	n->sql = sql;
+	n->listing = listing;
+}
+
+void bpf_session__listing_of(const struct session *s, const struct source *src,
+			     const char **sql_out, const char **listing_out)
+{
+	const struct bpf_session *b = s->bpf;
+
+	*sql_out = *listing_out = NULL;
+	for (int i = 0; b && i < b->nr_notes; i++)
+		if (b->notes[i].src == src) {
+			*sql_out = b->notes[i].sql;
+			*listing_out = b->notes[i].listing;
+		}
+}
+
+void bpf_session__note(struct session *s, const struct source *src, const char *fmt, ...)
+{
+	struct bpf_note *n = note_of(s, src);
+	va_list ap;
+
+	if (!n)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(n->text, sizeof(n->text), fmt, ap);
 	va_end(ap);
@@ -188,6 +225,10 @@ static void bpf_close(struct session *s)
 	if (b->has_tree)
 		bpf_tree__close(&b->tree);
 	free(b->tables);
+	for (int i = 0; i < b->nr_notes; i++) {
+		free(b->notes[i].sql);
+		free(b->notes[i].listing);
+	}
 	free(b->notes);
 	free(b);
 	s->bpf = NULL;

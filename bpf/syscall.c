@@ -20,6 +20,15 @@ int bpf_syscall__nr(const char *name)
 	return -1;
 }
 
+const char *bpf_syscall__arg_reg(int i)
+{
+	static const char *const regs[BPF_SYSCALL_NR_ARGS] = {
+		"di", "si", "dx", "r10", "r8", "r9"
+	};
+
+	return i >= 0 && i < BPF_SYSCALL_NR_ARGS ? regs[i] : NULL;
+}
+
 enum bpf_sysf bpf_syscall__field(bool enter, int off, int size)
 {
 	if (off == BPF_SYSCALL_NR_OFF)

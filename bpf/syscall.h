@@ -22,6 +22,7 @@
 #define BPF_SYSCALL_ARG_OFF 16 /* sys_enter: args[0]; args[i] at 16 + 8 i */
 #define BPF_SYSCALL_RET_OFF 16 /* sys_exit: ret */
 #define BPF_SYSCALL_NR_ARGS 6
+#define BPF_SYSCALL_TS_COMPAT 0x0002 /* thread_info.status: an ia32 system call (arch/x86) */
 
 enum bpf_sysf {
 	BPF_SYSF_NONE = -1, /* not a field a tp_btf program reads */
@@ -34,6 +35,8 @@ enum bpf_sysf {
 const char *bpf_syscall__name(int64_t nr);
 /* The number of the system call named name, or -1 */
 int bpf_syscall__nr(const char *name);
+/* The register of argument i (0..5) in struct pt_regs, x86-64's calling convention: "di" */
+const char *bpf_syscall__arg_reg(int i);
 /* The field at byte off of size bytes of a sys_enter (enter) or sys_exit record, (2) */
 enum bpf_sysf bpf_syscall__field(bool enter, int off, int size);
 #endif

@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 #include <linux/perf_event.h>
 #include "bpf/compile.h"
+#include "bpf/listing.h"
 #include "bpf/pairs.h"
 #include "bpf/source.h"
 #include "bpf/table.h"
@@ -154,20 +155,13 @@ static int load_one(struct bpf_table *t, const struct bpf_plan *p, int *fd_out, 
 				   .stacks = t->stacks_fd,
 				   .direct = t->nr_maps == 1 ? t->map_fd[0] : -1 };
 	struct bpf_prog_info info = { 0 };
-	struct bpf_kernel_offs k = { 0 };
 	uint32_t info_len = sizeof(info);
 	struct basm a = { 0 };
 	char *log;
 	int ret;
 
-	if ((p->hook == BPF_HOOK_SYS_ENTER || p->hook == BPF_HOOK_SYS_EXIT ||
-	     p->hook == BPF_HOOK_TP_BTF) &&
-	    (ret = bpf_kernel_btf(p, btf_out, &k, e)))
+	if ((ret = bpf_prog__build(p, &m, NULL, btf_out, &a, e))) /* the running kernel's facts */
 		return ret;
-	if ((ret = bpf_compile(p, &m, &k, &a))) {
-		basm__free(&a);
-		return err_set(e, ret, "cannot compile the BPF program: %s", strerror(-ret));
-	}
 	if (getenv("PERF_SQL_TEST_BAD_BPF")) /* tests: a program the verifier refuses */
 		a.insn[0] = bi_ldx(BPF_DW, BPF_REG_2, BPF_REG_1, 0); /* ctx bytes 0-7: refused */
 	*nr_out = a.nr;

@@ -76,8 +76,10 @@ struct tp_event *catalog__add(struct catalog *c, const char *system, const char 
 			      enum event_kind kind, struct err *e);
 /* Re-sorts after catalog__add(): event pointers taken before are stale. */
 void catalog__resort(struct catalog *c);
-/* The generic software, hardware and cache events (core/pmu.c). */
+/* The generic software, hardware and cache events and this machine's sysfs PMU events
+ * (core/pmu.c); the generic ones only (any kernel has them). */
 int pmu__add_events(struct catalog *c, struct err *e);
+int pmu__add_generic(struct catalog *c, struct err *e);
 const char *event_kind_name(enum event_kind kind);
 /* The event among the parsed ones whose print fmt maps field through __print_symbolic
  * (flags false) or __print_flags (flags true): its struct tep_print_arg *, or NULL. */

@@ -174,8 +174,11 @@ int pmu__add_events(struct catalog *c, struct err *e)
 {
 	int ret = add_sysfs_events(c, e);
 
-	if (ret)
-		return ret;
+	return ret ? ret : pmu__add_generic(c, e);
+}
+
+int pmu__add_generic(struct catalog *c, struct err *e)
+{
 	for (size_t i = 0; i < sizeof(pmu_events) / sizeof(pmu_events[0]); i++) {
 		struct tp_event *ev = catalog__add(c, event_kind_name(pmu_events[i].kind),
 						   pmu_events[i].name, pmu_events[i].kind, e);

@@ -20,6 +20,10 @@ struct session *session__new_replay(const struct session_opts *opts, const char 
  * session__load_replay(), once. NULL with e set on error.
  */
 struct session *session__new_offline(const struct session_opts *opts, struct err *e);
+/* A session over the tracepoint formats in dir (DIR/SYSTEM/EVENT/format, as tracefs's events/)
+ * and nr_cpu_ids CPUs of another kernel: it plans, nothing else (core/formats.c). */
+struct session *session__new_formats(const struct session_opts *opts, const char *dir,
+				     int nr_cpu_ids, struct err *e);
 /* Gives s (from session__new_offline(), nothing loaded) this machine's catalog, which a capture
  * loaded later replaces. 0, or -errno with e set (tracefs not readable): s is unchanged. */
 int session__machine_catalog(struct session *s, struct err *e);

@@ -203,6 +203,8 @@ struct session *session__new_offline(const struct session_opts *opts, struct err
 		return NULL;
 	}
 	s->opts = *opts;
+	if (s->opts.freq <= 0) /* as session__new: what a plan of a sampled table reads */
+		s->opts.freq = 99;
 	s->wl.go_fd = s->wl.err_fd = -1;
 	s->budget = s->opts.max_memory ? s->opts.max_memory : (size_t)256 << 20;
 	s->replay = r;

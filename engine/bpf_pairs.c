@@ -265,25 +265,27 @@ static void hook_text(const struct tp_event *ev, const struct bpf_pair *pp, char
 		snprintf(buf, len, "tp_btf/%s", exit_enter);
 }
 
-/* --explain: both programs, the pending map, the percentiles' histogram */
-static void pair_notes(struct session *s, const struct bpf_stmt *b, const struct bpf_table *t)
+/* --explain: both programs (prog_id 0: listed, not loaded), the pending map, the
+ * percentiles' histogram */
+static void pair_notes(struct session *s, const struct bpf_stmt *b, const struct bpf_plan *p,
+		       unsigned prog_id, int nr_insns)
 {
-	const struct bpf_pair *pp = &t->plan.pair;
-	char where[256], end_note[768];
+	const struct bpf_pair *pp = &p->pair;
+	char where[256], end_note[768], id[16] = "";
 
 	snprintf(end_note, sizeof(end_note), "%s", bpf_session__note_of(s, b->src));
+	if (prog_id)
+		snprintf(id, sizeof(id), " %u", prog_id);
 	if (pp->role == BPF_PAIR_END) {
 		hook_text(b->start_src->ev, pp, where, sizeof(where));
 		bpf_session__note(s, b->start_src,
-				  "pairs() starts in the kernel: BPF program %u of %d insns on %s "
+				  "pairs() starts in the kernel: BPF program%s of %d insns on %s "
 				  "stores (time, start value) by key in a hash of up to %d pending "
 				  "starts, which %s's program pairs%s",
-				  t->start_prog_id, t->start_nr_insns, where, pp->max_pending,
-				  b->src->ev->name,
-				  t->plan.tree_fd >= 0
-					  ? "; both programs count only the tasks in the "
-					    "map of tasks (target, below)"
-					  : "");
+				  id, nr_insns, where, pp->max_pending, b->src->ev->name,
+				  p->tree_fd >= 0 ? "; both programs count only the tasks in the "
+						    "map of tasks (target, below)"
+						  : "");
 	}
 	bpf_session__note(s, b->src,
 			  "%s; pairs() %s: looks the key up in the pending starts (hash, up to "
@@ -293,7 +295,7 @@ static void pair_notes(struct session *s, const struct bpf_stmt *b, const struct
 			  pp->role == BPF_PAIR_BOTH ? "ended and started by this one program"
 						    : "ended here",
 			  pp->max_pending,
-			  bpf_plan__has_loglin(&t->plan)
+			  bpf_plan__has_loglin(p)
 				  ? "; percentiles from a log-linear histogram per group (exact "
 				    "below 128 ns, 64 buckets per power of 2 above: within 0.8 %)"
 				  : "");
@@ -303,7 +305,7 @@ void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int
 		     const int *reads, const struct query_ops *ops, void *ctx)
 {
 	const char *why = b->ok ? pair_reason(q, s, b, i, reads) : b->why;
-	struct bpf_table *t;
+	struct bpf_table *t = NULL;
 
 	if (why) {
 		bpf_session__note(s, b->start_src, "perf ring: pairs(): %s", why);
@@ -313,7 +315,8 @@ void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int
 	/* --max-groups raises it too: the remedy the lost warning names (engine/query.c) */
 	b->plan.pair.max_pending =
 		q->max_groups > BPF_PAIRS_MAX_PENDING ? q->max_groups : BPF_PAIRS_MAX_PENDING;
-	if (bpf_pick__to_kernel(q, s, b, i, ops, ctx) || !(t = bpf_session__table(s, b->src))) {
+	if (bpf_pick__to_kernel(q, s, b, i, ops, ctx) ||
+	    (!s->replay && !(t = bpf_session__table(s, b->src)))) {
 		char was[768];
 		const char *n = bpf_session__note_of(s, b->src);
 
@@ -322,10 +325,14 @@ void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int
 		bpf_session__note(s, b->start_src, "perf ring: pairs(): %s", was);
 		return;
 	}
+	if (!t) { /* offline: listed, not loaded (engine/bpf_offline.c) */
+		pair_notes(s, b, &b->plan, 0, b->nr_start_insns);
+		return;
+	}
 	t->start_src = b->start_src;
 	b->start_src->bpf = true;
 	for (int k = 0; k < s->nr_extra; k++)
 		if (!strcmp(s->extra[k].name, b->pair_name))
 			t->pair_stat = k;
-	pair_notes(s, b, t);
+	pair_notes(s, b, &t->plan, t->start_prog_id, t->start_nr_insns);
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include "bpf/hook.h"
+#include "bpf/listing.h"
 #include "bpf/source.h"
 #include "bpf/table.h"
 #include "core/target.h"
@@ -168,28 +169,10 @@ static void swap_in(struct query *q, struct session *s, int i, struct bpf_table 
 		    sqlite3_stmt *st, const struct bpf_stmt *b)
 {
 	char where[256], stacks[128] = "";
+	struct bpf_listing l;
+	struct err e = { 0 };
 
-	if (t->plan.hook == BPF_HOOK_PERF && t->plan.sample_freq)
-		snprintf(where, sizeof(where), "%s sampled at %llu Hz on %d CPUs", t->src->ev->name,
-			 (unsigned long long)t->plan.sample_freq, s->nr_cpus);
-	else if (t->plan.hook == BPF_HOOK_PERF)
-		snprintf(where, sizeof(where), "%s sampled every %llu events on %d CPUs",
-			 t->src->ev->name, (unsigned long long)t->plan.sample_period, s->nr_cpus);
-	else if (t->plan.hook == BPF_HOOK_TP && t->plan.hook_why[0])
-		snprintf(where, sizeof(where), "the tracepoint (not tp_btf: %s)", t->plan.hook_why);
-	else if (t->plan.hook == BPF_HOOK_TP)
-		snprintf(where, sizeof(where), "the tracepoint");
-	else if (t->plan.hook == BPF_HOOK_TP_BTF)
-		snprintf(where, sizeof(where), "tp_btf/%s", t->plan.tp_btf.name);
-	else if (t->plan.hook == BPF_HOOK_UPROBE)
-		snprintf(where, sizeof(where), "a uprobe of %s", t->src->ev->probe_path);
-	else if (t->plan.syscall_nr >= 0)
-		snprintf(where, sizeof(where), "tp_btf/%s (system call %d)",
-			 t->plan.hook == BPF_HOOK_SYS_ENTER ? "sys_enter" : "sys_exit",
-			 t->plan.syscall_nr);
-	else
-		snprintf(where, sizeof(where), "tp_btf/%s",
-			 t->plan.hook == BPF_HOOK_SYS_ENTER ? "sys_enter" : "sys_exit");
+	bpf_pick__where(s, t->src, &t->plan, where, sizeof(where));
 	if (t->stacks_fd >= 0)
 		snprintf(stacks, sizeof(stacks),
 			 ", stack map of %d chains (%s, up to %d frames each)", t->nr_stacks,
@@ -204,6 +187,8 @@ static void swap_in(struct query *q, struct session *s, int i, struct bpf_table 
 							   : " (loaded, not attached: --explain)",
 			  b->desc, t->plan.max_groups, stacks,
 			  t->nr_maps == 2 ? ", two maps swapped per window" : "");
+	if (q->plan_only && !bpf_listing__table(t, &l, &e)) /* --explain: what was loaded */
+		bpf_session__listing(s, t->src, strdup(b->sql), l.text);
 }
 
 /* (3): 0, or -errno when the table stays on the ring (the note says why) */
@@ -219,7 +204,7 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 	target__self_filter(s, src, self_f, sizeof(self_f));
 	b->plan.self_tid = self_f[0] ? (uint32_t)getpid() : 0;
 	b->plan.max_groups = q->max_groups > 0 ? q->max_groups : BPF_DEFAULT_MAX_GROUPS;
-	if (targets(s) && /* the workload's or the targets' tasks, as inherit follows them */
+	if (targets(s) && !s->replay && /* the workload's or targets' tasks, as inherit follows */
 	    (b->plan.tree_fd = bpf_session__tree(s, !q->plan_only, &e)) < 0) {
 		bpf_session__note(s, src, "perf ring: %s", e.msg);
 		if (!q->plan_only)
@@ -239,18 +224,15 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 		b->plan.self_tid = 0;
 		b->plan.self_pid = (uint32_t)getpid();
 	}
+	if (s->replay) /* a capture, another kernel's facts: listed, not loaded */
+		return bpf_offline__list(q, s, b);
 	t = bpf_table__new(&b->plan, src, !q->plan_only,
 			   q->so.interval_ms > 0 || s->opts.tick ? 2 : 1, log, sizeof(log), &e);
-	if (!t && (b->plan.hook == BPF_HOOK_SYS_ENTER || b->plan.hook == BPF_HOOK_SYS_EXIT ||
-		   b->plan.hook == BPF_HOOK_TP_BTF || b->plan.pair.start_hook == BPF_HOOK_TP_BTF)) {
-		/* no BTF, an old kernel: the tracepoint */
+	if (!t && bpf_pick__tp_btf(&b->plan)) { /* no BTF, an old kernel: the tracepoint */
 		if (q->so.verbose && !q->plan_only)
 			pick_notice(ops, ctx, "%s: tp_btf: %s; the tracepoint's program instead",
 				    src->ev->full, e.msg);
-		b->plan.hook = b->plan.pair.start_hook = BPF_HOOK_TP;
-		snprintf(b->plan.hook_why, sizeof(b->plan.hook_why), "%.120s", e.msg);
-		snprintf(b->plan.pair.start_hook_why, sizeof(b->plan.pair.start_hook_why), "%.120s",
-			 e.msg);
+		bpf_pick__to_tracepoint(&b->plan, e.msg);
 		e = (struct err){ 0 };
 		t = bpf_table__new(&b->plan, src, !q->plan_only,
 				   q->so.interval_ms > 0 || s->opts.tick ? 2 : 1, log, sizeof(log),
@@ -293,8 +275,8 @@ int bpf_pick__apply(struct query *q, struct session *s, const struct query_ops *
 	int *reads;
 	int ret = 0;
 
-	if (!s->nr_src || s->replay || q->record_path)
-		return 0;
+	if (!s->nr_src || (s->replay && !q->plan_only) || q->record_path)
+		return 0; /* a capture's rows are its tables' (with --explain: listed, offline) */
 	if (q->no_bpf || q->no_pushdown) { /* --no-pushdown: nothing of WHERE in the kernel */
 		for (int j = 0; j < s->nr_src; j++)
 			if (!s->src[j]->counter)
@@ -337,10 +319,12 @@ int bpf_pick__apply(struct query *q, struct session *s, const struct query_ops *
 	return ret;
 }
 
-void bpf_pick__explain(const struct session *s, const struct source *src, FILE *f)
+bool bpf_pick__explain(const struct session *s, const struct source *src, FILE *f)
 {
-	const char *note = bpf_session__note_of(s, src);
+	const char *note = bpf_session__note_of(s, src), *sql, *listing;
 	const struct bpf_table *t = bpf_session__table(s, src);
+	bool kernel = src->bpf || (note && (!strncmp(note, "aggregated in the kernel", 24) ||
+					    !strncmp(note, "pairs() starts in the kernel", 28)));
 
 	if (note)
 		fprintf(f, "  path         %s\n", note);
@@ -358,7 +342,16 @@ void bpf_pick__explain(const struct session *s, const struct source *src, FILE *
 			"sched_process_exit), "
 			"%d CPUs\n",
 			(int)s->wl.pid, s->nr_cpus);
-	else if (t)
+	else if (t || (s->replay && note && !strncmp(note, "aggregated in the kernel", 24)))
 		fprintf(f, "  target       every task on %d CPUs (perf-sql itself left out)\n",
 			s->nr_cpus);
+	bpf_session__listing_of(s, src, &sql, &listing);
+	if (s->started || !listing) /* -v: the plan once collecting, no listing */
+		return t || kernel;
+	fprintf(f, "  rewritten    %s\n", sql ? sql : "");
+	for (const char *l = listing, *end; *l; l = end + (*end == '\n')) {
+		end = l + strcspn(l, "\n");
+		fprintf(f, "  %.*s\n", (int)(end - l), l);
+	}
+	return true;
 }

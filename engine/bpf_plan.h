@@ -31,8 +31,9 @@ struct bpf_stmt {
 	bool count_only;          /* count(*) with no key and no WHERE: counting mode is cheaper */
 	char why[256];            /* when not ok */
 	struct bpf_plan plan;
-	char *sql;      /* the rewritten statement (sqlite3_free) */
-	char desc[512]; /* "(comm) -> count, sum(count)" */
+	char *sql;          /* the rewritten statement (sqlite3_free) */
+	char desc[512];     /* "(comm) -> count, sum(count)" */
+	int nr_start_insns; /* offline: pairs()' start program's (engine/bpf_offline.c) */
 };
 
 /* Reads statement i of q into b; the rewritten statement reads table `module`. */
@@ -42,7 +43,8 @@ void bpf_stmt__free(struct bpf_stmt *b);
 
 /* (2) above; 0, or -ENOMEM. */
 int bpf_pick__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx);
-/* --explain: the path of src (nothing when the planner never looked at it), and the target of
- * a table fed by BPF. */
-void bpf_pick__explain(const struct session *s, const struct source *src, FILE *f);
+/* --explain: the path of src (nothing when the planner never looked at it), the target of a
+ * table fed by BPF and, before collecting, its rewritten statement and programs' listing
+ * (bpf/listing.h); whether src is (or, offline, would be) fed by BPF. */
+bool bpf_pick__explain(const struct session *s, const struct source *src, FILE *f);
 #endif

@@ -88,6 +88,14 @@ bool bpf_an__field_val(struct an *a, const struct tp_field *f, struct bpf_val *v
  * says why) */
 int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int i,
 			const struct query_ops *ops, void *ctx);
+/* engine/bpf_offline.c: where p's program runs, for the path line; p to the tracepoint (why);
+ * does p run on tp_btf anywhere; the program of b listed, not loaded (0, or -errno: the note
+ * says why) */
+void bpf_pick__where(const struct session *s, const struct source *src, const struct bpf_plan *p,
+		     char *where, size_t len);
+void bpf_pick__to_tracepoint(struct bpf_plan *p, const char *why);
+bool bpf_pick__tp_btf(const struct bpf_plan *p);
+int bpf_offline__list(struct query *q, struct session *s, struct bpf_stmt *b);
 /* engine/bpf_pairs.c: statement i over pairs() to the kernel, when its tables allow */
 void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int i,
 		     const int *reads, const struct query_ops *ops, void *ctx);

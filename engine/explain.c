@@ -82,8 +82,7 @@ void query__explain(struct session *s, FILE *f)
 
 		sample_type_names(source__sample_type(src), st, sizeof(st));
 		fprintf(f, "table %s\n", src->ev->full);
-		bpf_pick__explain(s, src, f);
-		if (src->bpf) /* aggregated in the kernel: no perf event, ring or ftrace filter */
+		if (bpf_pick__explain(s, src, f)) /* in the kernel: no perf event, ring, filter */
 			continue;
 		if (src->user_str)
 			fprintf(f,

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include "bpf/facts.h"
 #include "bpf/pairs.h"
 #include "bpf/source.h"
 #include "bpf/table.h"
@@ -503,6 +504,27 @@ static void query__end(struct query *q, struct session *s)
 	session__close(s);
 }
 
+/* --kernel-facts DIR: its BTF facts (DIR/facts); an offline plan (nothing is loaded) */
+static int open_facts(struct query *q, struct err *e)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/facts", q->kernel_facts);
+	if (!(q->facts = bpf_facts__open(path, e)))
+		return e->code;
+	q->plan_only = true;
+	return 0;
+}
+
+/* --kernel-facts DIR without a capture: the tables are DIR/events' formats */
+static struct session *new_formats(struct query *q, struct err *e)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/events", q->kernel_facts);
+	return session__new_formats(&q->so, path, bpf_facts__nr_cpu_ids(q->facts), e);
+}
+
 int query__run(struct query *q, const struct query_ops *ops, void *ctx, struct err *e)
 {
 	struct session *s;
@@ -510,13 +532,21 @@ int query__run(struct query *q, const struct query_ops *ops, void *ctx, struct e
 
 	q->db = NULL;
 	q->nr_stmts = 0;
+	if (q->kernel_facts && (ret = open_facts(q, e)))
+		return ret;
 	/* session_stop is the caller's: a signal that came before this run still stops it */
-	s = q->replay_path ? session__new_replay(&q->so, q->replay_path, e)
-			   : session__new(&q->so, e);
-	if (!s)
+	s = q->replay_path    ? session__new_replay(&q->so, q->replay_path, e)
+	    : q->kernel_facts ? new_formats(q, e)
+			      : session__new(&q->so, e);
+	if (!s) {
+		bpf_facts__free(q->facts);
+		q->facts = NULL;
 		return e->code ? e->code : -ENOMEM;
+	}
 	ret = run(q, s, ops, ctx, e);
 	query__end(q, s);
+	bpf_facts__free(q->facts);
+	q->facts = NULL;
 	return ret;
 }
 

@@ -27,6 +27,7 @@
 #include "engine/lockdown.h"
 
 struct capture_writer;
+struct bpf_facts;
 
 #define QUERY_MAX_STMTS 32
 #define QUERY_MAX_PARAMS 32
@@ -56,8 +57,11 @@ struct query {
 		enum probe_kind kind;
 	} probes[QUERY_MAX_PROBES]; /* --uprobe, --uretprobe, --usdt, --breakpoint */
 	int nr_probes;
-	const char *record_path;  /* perf-sql record -o FILE: windows go to a capture */
-	const char *replay_path;  /* -r FILE: tables come from a capture */
+	const char *record_path; /* perf-sql record -o FILE: windows go to a capture */
+	const char *replay_path; /* -r FILE: tables come from a capture */
+	/* --kernel-facts DIR: plan against another kernel's tracepoint formats (DIR/events) and
+	 * BTF facts (DIR/facts, bpf/facts.h), offline: nothing is loaded (plan_only) */
+	const char *kernel_facts;
 	const char *command_line; /* recorded in the capture's META */
 	struct query_param params[QUERY_MAX_PARAMS];
 	int nr_params;
@@ -71,6 +75,7 @@ struct query {
 	int nr_stmts;
 	struct capture_writer *capture;
 	unsigned long long record_t0;
+	struct bpf_facts *facts; /* DIR/facts of kernel_facts, while running */
 };
 
 struct query_ops {

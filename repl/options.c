@@ -88,6 +88,12 @@ static void set_explain(struct cli *c, const char *o, const char *v) { c->q.expl
 static void set_flame(struct cli *c, const char *o, const char *v) { c->q.flame_graph = v; }
 static void set_heatmap(struct cli *c, const char *o, const char *v) { c->q.heatmap_svg = v; }
 static void set_replay(struct cli *c, const char *o, const char *v) { c->q.q.replay_path = v; }
+
+static void set_kernel_facts(struct cli *c, const char *o, const char *v)
+{
+	c->q.q.kernel_facts = v;
+	c->q.explain = true;
+}
 static void set_verbose(struct cli *c, const char *o, const char *v) { c->q.q.so.verbose++; }
 static void set_repl(struct cli *c, const char *o, const char *v) { c->repl = true; }
 static void set_quiet(struct cli *c, const char *o, const char *v) { c->q.quiet = true; }
@@ -271,7 +277,14 @@ static const struct cli_option cli_options[] = {
 	  set_attach },
 	{ "schema", 0, "TABLE", "print TABLE's columns and types, then exit", set_schema },
 	{ "explain", 0, NULL,
-	  "print the plan (events, sample_type, kernel filters), collect nothing", set_explain },
+	  "print the plan (events, sample_type, kernel filters; a table aggregated in the kernel: "
+	  "its rewritten statement and BPF instruction listing), collect nothing; with -r, the "
+	  "programs are built and listed, not loaded, as any user (docs/bpf.md)",
+	  set_explain },
+	{ "kernel-facts", 0, "DIR",
+	  "--explain against another kernel, offline, as any user: its tracepoint formats "
+	  "(DIR/events) and BTF facts (DIR/facts), as scripts/kernel-facts.sh writes them",
+	  set_kernel_facts },
 	{ "no-pushdown", 0, NULL, "keep WHERE out of the kernel (for benchmarks)",
 	  set_no_pushdown },
 	{ "no-bpf", 0, NULL,
