@@ -93,7 +93,8 @@ static int parse_line(struct bpf_facts *f, const char *line)
 	if (!strcmp(word, "release"))
 		return 0;
 	if (!strcmp(word, "nr_cpu_ids"))
-		return sscanf(line + n, "%d", &f->nr_cpu_ids) == 1 && f->nr_cpu_ids > 0 ? 0 : -EINVAL;
+		return sscanf(line + n, "%d", &f->nr_cpu_ids) == 1 && f->nr_cpu_ids > 0 ? 0
+											: -EINVAL;
 	if (!strcmp(word, "perf_event_max_stack"))
 		return sscanf(line + n, "%d", &f->max_stack) == 1 && f->max_stack > 0 ? 0 : -EINVAL;
 	if (f->nr_facts == MAX_FACTS)
@@ -166,8 +167,7 @@ int bpf_facts__type_id(const struct bpf_facts *f, const char *name, int kind)
 	return -ENOENT;
 }
 
-int bpf_facts__member(const struct bpf_facts *f, const char *type, const char *name,
-		      int *size_out)
+int bpf_facts__member(const struct bpf_facts *f, const char *type, const char *name, int *size_out)
 {
 	struct kernel_btf_member m;
 

@@ -38,8 +38,7 @@ void bpf_facts__free(struct bpf_facts *f);
 /* The BTF id of the type name of kind (BTF_KIND_*), or -ENOENT */
 int bpf_facts__type_id(const struct bpf_facts *f, const char *name, int kind);
 /* The byte offset of member name of struct type (1) and its size into *size_out; or -ENOENT */
-int bpf_facts__member(const struct bpf_facts *f, const char *type, const char *name,
-		      int *size_out);
+int bpf_facts__member(const struct bpf_facts *f, const char *type, const char *name, int *size_out);
 /* perf_event_max_stack: the kernel's longest callchain */
 int bpf_facts__max_stack(const struct bpf_facts *f);
 /* The kernel's nr_cpu_ids, or 0: unknown (the running kernel's: the session knows) */

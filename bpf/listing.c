@@ -22,8 +22,8 @@
 
 enum role { R_CTL, R_STATS, R_OUTER, R_GROUPS, R_ZERO, R_STACKS, R_PENDING, R_COUNTS, R_NR };
 
-static const char *const role_names[R_NR] = { "ctl",    "stats",  "outer",   "groups",
-					      "zero",   "stacks", "pending", "pair_counts" };
+static const char *const role_names[R_NR] = { "ctl",  "stats",  "outer",   "groups",
+					      "zero", "stacks", "pending", "pair_counts" };
 
 int bpf_prog__build(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 		    const struct bpf_facts *f, int *btf_id, struct basm *a, struct err *e)
@@ -45,27 +45,39 @@ int bpf_prog__build(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 	return 0;
 }
 
-/* the map fd stands for, by its role in m and p; NULL: not one of them */
-static const char *map_name(int fd, const struct bpf_plan *p, const struct bpf_prog_maps *m)
+/* the names of the maps of p's program over m, by their role */
+static int map_names(const struct bpf_plan *p, const struct bpf_prog_maps *m,
+		     struct bpf_map_name *n)
 {
-	const int fds[R_NR] = { m->ctl,    m->stats,  m->outer,           m->direct,
-				m->zero,   m->stacks, p->pair.pending_fd, p->pair.counts_fd };
+	const int fds[R_NR] = { m->ctl,  m->stats,  m->outer,           m->direct,
+				m->zero, m->stacks, p->pair.pending_fd, p->pair.counts_fd };
+	int nr = 0;
 
 	for (int i = 0; i < R_NR; i++)
-		if (fd == fds[i] && fd >= 0)
-			return role_names[i];
-	return fd == p->tree_fd && fd >= 0 ? "tasks" : NULL;
+		if (fds[i] >= 0)
+			n[nr++] = (struct bpf_map_name){ fds[i], role_names[i] };
+	if (p->tree_fd >= 0)
+		n[nr++] = (struct bpf_map_name){ p->tree_fd, "tasks" };
+	return nr;
+}
+
+static const char *map_name(int fd, const struct bpf_map_name *names, int nr)
+{
+	for (int i = 0; i < nr; i++)
+		if (names[i].fd == fd)
+			return names[i].name;
+	return "?";
 }
 
 static const char *helper_name(int id)
 {
 #define H(x) [BPF_FUNC_##x] = #x
 	static const char *const names[] = {
-		H(map_lookup_elem),	 H(map_update_elem),   H(map_delete_elem),
-		H(ktime_get_ns),	 H(get_smp_processor_id), H(get_current_pid_tgid),
-		H(get_current_comm),	 H(get_stackid),       H(perf_event_output),
-		H(probe_read_user_str), H(probe_read_kernel), H(get_current_task_btf),
-		H(probe_read_user),	 H(ringbuf_output),
+		H(map_lookup_elem),     H(map_update_elem),      H(map_delete_elem),
+		H(ktime_get_ns),        H(get_smp_processor_id), H(get_current_pid_tgid),
+		H(get_current_comm),    H(get_stackid),          H(perf_event_output),
+		H(probe_read_user_str), H(probe_read_kernel),    H(get_current_task_btf),
+		H(probe_read_user),     H(ringbuf_output),
 	};
 #undef H
 	return id >= 0 && id < (int)(sizeof(names) / sizeof(names[0])) && names[id] ? names[id]
@@ -85,10 +97,10 @@ static const char *size_name(int code)
 static const char *alu_op(int code)
 {
 	static const char *const ops[16] = {
-		[BPF_ADD >> 4] = "+=", [BPF_SUB >> 4] = "-=",  [BPF_MUL >> 4] = "*=",
-		[BPF_DIV >> 4] = "/=", [BPF_OR >> 4] = "|=",   [BPF_AND >> 4] = "&=",
+		[BPF_ADD >> 4] = "+=",  [BPF_SUB >> 4] = "-=",  [BPF_MUL >> 4] = "*=",
+		[BPF_DIV >> 4] = "/=",  [BPF_OR >> 4] = "|=",   [BPF_AND >> 4] = "&=",
 		[BPF_LSH >> 4] = "<<=", [BPF_RSH >> 4] = ">>=", [BPF_MOD >> 4] = "%=",
-		[BPF_XOR >> 4] = "^=", [BPF_MOV >> 4] = "=",   [BPF_ARSH >> 4] = "s>>=",
+		[BPF_XOR >> 4] = "^=",  [BPF_MOV >> 4] = "=",   [BPF_ARSH >> 4] = "s>>=",
 	};
 	return ops[BPF_OP(code) >> 4] ? ops[BPF_OP(code) >> 4] : "?=";
 }
@@ -96,10 +108,10 @@ static const char *alu_op(int code)
 static const char *jmp_op(int code)
 {
 	static const char *const ops[16] = {
-		[BPF_JEQ >> 4] = "==",	[BPF_JGT >> 4] = ">",	[BPF_JGE >> 4] = ">=",
-		[BPF_JSET >> 4] = "&",	[BPF_JNE >> 4] = "!=",	[BPF_JSGT >> 4] = "s>",
-		[BPF_JSGE >> 4] = "s>=", [BPF_JLT >> 4] = "<",	[BPF_JLE >> 4] = "<=",
-		[BPF_JSLT >> 4] = "s<", [BPF_JSLE >> 4] = "s<=",
+		[BPF_JEQ >> 4] = "==",   [BPF_JGT >> 4] = ">",    [BPF_JGE >> 4] = ">=",
+		[BPF_JSET >> 4] = "&",   [BPF_JNE >> 4] = "!=",   [BPF_JSGT >> 4] = "s>",
+		[BPF_JSGE >> 4] = "s>=", [BPF_JLT >> 4] = "<",    [BPF_JLE >> 4] = "<=",
+		[BPF_JSLT >> 4] = "s<",  [BPF_JSLE >> 4] = "s<=",
 	};
 	return ops[BPF_OP(code) >> 4] ? ops[BPF_OP(code) >> 4] : "?";
 }
@@ -120,8 +132,8 @@ static void imm_text(const struct basm *a, int at, int64_t v, bool hex, char *bu
 }
 
 /* one instruction (two slots for a 64-bit load) without its index */
-static void insn_text(FILE *o, const struct basm *a, int at, const struct bpf_plan *p,
-		      const struct bpf_prog_maps *m)
+static void insn_text(FILE *o, const struct basm *a, int at, const struct bpf_map_name *names,
+		      int nr)
 {
 	const struct bpf_insn *i = &a->insn[at];
 	int cls = BPF_CLASS(i->code), d = i->dst_reg, s = i->src_reg;
@@ -134,32 +146,33 @@ static void insn_text(FILE *o, const struct basm *a, int at, const struct bpf_pl
 	case BPF_ALU:
 		imm_text(a, at, i->imm, false, imm, sizeof(imm));
 		if (x)
-			fprintf(o, "r%d %s%s r%d", d, i->off && (BPF_OP(i->code) == BPF_DIV ||
-								   BPF_OP(i->code) == BPF_MOD)
-							    ? "s"
-							    : "",
+			fprintf(o, "r%d %s%s r%d", d,
+				i->off && (BPF_OP(i->code) == BPF_DIV || BPF_OP(i->code) == BPF_MOD)
+					? "s"
+					: "",
 				alu_op(i->code), s);
 		else
 			fprintf(o, "r%d %s %s", d, alu_op(i->code), imm);
 		break;
-	case BPF_LDX:
-		fprintf(o, "r%d = *(%s *)(r%d %+d)", d, size_name(i->code), s, i->off);
-		break;
+	case BPF_LDX: fprintf(o, "r%d = *(%s *)(r%d %+d)", d, size_name(i->code), s, i->off); break;
 	case BPF_STX:
 		if (BPF_MODE(i->code) == BPF_ATOMIC)
-			fprintf(o, "lock *(%s *)(r%d %+d) += r%d", size_name(i->code), d, i->off, s);
+			fprintf(o, "lock *(%s *)(r%d %+d) += r%d", size_name(i->code), d, i->off,
+				s);
 		else
 			fprintf(o, "*(%s *)(r%d %+d) = r%d", size_name(i->code), d, i->off, s);
 		break;
-	case BPF_ST: fprintf(o, "*(%s *)(r%d %+d) = %d", size_name(i->code), d, i->off, i->imm); break;
+	case BPF_ST:
+		fprintf(o, "*(%s *)(r%d %+d) = %d", size_name(i->code), d, i->off, i->imm);
+		break;
 	case BPF_LD: {
 		uint64_t v = (uint32_t)i->imm | (uint64_t)(uint32_t)a->insn[at + 1].imm << 32;
-		const char *name = s ? map_name(i->imm, p, m) : NULL;
+		const char *name = s ? map_name(i->imm, names, nr) : NULL;
 
 		if (s == BPF_PSEUDO_MAP_FD)
-			fprintf(o, "r%d = map[%s]", d, name ? name : "?");
+			fprintf(o, "r%d = map[%s]", d, name);
 		else if (s == BPF_PSEUDO_MAP_VALUE)
-			fprintf(o, "r%d = map[%s][0]+%d", d, name ? name : "?", a->insn[at + 1].imm);
+			fprintf(o, "r%d = map[%s][0]+%d", d, name, a->insn[at + 1].imm);
 		else
 			fprintf(o, "r%d = 0x%llx", d, (unsigned long long)v);
 		break;
@@ -184,8 +197,8 @@ static void insn_text(FILE *o, const struct basm *a, int at, const struct bpf_pl
 	}
 }
 
-int bpf_listing__insns(const struct basm *a, const struct bpf_plan *p,
-		       const struct bpf_prog_maps *m, char **text)
+int bpf_listing__insns(const struct basm *a, const char *what, const struct bpf_map_name *names,
+		       int nr, char **text)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -195,6 +208,7 @@ int bpf_listing__insns(const struct basm *a, const struct bpf_plan *p,
 		return -ENOMEM;
 	if (*text)
 		fputs(*text, o);
+	fprintf(o, "%s program, %d insns:\n", what, a->nr);
 	for (int at = 0; at < a->nr; at++) {
 		char line[160];
 		FILE *l = fmemopen(line, sizeof(line), "w");
@@ -202,7 +216,7 @@ int bpf_listing__insns(const struct basm *a, const struct bpf_plan *p,
 
 		if (!l)
 			break;
-		insn_text(l, a, at, p, m);
+		insn_text(l, a, at, names, nr);
 		fputc('\0', l);
 		fclose(l);
 		line[sizeof(line) - 1] = '\0';
@@ -228,20 +242,14 @@ static int list_one(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 		    const struct bpf_facts *f, const char *what, char **text, int *nr,
 		    struct err *e)
 {
+	struct bpf_map_name names[R_NR + 1];
 	struct basm a = { 0 };
-	char *head = NULL;
 	int btf_id = 0, ret;
 
 	if ((ret = bpf_prog__build(p, m, f, &btf_id, &a, e)))
 		return ret;
 	*nr = a.nr;
-	if (asprintf(&head, "%s%s program, %d insns:\n", *text ? *text : "", what, a.nr) < 0) {
-		basm__free(&a);
-		return err_set(e, -ENOMEM, "out of memory");
-	}
-	free(*text);
-	*text = head;
-	ret = bpf_listing__insns(&a, p, m, text);
+	ret = bpf_listing__insns(&a, what, names, map_names(p, m, names), text);
 	basm__free(&a);
 	return ret ? err_set(e, ret, "out of memory") : 0;
 }

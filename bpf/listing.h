@@ -31,9 +31,9 @@ struct bpf_facts;
 struct err;
 
 struct bpf_listing {
-	char *text;    /* the listing (malloc) */
-	int nr_insns;  /* of the table's program (pairs(): the end's) */
-	int nr_start;  /* pairs(): the start program's, else 0 */
+	char *text;        /* the listing (malloc) */
+	int nr_insns;      /* of the table's program (pairs(): the end's) */
+	int nr_start;      /* pairs(): the start program's, else 0 */
 	const char *facts; /* where the kernel facts came from (bpf_facts__origin) */
 };
 
@@ -44,10 +44,15 @@ struct bpf_listing {
  */
 int bpf_prog__build(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 		    const struct bpf_facts *f, int *btf_id, struct basm *a, struct err *e);
-/* Appends the listing of a's instructions to *text (malloc'd, grown); maps named from m and
- * p; 0 or -ENOMEM. */
-int bpf_listing__insns(const struct basm *a, const struct bpf_plan *p,
-		       const struct bpf_prog_maps *m, char **text);
+/* a map's fd and the name the listing gives it */
+struct bpf_map_name {
+	int fd;
+	const char *name;
+};
+/* Appends "WHAT program, N insns:" and the listing of a's instructions to *text (malloc'd,
+ * grown), maps named by names[nr]; 0 or -ENOMEM. */
+int bpf_listing__insns(const struct basm *a, const char *what, const struct bpf_map_name *names,
+		       int nr, char **text);
 /*
  * The listing of p's program(s) as a table of nr_maps group maps (1, or 2 swapped per window)
  * would load them, built from the facts f without a kernel: into l; 0, or -errno with e set.

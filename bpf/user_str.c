@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <perf/evsel.h>
 #include "bpf/insn.h"
+#include "bpf/listing.h"
 #include "bpf/tree.h"
 #include "bpf/user_str.h"
 #include "core/perf_glue.h"
@@ -139,6 +140,7 @@ static void program(struct basm *a, const struct user_str_prog *p, const struct 
 	basm__emit(a, bi_call(BPF_FUNC_get_current_pid_tgid));
 	basm__emit(a, bi_mov64_reg(BPF_REG_7, BPF_REG_0));
 	basm__emit(a, bi_alu64_imm(BPF_RSH, BPF_REG_0, 32));
+	basm__note(a, true, "self_pid");
 	basm__jmp_imm(a, BPF_JEQ, BPF_REG_0, (int32_t)self, out); /* perf-sql itself */
 	scratch(a, p->scratch_fd, out);
 	record(a, ev, rec);
@@ -156,6 +158,18 @@ static void program(struct basm *a, const struct user_str_prog *p, const struct 
 	basm__emit(a, bi_exit());
 }
 
+/* its strings and the size of its output (1), (4) */
+static void size_of(struct user_str_prog *p)
+{
+	const struct tp_event *ev = p->src->ev;
+
+	for (int i = 0; i < ev->nr_fields; i++)
+		p->nr_strs += user_str__field(ev, &ev->fields[i]);
+	if (p->nr_strs > USER_STR_FIELDS)
+		p->nr_strs = USER_STR_FIELDS;
+	p->size = record_size(ev) + p->nr_strs * USER_STR_SLOT;
+}
+
 static void close_fd(int fd)
 {
 	if (fd >= 0)
@@ -168,6 +182,7 @@ static void prog_close(struct user_str_prog *p)
 	close_fd(p->prog_fd);
 	close_fd(p->array_fd);
 	close_fd(p->scratch_fd);
+	free(p->listing);
 }
 
 static struct user_strs *strs_of(struct session *s)
@@ -182,9 +197,38 @@ static struct user_strs *strs_of(struct session *s)
 	return s->user_str;
 }
 
-static int load(struct user_str_prog *p, struct session *s, struct err *e)
+/* p's program in a, its listing (bpf/listing.h) into p->listing when asked */
+static int build(struct user_str_prog *p, uint32_t self, bool list, struct basm *a, struct err *e)
 {
-	const struct tp_event *ev = p->src->ev;
+	const struct bpf_map_name names[2] = { { p->array_fd, "ustr_out" },
+					       { p->scratch_fd, "ustr_buf" } };
+
+	program(a, p, p->src->ev, self);
+	if (basm__finish(a) || (list && bpf_listing__insns(a, "the", names, 2, &p->listing))) {
+		basm__free(a);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	p->nr_insns = a->nr;
+	return 0;
+}
+
+int user_str__list(struct source *src, uint32_t self, char **listing_out, int *nr_insns,
+		   struct err *e)
+{
+	struct user_str_prog p = { .src = src, .array_fd = 1001, .scratch_fd = 1002 };
+	struct basm a = { 0 };
+
+	size_of(&p);
+	if (build(&p, self, true, &a, e))
+		return e->code;
+	basm__free(&a);
+	*listing_out = p.listing;
+	*nr_insns = p.nr_insns;
+	return 0;
+}
+
+static int load(struct user_str_prog *p, struct session *s, bool list, struct err *e)
+{
 	struct bpf_prog_info info = { 0 };
 	uint32_t info_len = sizeof(info);
 	struct basm a = { 0 };
@@ -197,12 +241,8 @@ static int load(struct user_str_prog *p, struct session *s, struct err *e)
 		return err_set(e, -errno, "not permitted to create a BPF map (CAP_BPF, or root)");
 	if (p->array_fd < 0 || p->scratch_fd < 0)
 		return err_set(e, -errno, "cannot create a BPF map: %s", strerror(errno));
-	program(&a, p, ev, s->self);
-	if (basm__finish(&a)) {
-		basm__free(&a);
-		return err_set(e, -ENOMEM, "out of memory");
-	}
-	p->nr_insns = a.nr;
+	if (build(p, s->self, list, &a, e))
+		return e->code;
 	p->prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "perf_sql_ustr", "GPL", a.insn,
 				   (size_t)a.nr, NULL);
 	basm__free(&a);
@@ -231,12 +271,8 @@ int user_str__load(struct session *s, struct source *src, bool attach, struct er
 	*p = (struct user_str_prog){
 		.src = src, .array_fd = -1, .scratch_fd = -1, .prog_fd = -1, .perf_fd = -1
 	};
-	for (int i = 0; i < src->ev->nr_fields; i++)
-		p->nr_strs += user_str__field(src->ev, &src->ev->fields[i]);
-	if (p->nr_strs > USER_STR_FIELDS)
-		p->nr_strs = USER_STR_FIELDS;
-	p->size = record_size(src->ev) + p->nr_strs * USER_STR_SLOT;
-	if (!(ret = load(p, s, e)) && attach &&
+	size_of(p);
+	if (!(ret = load(p, s, !attach, e)) && attach &&
 	    (p->perf_fd = bpf_attach_tracepoint(src->ev->id, s->cpu_num[0], p->prog_fd)) < 0)
 		ret = err_set(e, p->perf_fd, "cannot attach the BPF program to %s: %s",
 			      src->ev->full, strerror(-p->perf_fd));

@@ -51,11 +51,16 @@ struct user_str_prog {
 	int array_fd, scratch_fd, prog_fd, perf_fd;
 	int nr_insns, nr_strs, size;
 	uint32_t prog_id;
+	char *listing; /* loaded, not attached (--explain): the listing (bpf/listing.h) */
 };
 
 /* Loads src's program (and attaches it unless attach is false: --explain); 0 or -errno with
  * e set to one line. The session then has user_str_source among its event sources. */
 int user_str__load(struct session *s, struct source *src, bool attach, struct err *e);
+/* src's program built, not loaded (a capture, --kernel-facts: --explain), leaving out process
+ * self: its listing (malloc'd, bpf/listing.h) and size; 0 or -errno with e set. */
+int user_str__list(struct source *src, uint32_t self, char **listing_out, int *nr_insns,
+		   struct err *e);
 /* src's program, or NULL. */
 const struct user_str_prog *user_str__of(const struct session *s, const struct source *src);
 

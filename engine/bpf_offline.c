@@ -84,7 +84,8 @@ int bpf_offline__list(struct query *q, struct session *s, struct bpf_stmt *b)
 			 ", stack map of %d chains (%s, up to %d frames each)", b->plan.max_groups,
 			 b->plan.stack_user ? "user" : "kernel and user",
 			 b->plan.stack_depth > 0 ? b->plan.stack_depth
-						 : f ? bpf_facts__max_stack(f) : 127);
+			 : f                     ? bpf_facts__max_stack(f)
+						 : 127);
 	bpf_session__note(s, b->src,
 			  "aggregated in the kernel: BPF program of %d insns on %s (built from %s, "
 			  "not loaded: offline), per-CPU hash %s, up to %d groups%s%s",

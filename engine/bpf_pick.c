@@ -348,10 +348,11 @@ bool bpf_pick__explain(const struct session *s, const struct source *src, FILE *
 	bpf_session__listing_of(s, src, &sql, &listing);
 	if (s->started || !listing) /* -v: the plan once collecting, no listing */
 		return t || kernel;
-	fprintf(f, "  rewritten    %s\n", sql ? sql : "");
+	if (sql)
+		fprintf(f, "  rewritten    %s\n", sql);
 	for (const char *l = listing, *end; *l; l = end + (*end == '\n')) {
 		end = l + strcspn(l, "\n");
 		fprintf(f, "  %.*s\n", (int)(end - l), l);
 	}
-	return true;
+	return t || kernel;
 }

@@ -10,10 +10,13 @@
  *     names the column fails with one line; one that reads it only through `*` (the trace
  *     profiler's SELECT *) runs on the tracepoint as before, its strings NULL, and one line
  *     says why. Never a string that is not its event's.
+ * (3) Over a capture or another kernel's facts (--explain), the program is built and listed,
+ *     not loaded (bpf/listing.h), as any user.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "bpf/source.h"
@@ -90,15 +93,37 @@ static int without(struct query *q, struct session *s, struct source *src, const
 	return 0;
 }
 
-static void note(struct session *s, struct source *src, const struct user_str_prog *p, bool attach)
+/* id 0: built, not loaded (how: what the note says instead) */
+static void note(struct session *s, struct source *src, unsigned id, int nr_insns, int nr_strs,
+		 const char *how)
 {
+	char prog[16] = "";
+
+	if (id)
+		snprintf(prog, sizeof(prog), " %u", id);
 	bpf_session__note(s, src,
-			  "perf ring of a BPF output event on every CPU, written by BPF program "
-			  "%u of %d insns on %s (%s), which copies the call's %d user string%s "
+			  "perf ring of a BPF output event on every CPU, written by BPF program"
+			  "%s of %d insns on %s (%s), which copies the call's %d user string%s "
 			  "(at most %d bytes each) with the record",
-			  p->prog_id, p->nr_insns, src->ev->full,
-			  attach ? "attached" : "loaded, not attached: --explain", p->nr_strs,
-			  p->nr_strs == 1 ? "" : "s", USER_STR_MAX);
+			  prog, nr_insns, src->ev->full, how, nr_strs, nr_strs == 1 ? "" : "s",
+			  USER_STR_MAX);
+}
+
+/* a capture or another kernel's facts, --explain: the program built and listed (3) */
+static int offline(struct session *s, struct source *src, struct err *e)
+{
+	char *listing = NULL;
+	int nr_insns = 0, nr_strs = 0;
+
+	if (user_str__list(src, s->self, &listing, &nr_insns, e))
+		return e->code;
+	for (int i = 0; i < src->ev->nr_fields; i++)
+		nr_strs += user_str__field(src->ev, &src->ev->fields[i]);
+	source__use_user_str(src);
+	note(s, src, 0, nr_insns, nr_strs < USER_STR_FIELDS ? nr_strs : USER_STR_FIELDS,
+	     "built, not loaded: offline");
+	bpf_session__listing(s, src, NULL, listing);
+	return 0;
 }
 
 int user_str_plan__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx,
@@ -108,15 +133,21 @@ int user_str_plan__apply(struct query *q, struct session *s, const struct query_
 
 	for (int j = 0; j < s->nr_src; j++) {
 		struct source *src = s->src[j];
+		const struct user_str_prog *p;
 		struct err le = { 0 };
 
-		if (!src->want_user_str || src->counter || s->replay)
+		if (!src->want_user_str || src->counter || (s->replay && !q->plan_only))
 			continue;
 		if (src->bpf) /* aggregated in the kernel: its statement reads no string */
 			continue;
 		if (q->no_bpf) {
 			if ((ret = without(q, s, src, "--no-bpf runs none", "leave --no-bpf out",
 					   ops, ctx, e)))
+				return ret;
+			continue;
+		}
+		if (s->replay && !q->no_bpf) {
+			if ((ret = offline(s, src, e)))
 				return ret;
 			continue;
 		}
@@ -133,7 +164,11 @@ int user_str_plan__apply(struct query *q, struct session *s, const struct query_
 			continue;
 		}
 		source__use_user_str(src);
-		note(s, src, user_str__of(s, src), !q->plan_only);
+		p = user_str__of(s, src);
+		note(s, src, p->prog_id, p->nr_insns, p->nr_strs,
+		     q->plan_only ? "loaded, not attached: --explain" : "attached");
+		if (p->listing) /* --explain: what was loaded */
+			bpf_session__listing(s, src, NULL, strdup(p->listing));
 	}
 	return 0;
 }

@@ -1,0 +1,2 @@
+-- fall-back: a __data_loc string field
+SELECT filename, count(*) FROM sched_process_exec GROUP BY filename;

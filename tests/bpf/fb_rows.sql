@@ -1,0 +1,2 @@
+-- fall-back: rows, not groups
+SELECT fd, count FROM sys_enter_write;

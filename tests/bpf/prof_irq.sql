@@ -1,0 +1,2 @@
+-- the built-in profiler irq (queries/irq.sql), as it compiles
+-- profiler: irq

@@ -1,0 +1,2 @@
+-- the built-in profiler kmemprof (queries/kmemprof.sql), as it compiles
+-- profiler: kmemprof

@@ -1,0 +1,2 @@
+-- the built-in profiler offcpu (queries/offcpu.sql), as it compiles
+-- profiler: offcpu

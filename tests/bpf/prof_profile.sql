@@ -1,0 +1,2 @@
+-- the built-in profiler profile (queries/profile.sql), as it compiles
+-- profiler: profile

@@ -1,0 +1,2 @@
+-- the built-in profiler rundelay (queries/rundelay.sql), as it compiles
+-- profiler: rundelay

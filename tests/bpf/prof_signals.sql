@@ -1,0 +1,2 @@
+-- the built-in profiler signals (queries/signals.sql), as it compiles
+-- profiler: signals

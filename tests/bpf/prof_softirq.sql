@@ -1,0 +1,2 @@
+-- the built-in profiler softirq (queries/softirq.sql), as it compiles
+-- profiler: softirq

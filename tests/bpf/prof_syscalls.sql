@@ -1,0 +1,2 @@
+-- the built-in profiler syscalls (queries/syscalls.sql), as it compiles
+-- profiler: syscalls

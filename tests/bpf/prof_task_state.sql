@@ -1,0 +1,2 @@
+-- the built-in profiler task-state (queries/task-state.sql), as it compiles
+-- profiler: task-state

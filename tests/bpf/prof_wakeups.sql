@@ -1,0 +1,2 @@
+-- the built-in profiler wakeups (queries/wakeups.sql), as it compiles
+-- profiler: wakeups

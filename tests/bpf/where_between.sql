@@ -1,0 +1,2 @@
+-- WHERE: BETWEEN and NOT BETWEEN
+SELECT fd, count(*) FROM sys_enter_write WHERE count BETWEEN 10 AND 1000 AND fd NOT BETWEEN 3 AND 9 GROUP BY fd;
