@@ -33,7 +33,13 @@ static int add_format(struct session *s, const char *dir, const char *sys, const
 	ev = catalog__add(s->cat, sys, name, EV_TRACEPOINT, e);
 	ret = ev ? catalog__parse_text(s->cat, ev, text, len, e) : e->code;
 	free(text);
-	return ret ? err_set(e, ret, "%s: %s", path, e->msg) : 0;
+	if (ret) {
+		char why[sizeof(e->msg)];
+
+		snprintf(why, sizeof(why), "%s", e->msg);
+		return err_set(e, ret, "%s: %s", path, why);
+	}
+	return 0;
 }
 
 static int add_system(struct session *s, const char *dir, const char *sys, struct err *e)
