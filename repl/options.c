@@ -282,7 +282,8 @@ static const struct cli_option cli_options[] = {
 	  "programs are built and listed, not loaded, as any user (docs/bpf.md)",
 	  set_explain },
 	{ "kernel-facts", 0, "DIR",
-	  "--explain against another kernel, offline, as any user: its tracepoint formats "
+	  "plan and list as --explain does, against another kernel, offline, as any user: its "
+	  "tracepoint formats "
 	  "(DIR/events) and BTF facts (DIR/facts), as scripts/kernel-facts.sh writes them",
 	  set_kernel_facts },
 	{ "no-pushdown", 0, NULL, "keep WHERE out of the kernel (for benchmarks)",

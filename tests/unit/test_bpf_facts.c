@@ -104,8 +104,7 @@ static void test_print(void)
 	basm__emit(&a, bi_call(BPF_FUNC_get_current_pid_tgid));
 	basm__place(&a, out);
 	basm__emit(&a, bi_exit());
-	T(!basm__finish(&a) && !bpf_listing__insns(&a, "the", names, 1, &text) && text,
-	  "listed");
+	T(!basm__finish(&a) && !bpf_listing__insns(&a, "the", names, 1, &text) && text, "listed");
 	T(text && !strcmp(text, "the program, 8 insns:\n"
 				"     0: (bf) r6 = r1\n"
 				"     1: (18) r1 = map[ctl][0]+8\n"
@@ -122,8 +121,13 @@ static void test_print(void)
 /* the fixture's listing of a plan is the running kernel's when this is the fixture's kernel */
 static void test_same(void)
 {
-	struct bpf_plan p = { .nr_keys = 1, .where_root = -1, .tree_fd = -1, .nr_cpu_ids = 2,
-			      .hook = BPF_HOOK_SYS_ENTER, .syscall_nr = 1, .max_groups = 64 };
+	struct bpf_plan p = { .nr_keys = 1,
+			      .where_root = -1,
+			      .tree_fd = -1,
+			      .nr_cpu_ids = 2,
+			      .hook = BPF_HOOK_SYS_ENTER,
+			      .syscall_nr = 1,
+			      .max_groups = 64 };
 	struct bpf_listing a, b;
 	struct err e = { 0 };
 	const struct bpf_facts *k = bpf_facts__kernel(NULL);
