@@ -113,30 +113,24 @@ static int parse_line(struct bpf_facts *f, const char *line)
 	return -EINVAL;
 }
 
-struct bpf_facts *bpf_facts__open(const char *path, struct err *e)
+struct bpf_facts *bpf_facts__parse(const char *text, const char *origin, struct err *e)
 {
 	struct bpf_facts *f = calloc(1, sizeof(*f));
-	char *buf = NULL, *line, *end;
-	size_t len;
+	char *buf = strdup(text), *line, *end;
 	int ret, nr = 0;
 
-	if (!f || !(f->facts = calloc(MAX_FACTS, sizeof(*f->facts)))) {
+	if (!f || !buf || !(f->facts = calloc(MAX_FACTS, sizeof(*f->facts)))) {
 		err_set(e, -ENOMEM, "out of memory");
 		goto fail;
 	}
-	if ((ret = read_file(path, &buf, &len))) {
-		err_set(e, ret, "%s: %s", path, strerror(-ret));
-		err_hint(e, "write one with scripts/kernel-facts.sh DIR (as root, on the kernel)");
-		goto fail;
-	}
 	f->max_stack = 127;
-	snprintf(f->origin, sizeof(f->origin), "%s", path);
+	snprintf(f->origin, sizeof(f->origin), "%s", origin);
 	for (line = buf; line && *line; line = end) {
 		if ((end = strchr(line, '\n')))
 			*end++ = '\0';
 		nr++;
 		if ((ret = parse_line(f, line))) {
-			err_set(e, ret, "%s:%d: %s: '%.60s'", path, nr,
+			err_set(e, ret, "%s:%d: %s: '%.60s'", origin, nr,
 				ret == -E2BIG ? "more than 256 facts" : "not a kernel fact", line);
 			goto fail;
 		}
@@ -147,6 +141,58 @@ fail:
 	free(buf);
 	bpf_facts__free(f);
 	return NULL;
+}
+
+struct bpf_facts *bpf_facts__open(const char *path, struct err *e)
+{
+	struct bpf_facts *f;
+	char *buf = NULL;
+	int ret;
+
+	if ((ret = read_file(path, &buf, NULL))) {
+		err_set(e, ret, "%s: %s", path, strerror(-ret));
+		err_hint(e, "write one with scripts/kernel-facts.sh DIR (as root, on the kernel)");
+		return NULL;
+	}
+	f = bpf_facts__parse(buf, path, e);
+	free(buf);
+	return f;
+}
+
+/* what bpf/regs.c and bpf/sched_btf.c ask (scripts/kernel-facts.sh asks the same) */
+static const char *const wanted_types[] = { "sys_enter",    "sys_exit",         "sched_switch",
+					    "sched_wakeup", "sched_wakeup_new", "sched_waking" };
+static const struct {
+	const char *type, *member;
+} wanted_members[] = {
+	{ "pt_regs", "di" },         { "pt_regs", "si" },
+	{ "pt_regs", "dx" },         { "pt_regs", "r10" },
+	{ "pt_regs", "r8" },         { "pt_regs", "r9" },
+	{ "pt_regs", "orig_ax" },    { "task_struct", "thread_info" },
+	{ "task_struct", "comm" },   { "task_struct", "pid" },
+	{ "task_struct", "prio" },   { "task_struct", "cpu" },
+	{ "thread_info", "status" }, { "thread_info", "cpu" },
+};
+
+int bpf_facts__write(const struct bpf_facts *f, int nr_cpu_ids, FILE *out)
+{
+	char name[64];
+	int id, off, size;
+
+	fprintf(out, "# kernel facts for perf-sql's BPF compiler (bpf/facts.h), from %s\n",
+		f->origin);
+	fprintf(out, "nr_cpu_ids %d\nperf_event_max_stack %d\n", nr_cpu_ids, f->max_stack);
+	for (size_t i = 0; i < sizeof(wanted_types) / sizeof(wanted_types[0]); i++) {
+		snprintf(name, sizeof(name), "btf_trace_%s", wanted_types[i]);
+		if ((id = bpf_facts__type_id(f, name, BTF_KIND_TYPEDEF)) > 0)
+			fprintf(out, "btf_type typedef %s %d\n", name, id);
+	}
+	for (size_t i = 0; i < sizeof(wanted_members) / sizeof(wanted_members[0]); i++)
+		if ((off = bpf_facts__member(f, wanted_members[i].type, wanted_members[i].member,
+					     &size)) >= 0)
+			fprintf(out, "btf_member %s %s %d %d\n", wanted_members[i].type,
+				wanted_members[i].member, off, size);
+	return ferror(out) ? -EIO : 0;
 }
 
 void bpf_facts__free(struct bpf_facts *f)

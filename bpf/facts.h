@@ -25,6 +25,7 @@
 #ifndef PERF_SQL_BPF_FACTS_H
 #define PERF_SQL_BPF_FACTS_H
 #include <stdbool.h>
+#include <stdio.h>
 
 struct err;
 struct bpf_facts;
@@ -33,7 +34,12 @@ struct bpf_facts;
 const struct bpf_facts *bpf_facts__kernel(struct err *e);
 /* The facts of the file at path, (2); NULL with e set. */
 struct bpf_facts *bpf_facts__open(const char *path, struct err *e);
+/* The facts of text (2), named origin in errors and bpf_facts__origin; NULL with e set. */
+struct bpf_facts *bpf_facts__parse(const char *text, const char *origin, struct err *e);
 void bpf_facts__free(struct bpf_facts *f);
+/* Writes every fact the compiler may ask of f (2), with nr_cpu_ids, to out (a capture's
+ * CAP_FACTS: core/capture.h); 0 or -EIO. */
+int bpf_facts__write(const struct bpf_facts *f, int nr_cpu_ids, FILE *out);
 
 /* The BTF id of the type name of kind (BTF_KIND_*), or -ENOENT */
 int bpf_facts__type_id(const struct bpf_facts *f, const char *name, int kind);

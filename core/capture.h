@@ -23,6 +23,8 @@ enum capture_block {
 	CAP_MAPS = 7,     /* {u32 pid, u32 len of path, u64 start, end, pgoff, path} entries */
 	CAP_SYMS = 8,     /* the symbols of the mapped files, written before the maps naming
 			   * them: the symbols layer's blobs (symbols__syms_since()) */
+	CAP_FACTS = 9,    /* text: the kernel facts of the BPF compiler (bpf/facts.h (2)), so
+			   * --explain over the capture lists programs as its kernel would */
 };
 
 struct capture_writer;

@@ -30,6 +30,8 @@ int session__machine_catalog(struct session *s, struct err *e);
 /* Reads the capture at path into s (from session__new_offline(), no source yet): all or
  * nothing, s is unchanged on error. 0 or -errno with e set (-EBUSY: s holds one already). */
 int session__load_replay(struct session *s, const char *path, struct err *e);
+/* The kernel facts a capture recorded (CAP_FACTS: bpf/facts.h's text), or NULL. */
+const char *replay__facts(const struct session *s);
 /* Prints what a capture holds (perf-sql info FILE); 0 or -errno with e set. */
 int replay__info(const char *path, FILE *out, struct err *e);
 #endif

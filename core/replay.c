@@ -30,6 +30,7 @@ struct replay {
 	char **names; /* capture table index -> "system:name" */
 	uint32_t nr_names;
 	char *meta;
+	char *facts; /* CAP_FACTS: the recording kernel's facts (bpf/facts.h), or NULL */
 	int truncated;
 };
 
@@ -67,6 +68,7 @@ void replay__free(void *r_)
 	free(r->names);
 	free(r->blocks);
 	free(r->meta);
+	free(r->facts);
 	free(r);
 }
 
@@ -178,6 +180,8 @@ static int load(struct session *s, struct replay *r, const char *path, struct er
 			ret = read_table(s, r, data, len, e);
 		else if (type == CAP_COMMS)
 			read_comms(s, data, len);
+		else if (type == CAP_FACTS && !r->facts && !(r->facts = strndup(data, len)))
+			ret = err_set(e, -ENOMEM, "out of memory");
 		else if (type == CAP_RECORDS || type == CAP_WINDOW || type == CAP_MAPS ||
 			 type == CAP_SYMS)
 			ret = keep_block(r, type, capture__take(cr), len)
@@ -234,6 +238,13 @@ struct session *session__new_replay(const struct session_opts *opts, const char 
 		return NULL;
 	}
 	return s;
+}
+
+const char *replay__facts(const struct session *s)
+{
+	const struct replay *r = s->replay;
+
+	return r ? r->facts : NULL;
 }
 
 int session__machine_catalog(struct session *s, struct err *e)
@@ -411,6 +422,9 @@ int replay__info(const char *path, FILE *out, struct err *e)
 				(int)(n - (size_t)(eq - p) - 1), eq + 1);
 		p += n + (p[n] == '\n');
 	}
+	if (r->facts)
+		fprintf(out,
+			"bpf facts   its kernel's (--explain lists the programs it would load)\n");
 	for (uint32_t t = 0; t < r->nr_names; t++) {
 		uint64_t recv = 0, lost = 0, lo = UINT64_MAX, hi = 0, windows = 0;
 

@@ -16,6 +16,7 @@
 #include "bpf/source.h"
 #include "bpf/table.h"
 #include "core/bp_probe.h"
+#include "core/capture.h"
 #include "core/record.h"
 #include "engine/bpf_plan.h"
 #include "engine/pushdown.h"
@@ -385,6 +386,26 @@ static int add_probes(struct query *q, struct session *s, struct err *e)
 	return ret;
 }
 
+/* the kernel's facts (bpf/facts.h), so --explain over the capture lists what this kernel would
+ * load; none without BTF (a replay then asks the replaying kernel's) */
+static int record_facts(struct query *q, struct session *s)
+{
+	const struct bpf_facts *f = bpf_facts__kernel(NULL);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *o;
+	int ret;
+
+	if (!f)
+		return 0;
+	if (!(o = open_memstream(&buf, &len)))
+		return -ENOMEM;
+	ret = bpf_facts__write(f, s->nr_cpu_ids, o);
+	ret = fclose(o) ? -ENOMEM : ret ? ret : capture__write(q->capture, CAP_FACTS, buf, len);
+	free(buf);
+	return ret;
+}
+
 static int record_start(struct query *q, struct session *s, struct err *e)
 {
 	int ret;
@@ -392,6 +413,8 @@ static int record_start(struct query *q, struct session *s, struct err *e)
 	if (!(q->capture = capture__create(q->record_path, e)))
 		return e->code ? e->code : -ENOMEM;
 	ret = record__begin(s, q->capture, q->command_line ? q->command_line : "");
+	if (!ret)
+		ret = record_facts(q, s);
 	if (ret)
 		return err_set(e, ret, "%s: %s", q->record_path, strerror(-ret));
 	q->record_t0 = now_ns(CLOCK_MONOTONIC);
@@ -542,6 +565,11 @@ int query__run(struct query *q, const struct query_ops *ops, void *ctx, struct e
 		bpf_facts__free(q->facts);
 		q->facts = NULL;
 		return e->code ? e->code : -ENOMEM;
+	}
+	if (!q->facts && q->plan_only && replay__facts(s) && /* the recording kernel's */
+	    !(q->facts = bpf_facts__parse(replay__facts(s), q->replay_path, e))) {
+		session__close(s);
+		return e->code;
 	}
 	ret = run(q, s, ops, ctx, e);
 	query__end(q, s);

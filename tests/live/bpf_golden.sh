@@ -3,7 +3,8 @@
 # the offline golden says, program for program: a table listed offline is loaded here (no
 # verifier refusal), a fall-back falls back for the same reason. When this kernel is the one
 # the fixture was written on (its release and nr_cpu_ids), the loaded program's listing is the
-# golden's, instruction for instruction (bpf/listing.h (1)); elsewhere the loads alone.
+# golden's, instruction for instruction (bpf/listing.h (1)); elsewhere the loads alone. And a
+# capture recorded here, replayed with --explain as nobody, lists what this kernel loads.
 . "$(dirname "$0")/lib.sh"; need_root
 cd "$(dirname "$0")/../bpf" || fail "no tests/bpf"
 plan=$("$PERF_SQL" -a --explain "select comm, count(*) from sys_enter_getppid group by comm") ||
@@ -47,4 +48,23 @@ $(diff <(printf '%s\n' "$out" | listing) <(listing < "$name.out") | head -20)"
 	fi
 done
 [ "$loaded" -ge 40 ] || fail "only $loaded programs among the goldens"
+
+# a capture carries its kernel's facts: --explain over it, as nobody, lists what this kernel
+# loads (the path line but for the program's id and how it was made)
+command -v setpriv >/dev/null || skip "setpriv is not installed (util-linux)"
+d=$(mktemp -d) || fail "mktemp"
+trap 'rm -rf "$d"' EXIT
+sql="select prev_comm, count(*), max(prev_prio) from sched_switch where next_pid != 0 group by prev_comm"
+"$PERF_SQL" record -o "$d/c.cap" -d 100ms "$sql" 2>/dev/null || fail "record"
+cp "$PERF_SQL" "$d/perf-sql" && chmod -R a+rX "$d" || fail "copy"
+off=$(cd "$d" && setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent \
+	./perf-sql -r c.cap --explain "$sql" 2>&1) || fail "replay --explain as nobody: $off"
+live=$("$PERF_SQL" --explain "$sql" 2>&1) || fail "--explain: $live"
+printf '%s\n' "$off" | grep -q "built from c.cap, not loaded: offline" ||
+	fail "the capture's facts were not used: $(printf '%s\n' "$off" | grep path)"
+[ "$(printf '%s\n' "$off" | paths; printf '%s\n' "$off" | listing)" = \
+	"$(printf '%s\n' "$live" | paths; printf '%s\n' "$live" | listing)" ] ||
+	fail "the capture's listing is not the loaded one:
+$(diff <(printf '%s\n' "$off" | listing) <(printf '%s\n' "$live" | listing) | head)"
+echo "ok: a capture's --explain as nobody lists the program this kernel loads ($(printf '%s\n' "$off" | listing | grep -c ': ('), insns)"
 echo "ok: $n goldens planned alike live; $loaded programs loaded by the verifier; $listed listings the same as offline$($same || echo " (not this fixture's kernel: loads only)")"
