@@ -66,5 +66,5 @@ printf '%s\n' "$off" | grep -q "built from c.cap, not loaded: offline" ||
 	"$(printf '%s\n' "$live" | paths; printf '%s\n' "$live" | listing)" ] ||
 	fail "the capture's listing is not the loaded one:
 $(diff <(printf '%s\n' "$off" | listing) <(printf '%s\n' "$live" | listing) | head)"
-echo "ok: a capture's --explain as nobody lists the program this kernel loads ($(printf '%s\n' "$off" | listing | grep -c ': ('), insns)"
+echo "ok: a capture's --explain as nobody lists the program this kernel loads ($(printf '%s\n' "$off" | listing | grep -c ': (') insns)"
 echo "ok: $n goldens planned alike live; $loaded programs loaded by the verifier; $listed listings the same as offline$($same || echo " (not this fixture's kernel: loads only)")"
