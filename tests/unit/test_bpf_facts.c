@@ -162,6 +162,46 @@ static void test_same(void)
 	bpf_facts__free(f);
 }
 
+/* the BTF facts a capture records (bpf_facts__write) read back, and on the fixture's kernel are
+ * the fixture's: scripts/kernel-facts.sh and bpf/facts.c ask the same questions */
+static void test_write(void)
+{
+	const struct bpf_facts *k = bpf_facts__kernel(NULL);
+	char *buf = NULL, line[160], release[128] = "", now[128] = "";
+	struct bpf_facts *back = NULL;
+	struct err e = { 0 };
+	size_t len = 0;
+	FILE *o, *r, *u;
+	int n = 0;
+
+	if (!k)
+		return; /* no BTF here: nothing to write */
+	o = open_memstream(&buf, &len);
+	T(o && !bpf_facts__write(k, 2, o) && !fclose(o), "written");
+	if (buf)
+		back = bpf_facts__parse(buf, "written", &e);
+	T(back && bpf_facts__nr_cpu_ids(back) == 2 &&
+		  bpf_facts__max_stack(back) == bpf_facts__max_stack(k),
+	  "what is written reads back: %s", e.msg);
+	bpf_facts__free(back);
+	if ((u = popen("uname -r", "r"))) {
+		if (fgets(now, sizeof(now), u))
+			now[strcspn(now, "\n")] = '\0';
+		pclose(u);
+	}
+	r = fopen("tests/bpf/fixture/facts", "r");
+	while (r && buf && fgets(line, sizeof(line), r)) {
+		sscanf(line, "release %127s", release); /* before the btf_ lines */
+		if (!strncmp(line, "btf_", 4) && !strcmp(release, now) && ++n)
+			T(strstr(buf, line) != NULL, "the fixture's %.*s is written too",
+			  (int)strcspn(line, "\n"), line);
+	}
+	if (r)
+		fclose(r);
+	T(n == 0 || n >= 10, "the fixture's kernel: %d BTF facts compared", n);
+	free(buf);
+}
+
 int main(void)
 {
 	int fd = mkstemp(path);
@@ -173,6 +213,7 @@ int main(void)
 	RUN(test_syscalls);
 	RUN(test_print);
 	RUN(test_same);
+	RUN(test_write);
 	unlink(path);
 	return t_done("bpf_facts");
 }
