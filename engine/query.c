@@ -532,6 +532,13 @@ static int open_facts(struct query *q, struct err *e)
 {
 	char path[1024];
 
+	if (q->so.workload || q->so.pid_list || q->so.tid_list || q->so.cgroup) {
+		err_set(e, -EINVAL,
+			"--kernel-facts plans for every task of another kernel: -- CMD, -p, -t and "
+			"--cgroup need the running one");
+		err_hint(e, "leave them out, or use --explain without --kernel-facts");
+		return err_usage(e);
+	}
 	snprintf(path, sizeof(path), "%s/facts", q->kernel_facts);
 	if (!(q->facts = bpf_facts__open(path, e)))
 		return e->code;

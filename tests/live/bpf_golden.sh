@@ -26,6 +26,7 @@ listing() { grep -E '^  (rewritten |(the|start|end) program, )|^ +[0-9]+: \(' ; 
 n=0 listed=0 loaded=0
 for t in *.sql; do
 	name=${t%.sql}
+	grep -q '^exit [0-9]' "$name.out" && continue # an offline error (--kernel-facts' own)
 	read -ra args <<< "$(sed -n 's/^-- args: //p' "$t")"
 	read -ra prof <<< "$(sed -n 's/^-- profiler: //p' "$t")"
 	if [ ${#prof[@]} -gt 0 ]; then
