@@ -2,7 +2,7 @@
  * bpf/compile.c - plan to instructions (see bpf/compile.h).
  *
  * Registers: r6 the context (the tracepoint record), r7 the inner map, r9 the group's value,
- * r8 its count before this event; r1-r5 scratch. The stack (fp-relative):
+ * r8 its count before this event; r1-r5 scratch. The stack: bpf/compile_int.h.
  */
 #include <assert.h>
 #include <errno.h>
@@ -12,12 +12,6 @@
 #include "bpf/compile.h"
 #include "bpf/compile_int.h"
 
-#define OFF_PIDTGID (-16) /* u64 from bpf_get_current_pid_tgid() */
-#define OFF_CPU (-24)     /* u64 from bpf_get_smp_processor_id() */
-#define OFF_ZERO32 (-32)  /* u32 0: the outer map's key */
-#define OFF_TID (-28)     /* u32: the thread, the workload tree's key */
-#define OFF_COMM (-48)    /* char[16] from bpf_get_current_comm() */
-#define OFF_STR (-120)    /* char[BPF_MAX_STR + 8]: a char[N] field, bytes after NUL zeroed */
 #define KEY_MAX 256
 
 static bool fits32(int64_t k) { return k >= INT32_MIN && k <= INT32_MAX; }

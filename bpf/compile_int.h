@@ -9,6 +9,14 @@
 
 #define FP BPF_REG_10
 
+/* the frame, fp-relative; then the key below OFF_STR, the pair's area below it (bpf/pairs.c) */
+#define OFF_PIDTGID (-16) /* u64 from bpf_get_current_pid_tgid() */
+#define OFF_CPU (-24)     /* u64 from bpf_get_smp_processor_id() */
+#define OFF_ZERO32 (-32)  /* u32 0: the outer map's key, the pairs' counts' key */
+#define OFF_TID (-28)     /* u32: the thread, the workload tree's key */
+#define OFF_COMM (-48)    /* char[16] from bpf_get_current_comm() */
+#define OFF_STR (-120)    /* char[BPF_MAX_STR + 8]: a char[N] field, bytes after NUL zeroed */
+
 struct cc {
 	const struct bpf_plan *p;
 	const struct bpf_prog_maps *m;

@@ -15,6 +15,7 @@
 #include <linux/btf.h>
 #include "bpf/facts.h"
 #include "bpf/kernel_btf.h"
+#include "bpf/table.h"
 #include "core/err.h"
 #include "core/tracefs.h"
 
@@ -47,19 +48,6 @@ static const char *kind_name(int kind)
 		       : "?";
 }
 
-/* the kernel's longest callchain (perf_event_max_stack), which perf samples are cut at too */
-static int kernel_max_stack(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
-	int n = 0;
-
-	if (f && fscanf(f, "%d", &n) != 1)
-		n = 0;
-	if (f)
-		fclose(f);
-	return n > 0 && n <= 4096 ? n : 127;
-}
-
 static struct {
 	pthread_once_t once;
 	struct bpf_facts facts;
@@ -69,7 +57,7 @@ static struct {
 static void kernel_open(void)
 {
 	kernel.facts.btf = kernel_btf__vmlinux(&kernel.err);
-	kernel.facts.max_stack = kernel_max_stack();
+	kernel.facts.max_stack = bpf_stack__max_depth(); /* bpf/stack.c reads it */
 	snprintf(kernel.facts.origin, sizeof(kernel.facts.origin), "/sys/kernel/btf/vmlinux");
 }
 

@@ -18,7 +18,6 @@
 #define PA_VAL 16
 #define PA_PIDTGID 32
 #define PA_COMM 40
-#define OFF_ZERO32 (-32) /* bpf/compile.c's: a u32 0 */
 
 bool bpf_pair__load(struct cc *c, const struct bpf_val *v, int r)
 {
