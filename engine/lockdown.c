@@ -26,6 +26,11 @@
  *     past the deadline set by lockdown__arm() the statement stops with SQLITE_INTERRUPT,
  *     lockdown__expired() turns true, and lockdown__error() gives the message to print. The
  *     caller reports it and goes on with the next window, which re-arms.
+ * (6b) The same handler, installed whatever --query-timeout is, ends the statement when a
+ *     signal came since lockdown__arm() (session_stop moved from the value armed): a stop
+ *     ends a running statement within PROGRESS_OPS instructions, lockdown__stopped() turns
+ *     true, and the caller ends the run. A signal before the arm (one that ended collection)
+ *     does not stop the window's statements: they answer over what was collected.
  * (7) SQLite's refusal is the bare "not authorized"; the authorizer remembers what it refused
  *     and why, and lockdown__error() turns the bare message into "not authorized: CREATE
  *     TABLE main.t; the SQL may write only its own TEMP objects ...".
@@ -33,6 +38,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "core/session.h"
 #include "engine/lockdown.h"
 
 #define PROGRESS_OPS 1000
@@ -83,6 +89,10 @@ static int on_progress(void *ctx)
 {
 	struct lockdown *l = ctx;
 
+	if (session_stop != l->stop_seen) { /* (6b) */
+		l->stopped = true;
+		return 1;
+	}
 	if (!l->deadline_ns || mono_ns() < l->deadline_ns)
 		return 0;
 	l->expired = true;
@@ -265,6 +275,8 @@ int lockdown__apply(sqlite3 *db, struct lockdown *l, char **err_out)
 		*err_out = NULL;
 	l->deadline_ns = 0;
 	l->expired = false;
+	l->stopped = false;
+	l->stop_seen = session_stop;
 	l->why[0] = '\0';
 	for (size_t i = 0; i < ARRAY_SIZE(configs); i++) {
 		int now = -1;
@@ -279,8 +291,7 @@ int lockdown__apply(sqlite3 *db, struct lockdown *l, char **err_out)
 	rc = sqlite3_set_authorizer(db, authorize, l);
 	if (rc != SQLITE_OK)
 		return fail(db, rc, "authorizer", err_out);
-	if (timeout_ms(l) > 0)
-		sqlite3_progress_handler(db, PROGRESS_OPS, on_progress, l);
+	sqlite3_progress_handler(db, PROGRESS_OPS, on_progress, l); /* (6), (6b) */
 	return SQLITE_OK;
 }
 
@@ -289,16 +300,26 @@ void lockdown__arm(struct lockdown *l)
 	long ms = timeout_ms(l);
 
 	l->expired = false;
+	l->stopped = false;
+	l->stop_seen = session_stop;
 	l->deadline_ns = ms > 0 ? mono_ns() + (uint64_t)ms * 1000000ull : 0;
 }
 
 bool lockdown__expired(const struct lockdown *l) { return l->expired; }
+
+bool lockdown__stopped(const struct lockdown *l) { return l->stopped; }
 
 const char *lockdown__error(struct lockdown *l, const char *sqlite_msg)
 {
 	long ms = timeout_ms(l);
 	char d[32];
 
+	if (l->stopped) {
+		snprintf(l->msg, sizeof(l->msg),
+			 "statement interrupted by a signal (SIGINT, SIGTERM or SIGHUP) before it "
+			 "finished: its result is not whole, and the run ends");
+		return l->msg;
+	}
 	if (l->expired) {
 		if (ms % 1000)
 			snprintf(d, sizeof(d), "%ldms", ms);

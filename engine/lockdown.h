@@ -7,6 +7,7 @@
  *   lockdown__arm(&lock);                   before each window's statements (and the dry run)
  *   say("%s", lockdown__error(&lock, sqlite3_errmsg(db)));   on any statement error
  *   lockdown__expired(&lock)               the error was the budget: go on with the next window
+ *   lockdown__stopped(&lock)               the error was a signal (SIGINT/SIGTERM/SIGHUP): end
  */
 #ifndef PERF_SQL_ENGINE_LOCKDOWN_H
 #define PERF_SQL_ENGINE_LOCKDOWN_H
@@ -26,6 +27,8 @@ struct lockdown {
 	/* while running */
 	uint64_t deadline_ns; /* CLOCK_MONOTONIC; 0 = disarmed */
 	bool expired;         /* the progress handler stopped a statement since the last arm */
+	bool stopped;         /* ... because a signal came (session_stop moved) */
+	int stop_seen;        /* session_stop when armed: another value stops the statement */
 	char why[256];        /* what the authorizer refused last, and why */
 	char msg[400];
 };
@@ -36,12 +39,19 @@ struct lockdown {
  * sqlite3_malloc'd message (free with sqlite3_free; err_out may be NULL).
  */
 int lockdown__apply(sqlite3 *db, struct lockdown *l, char **err_out);
-/* Starts the time budget of one window (or of the planning dry run). */
+/*
+ * Starts the time budget of one window (or of the planning dry run); a signal from now on
+ * (session_stop changing) stops the running statement. The planning dry run sets stop_seen
+ * to 0 after it: any stop of the run so far ends it too.
+ */
 void lockdown__arm(struct lockdown *l);
 /* Did the budget stop a statement since lockdown__arm()? */
 bool lockdown__expired(const struct lockdown *l);
+/* Did a signal stop a statement since lockdown__arm()? */
+bool lockdown__stopped(const struct lockdown *l);
 /*
- * The message to print for a statement's error: "query took longer than --query-timeout 10s;
+ * The message to print for a statement's error: "statement interrupted by a signal ..." after a
+ * stop, "query took longer than --query-timeout 10s;
  * ..." after the budget stopped it, "not authorized: WHAT; what is allowed" after a refusal,
  * else sqlite_msg itself. Points into l (or is sqlite_msg): print it before the next call.
  */

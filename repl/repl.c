@@ -48,7 +48,7 @@ static struct repl *rl_repl; /* readline's callbacks take no context pointer */
 
 static void on_signal(int sig)
 {
-	session_stop = 1;
+	session__signal(sig);
 	if (sig == SIGINT)
 		got_int = 1;
 	else
@@ -60,6 +60,10 @@ static void install_signals(void)
 	/* no SA_RESTART: a signal must wake select() and getline() */
 	struct sigaction sa = { .sa_handler = on_signal };
 
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);

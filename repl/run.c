@@ -88,6 +88,10 @@ static int on_window(void *ctx, struct query *q, struct session *s, struct err *
 		}
 		if (rc != SQLITE_OK) {
 			query__sql_err(q, s, sqlite3_errmsg(q->db), e);
+			if (lockdown__stopped(&q->lock)) { /* a signal: the run ends, status 1 */
+				r->status = report(e);
+				return -EINTR;
+			}
 			if (!lockdown__expired(&q->lock))
 				return -EINVAL;
 			/* over the time budget: this window's result is lost, the next one runs */
