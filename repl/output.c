@@ -8,8 +8,12 @@
  * (3) json: one object per row (JSON Lines), window_start included with -i; BLOBs as hex
  *     strings, histograms as arrays of {low, high, count}.
  * (4) pprof: the rows go to a profile (repl/pprof.h), written at the end of the run.
+ * (5) Every write is checked (the statement's last flush, and the stream's error flag for the
+ *     ones before): a failure is o->write_error, which the caller says (repl/run.c); EPIPE
+ *     is o->broken_pipe, which ends the run quietly.
  */
 #include <errno.h>
+#include <stdio_ext.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -331,6 +335,25 @@ static void collect_folded(struct output *o, sqlite3_stmt *st, const char *windo
 
 static int render(struct output *o, sqlite3_stmt *st, int nth, const char *window_start);
 
+/* (4) every write checked: a failed one (an earlier one of the statement, or the flush) is
+ * o->write_error, or o->broken_pipe for EPIPE; what could not be written is dropped, so it is
+ * not written late as part of the next window */
+static void flushed(struct output *o)
+{
+	int err;
+
+	errno = 0;
+	if (fflush(o->f) != EOF && !ferror(o->f))
+		return;
+	err = errno ? errno : EIO;
+	__fpurge(o->f);
+	clearerr(o->f);
+	if (err == EPIPE)
+		o->broken_pipe = true;
+	else
+		o->write_error = err;
+}
+
 /*
  * A regular file gets each statement's rows whole or not at all: they are rendered in memory,
  * then written at once; a short write (disk full) is cut back to the last whole row and
@@ -406,8 +429,7 @@ static int render(struct output *o, sqlite3_stmt *st, int nth, const char *windo
 	if (o->mode == OUT_TABLE && g.nc && (rc == SQLITE_DONE))
 		grid_print(o, &g, st, window);
 	grid_free(&g);
-	if (fflush(o->f) == EOF && errno == EPIPE)
-		o->broken_pipe = true;
+	flushed(o);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 

@@ -294,6 +294,7 @@ static bool query_settings(struct repl *r, struct run *q, const char *sql, bool 
 
 	*q = r->q;
 	q->q.sql = sql;
+	q->out_name = r->out_path[0] ? r->out_path : NULL; /* a failed write names it */
 	q->schema = NULL;
 	q->explain = explain;
 	memcpy(q->q.params, r->last_params, sizeof(q->q.params));

@@ -62,6 +62,22 @@ static void on_notice(void *ctx, const char *line)
 	say("%s", line);
 }
 
+/* a statement's rows not written: with -i the next window tries again; the run's status is 1
+ * when the last window's result is not whole (run__query) */
+static void write_failed(struct run *r, const char *window)
+{
+	const char *name = r->out_name ? r->out_name : "stdout";
+
+	r->unwritten = true;
+	if (r->out.windowed)
+		say("%s: %s; the rows of the window starting %s are not written (whole rows only: "
+		    "a file is as it was; the next window tries again)",
+		    name, strerror(r->out.write_error), window);
+	else
+		say("%s: %s; the result is not written (whole rows only: a file is as it was)",
+		    name, strerror(r->out.write_error));
+}
+
 static int on_window(void *ctx, struct query *q, struct session *s, struct err *e)
 {
 	struct run *r = ctx;
@@ -72,16 +88,14 @@ static int on_window(void *ctx, struct query *q, struct session *s, struct err *
 	format_rfc3339(s->window_start_ns, window, sizeof(window));
 	if (r->out.pprof)
 		pprof__window(r->out.pprof, s);
+	r->unwritten = false;
 	for (int i = 0; i < q->nr_stmts; i++) {
 		int rc;
 
 		sqlite3_reset(q->stmts[i]);
 		rc = output__statement(&r->out, q->stmts[i], i, window);
 		if (r->out.write_error)
-			say("output: %s; the rows of the window starting %s are not written (whole "
-			    "rows "
-			    "only: the file is as it was; the next window tries again)",
-			    strerror(r->out.write_error), window);
+			write_failed(r, window);
 		if (r->out.broken_pipe) {
 			session_stop = 1;
 			return 0;
@@ -176,6 +190,8 @@ static int on_planned(void *ctx, struct query *q, struct session *s)
 		r->status = report(&e);
 		return e.code;
 	}
+	if (r->out_path)
+		r->out_name = r->out_path;
 	r->out_path = NULL;
 	if (r->schema && print_schema(r, q, s, &e))
 		r->status = report(&e);
@@ -311,6 +327,8 @@ int run__query(struct run *r)
 	r->status_line = NULL;
 	if (ret && !r->status)
 		r->status = report(&e);
+	if (r->unwritten && !r->status)
+		r->status = EXIT_ERR; /* the last result is not whole: said in write_failed() */
 	if (!r->status && !r->q.plan_only)
 		r->status = write_files(r);
 	if (schema_sql) {
