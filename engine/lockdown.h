@@ -15,11 +15,14 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
-#define LOCKDOWN_TIMEOUT_MS 10000 /* --query-timeout default */
+#define LOCKDOWN_TIMEOUT_MS 10000                  /* --query-timeout default */
+#define LOCKDOWN_HEAP_DEFAULT ((int64_t)256 << 20) /* --max-memory default */
+#define LOCKDOWN_HEAP_MIN ((int64_t)16 << 20)      /* the least the statements get */
 
 struct lockdown_opts {
-	long timeout_ms;   /* per-window budget: 0 = LOCKDOWN_TIMEOUT_MS, < 0 = none */
-	bool allow_attach; /* --allow-attach: ATTACH files, read and write them */
+	long timeout_ms;    /* per-window budget: 0 = LOCKDOWN_TIMEOUT_MS, < 0 = none */
+	bool allow_attach;  /* --allow-attach: ATTACH files, read and write them */
+	int64_t heap_limit; /* --max-memory: sqlite3_hard_heap_limit64 (process-wide!); 0 none */
 };
 
 struct lockdown {

@@ -310,6 +310,9 @@ int run__query(struct run *r)
 		say("out of memory");
 		return EXIT_ERR;
 	}
+	/* SQLite's memory: --max-memory more than the connection's own (engine/lockdown.h) */
+	r->q.lock.opts.heap_limit =
+		r->q.so.max_memory ? (int64_t)r->q.so.max_memory : LOCKDOWN_HEAP_DEFAULT;
 	r->out.want_heatmap = r->heatmap_svg != NULL;
 	r->out.windowed = r->q.so.interval_ms > 0;
 	if (r->schema) {

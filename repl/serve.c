@@ -430,6 +430,8 @@ int serve__main(int argc, char **argv, struct cli *c)
 
 	serve__parse_args(&sv, c, argc, argv);
 	q->extend = profilers__register_views; /* profilers as tables, as in a query */
+	q->lock.opts.heap_limit =
+		q->so.max_memory ? (int64_t)q->so.max_memory : LOCKDOWN_HEAP_DEFAULT; /* as run.c */
 	if (!q->so.interval_ms)
 		q->so.interval_ms = DEFAULT_INTERVAL_MS;
 	sv.start_time = now_s(CLOCK_REALTIME);
