@@ -23,13 +23,14 @@
 
 void usage_error(const char *fmt, ...)
 {
+	char raw[2048], line[4096];
 	va_list ap;
 
-	fputs("perf-sql: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fputs("; see perf-sql --help\n", stderr);
+	/* the option's value as printable UTF-8 (core/err.h) */
+	fprintf(stderr, "perf-sql: %s; see perf-sql --help\n", err_quote(line, sizeof(line), raw));
 	exit(EXIT_USAGE);
 }
 

@@ -22,13 +22,14 @@
 
 void say(const char *fmt, ...)
 {
+	char raw[2048], line[4096];
 	va_list ap;
 
-	fputs("perf-sql: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* what the person gave, as printable UTF-8 (core/err.h) */
+	fprintf(stderr, "perf-sql: %s\n", err_quote(line, sizeof(line), raw));
 }
 
 int report(const struct err *e)
