@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 #include <linux/perf_event.h>
 #include "bpf/compile.h"
+#include "core/test_hook.h"
 #include "bpf/pairs.h"
 #include "bpf/source.h"
 #include "bpf/table.h"
@@ -168,7 +169,7 @@ static int load_one(struct bpf_table *t, const struct bpf_plan *p, int *fd_out, 
 		basm__free(&a);
 		return err_set(e, ret, "cannot compile the BPF program: %s", strerror(-ret));
 	}
-	if (getenv("PERF_SQL_TEST_BAD_BPF")) /* tests: a program the verifier refuses */
+	if (TEST_HOOK("BAD_BPF")) /* tests: a program the verifier refuses (core/test_hook.h) */
 		a.insn[0] = bi_ldx(BPF_DW, BPF_REG_2, BPF_REG_1, 0); /* ctx bytes 0-7: refused */
 	*nr_out = a.nr;
 	*fd_out = prog_load(p, *btf_out, &a, NULL, 0);
