@@ -13,8 +13,8 @@
  *     reads no event table answers at once). Watched (.interval MS): one result per window until
  *     Ctrl-C (in a script, which cannot press it, until .duration); on a terminal in table
  *     mode each window redraws the screen, like top; otherwise windows are appended.
- * (4) Ctrl-C while a query runs stops it (it still prints what it collected) and returns to the
- *     prompt; at the prompt it clears the line; a second Ctrl-C at an empty prompt, .quit or
+ * (4) Ctrl-C while a query runs stops it (it still prints what it collected; a statement
+ *     running when it comes is ended: engine/lockdown.h) and returns to the prompt; at the prompt it clears the line; a second Ctrl-C at an empty prompt, .quit or
  *     EOF exits. SIGTERM and SIGHUP exit after the running query stops.
  * (5) Errors do not end the session; in a script the exit status is the first failure's.
  */
