@@ -13,7 +13,8 @@ static const struct {
 	const char *in, *out;
 } cases[] = {
 	{ "plain ascii ~!", "plain ascii ~!" },
-	{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+	{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+	  "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
 	{ "a\tb\nc\rd", "a\\x09b\\x0ac\\x0dd" },
 	{ "\x1b[31mred", "\\x1b[31mred" },
 	{ "del\x7f", "del\\x7f" },
@@ -37,12 +38,13 @@ int main(void)
 		T(!strcmp(err_quote(out, sizeof(out), cases[i].in), cases[i].out),
 		  "case %zu: got '%s', expected '%s'", i, out, cases[i].out);
 	/* cut at a whole character or escape, NUL-terminated */
-	T(!strcmp(err_quote(out, 6, "ab\xc3\xa9\xc3\xa9"), "ab\xc3\xa9"), "cut before a character: %s",
-	  out);
+	T(!strcmp(err_quote(out, 6, "ab\xc3\xa9\xc3\xa9"), "ab\xc3\xa9"),
+	  "cut before a character: %s", out);
 	T(!strcmp(err_quote(out, 6, "abc\xff"), "abc"), "cut before an escape: %s", out);
 	T(!strcmp(err_quote(out, 1, "abc"), ""), "one byte: empty");
 	err_set(&e, -ENOENT, "%s: %s", "/tmp/\xff\x1b", "No such file or directory");
-	T(!strcmp(e.msg, "/tmp/\\xff\\x1b: No such file or directory"), "err_set quotes: %s", e.msg);
+	T(!strcmp(e.msg, "/tmp/\\xff\\x1b: No such file or directory"), "err_set quotes: %s",
+	  e.msg);
 	err_hint(&e, "try '%s'", "x\ny");
 	T(!strcmp(e.hint, "try 'x\\x0ay'"), "err_hint quotes: %s", e.hint);
 	return t_done("err_quote");
