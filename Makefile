@@ -83,9 +83,32 @@ $(SETUP): scripts/setup.sh
 	$(Q)bash scripts/setup.sh $(firstword $(subst /san, ,$(BUILD)))
 	$(Q)mkdir -p $(dir $@) && touch $@
 
+# a release build holds no test hook (core/test_hook.h): checked at each link
+define no_test_hooks
+	$(Q)if strings $@ | grep -q PERF_SQL_TEST_; then \
+		echo "$@: test hooks (PERF_SQL_TEST_*) in a release build: use TEST_HOOK() (core/test_hook.h)"; \
+		rm -f $@; exit 1; fi
+endef
+
 $(PERF_SQL): $(OBJS)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(no_test_hooks)
+
+# the test build: perf-sql-test beside perf-sql, the files that use TEST_HOOK() compiled again
+# with -DPERF_SQL_TEST_HOOKS under $(BUILD)/obj-test; `make test` runs it (tests/live/test_hooks.sh
+# checks that it has the hooks and perf-sql has none)
+HOOK_SRCS      := $(shell grep -lE 'TEST_HOOK."' $(SRCS) 2>/dev/null)
+HOOK_OBJS      := $(patsubst %.c,$(BUILD)/obj/%.o,$(HOOK_SRCS))
+HOOK_TEST_OBJS := $(patsubst %.c,$(BUILD)/obj-test/%.o,$(HOOK_SRCS))
+PERF_SQL_TEST  := $(dir $(PERF_SQL))perf-sql-test
+$(PERF_SQL_TEST): $(filter-out $(HOOK_OBJS),$(OBJS)) $(HOOK_TEST_OBJS)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(BUILD)/obj-test/%.o: %.c | $(SETUP)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  CC TEST $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -DPERF_SQL_TEST_HOOKS -c -o $@ $<
 
 define link_ext
 	@echo "  LINK    $@"
@@ -93,6 +116,7 @@ define link_ext
 endef
 $(EXT_SO): $(EXT_OBJS)
 	$(link_ext)
+	$(no_test_hooks)
 
 $(BUILD)/pic/%.o: %.c | $(SETUP)
 	@mkdir -p $(dir $@)
@@ -164,9 +188,10 @@ WL_BINS += $(BUILD)/workloads/chain.stripped
 
 unit: $(UNIT_BINS)
 # make test [REPEAT=N] [TESTS="name ..."]: unit, golden SQL (as nobody), then live tests N times
-test: $(PERF_SQL) $(EXT_SO) $(EXT_HOST) $(UNIT_BINS) $(WL_BINS)
+test: $(PERF_SQL) $(PERF_SQL_TEST) $(EXT_SO) $(EXT_HOST) $(UNIT_BINS) $(WL_BINS)
 	$(Q)bash scripts/check-names.sh $(BUILD)
-	$(Q)PERF_SQL=$(abspath $(PERF_SQL)) BUILD=$(abspath $(BUILD)) bash tests/run.sh \
+	$(Q)PERF_SQL=$(abspath $(PERF_SQL_TEST)) PERF_SQL_RELEASE=$(abspath $(PERF_SQL)) \
+		BUILD=$(abspath $(BUILD)) bash tests/run.sh \
 		$(if $(REPEAT),--repeat $(REPEAT))
 
 asan:
@@ -215,7 +240,7 @@ bench: $(PERF_SQL) $(WL_BINS)
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/pic $(BUILD)/ext $(BUILD)/san $(BUILD)/tests $(BUILD)/workloads \
-		$(BUILD)/gen perf-sql perf_sql.so build/deb build/debs
+		$(BUILD)/gen $(BUILD)/obj-test perf-sql perf-sql-test perf_sql.so build/deb build/debs
 
 # --- install: the GNU directory variables, DESTDIR for staging (docs/install.md) ---
 # The built-in profilers' SQL is inside the binary (build/gen/queries.h): nothing to install
@@ -271,7 +296,7 @@ deb: $(SETUP)
 		--buildinfo-option=-u$(DEB_OUT) --buildinfo-option=-O$(DEB_OUT)/perf-sql_$${v}_$$a.buildinfo \
 		--changes-option=-u$(DEB_OUT) --changes-option=-O$(DEB_OUT)/perf-sql_$${v}_$$a.changes
 
--include $(OBJS:.o=.d) $(EXT_OBJS:.o=.d) $(UNIT_DEPS)
+-include $(OBJS:.o=.d) $(EXT_OBJS:.o=.d) $(UNIT_DEPS) $(HOOK_TEST_OBJS:.o=.d)
 
 # the one file that sees libperf's internal headers
 $(BUILD)/obj/core/perf_glue.o $(BUILD)/pic/core/perf_glue.o: PKG_CFLAGS += -I$(LIBPERF)/src/tools/lib/perf/include -I$(LIBPERF)/src/tools/include -I$(LIBPERF)/src/tools/arch/x86/include -I$(LIBPERF)/src/tools/include/uapi

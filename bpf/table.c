@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>
 #include "bpf/compile.h"
 #include "bpf/listing.h"
+#include "core/test_hook.h"
 #include "bpf/pairs.h"
 #include "bpf/source.h"
 #include "bpf/table.h"
@@ -162,7 +163,7 @@ static int load_one(struct bpf_table *t, const struct bpf_plan *p, int *fd_out, 
 
 	if ((ret = bpf_prog__build(p, &m, NULL, btf_out, &a, e))) /* the running kernel's facts */
 		return ret;
-	if (getenv("PERF_SQL_TEST_BAD_BPF")) /* tests: a program the verifier refuses */
+	if (TEST_HOOK("BAD_BPF")) /* tests: a program the verifier refuses (core/test_hook.h) */
 		a.insn[0] = bi_ldx(BPF_DW, BPF_REG_2, BPF_REG_1, 0); /* ctx bytes 0-7: refused */
 	*nr_out = a.nr;
 	*fd_out = prog_load(p, *btf_out, &a, NULL, 0);

@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/perf_event.h>
+#include "core/test_hook.h"
 #include "bpf/insn.h"
 #include "bpf/kernel_btf.h"
 #include "bpf/tree.h"
@@ -223,7 +224,7 @@ int bpf_tree__open(struct bpf_tree *t, struct session *s, pid_t workload, bool a
 		   struct err *e)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_NO_PREALLOC);
-	const char *test_max = getenv("PERF_SQL_TEST_TREE_MAX"); /* tests: a full map */
+	const char *test_max = TEST_HOOK("TREE_MAX"); /* tests: a full map (core/test_hook.h) */
 	struct err raw_e = { 0 };
 
 	t->max = test_max && atoi(test_max) > 0 ? atoi(test_max) : BPF_TREE_MAX;

@@ -39,7 +39,7 @@ struct session;
 
 struct bpf_tree {
 	int map_fd;     /* hash u32 tid -> u32 1 */
-	int max;        /* its size: BPF_TREE_MAX (tests: $PERF_SQL_TEST_TREE_MAX) */
+	int max;        /* its size: BPF_TREE_MAX (test builds: $PERF_SQL_TEST_TREE_MAX) */
 	int refused_fd; /* per-CPU array, 1 u64: members the map had no room for */
 	int prog_fd[3];
 	int link_fd[3]; /* raw tracepoint links, or perf events (the classic fallback) */

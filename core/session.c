@@ -34,6 +34,12 @@
 
 volatile sig_atomic_t session_stop;
 
+void session__signal(int sig)
+{
+	/* the three handlers block each other (sa_mask), so no increment is lost */
+	session_stop = (session_stop & 0xffff) + 1; /* never 0, never overflows */
+}
+
 static struct source *new_source(struct session *s, struct tp_event *ev, struct err *e);
 
 uint64_t now_ns(int clock)

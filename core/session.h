@@ -221,8 +221,12 @@ struct session {
 	int nr_extra;
 };
 
-/* Set by SIGINT/SIGTERM/SIGHUP handlers: the one process-wide flag. */
+/* Set by SIGINT/SIGTERM/SIGHUP handlers: the one process-wide flag. Non-zero ends collection;
+ * each signal adds one (session__signal()), so a statement armed after one signal is stopped
+ * by the next (engine/lockdown.h). */
 extern volatile sig_atomic_t session_stop;
+/* The front ends' handler of those signals: session_stop moves on (async-signal-safe). */
+void session__signal(int sig);
 
 struct session *session__new(const struct session_opts *opts, struct err *e);
 void session__close(struct session *s);

@@ -26,6 +26,19 @@
  *     past the deadline set by lockdown__arm() the statement stops with SQLITE_INTERRUPT,
  *     lockdown__expired() turns true, and lockdown__error() gives the message to print. The
  *     caller reports it and goes on with the next window, which re-arms.
+ * (6b) The same handler, installed whatever --query-timeout is, ends the statement when a
+ *     signal came since lockdown__arm() (session_stop moved from the value armed): a stop
+ *     ends a running statement within PROGRESS_OPS instructions, lockdown__stopped() turns
+ *     true, and the caller ends the run. A signal before the arm (one that ended collection)
+ *     does not stop the window's statements: they answer over what was collected.
+ * (6c) Memory: TEMP tables, indexes and the sorter's runs stay in memory (temp_store MEMORY,
+ *     set before the authorizer, which refuses the pragma to the SQL), so nothing is written
+ *     to disk; with opts.heap_limit (the front end's --max-memory) all of SQLite's memory is
+ *     under sqlite3_hard_heap_limit64: what the connection holds when locked down (modules,
+ *     functions) plus --max-memory (at least LOCKDOWN_HEAP_MIN, so a small window budget
+ *     still leaves room to prepare). A statement past it fails with SQLITE_NOMEM, which
+ *     lockdown__error() turns into a line naming --max-memory. The limit is process-wide:
+ *     the extension (ext/) sets none, its host's SQLite is not ours to bound.
  * (7) SQLite's refusal is the bare "not authorized"; the authorizer remembers what it refused
  *     and why, and lockdown__error() turns the bare message into "not authorized: CREATE
  *     TABLE main.t; the SQL may write only its own TEMP objects ...".
@@ -33,6 +46,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "core/session.h"
 #include "engine/lockdown.h"
 
 #define PROGRESS_OPS 1000
@@ -79,10 +93,20 @@ static long timeout_ms(const struct lockdown *l)
 	return l->opts.timeout_ms ? l->opts.timeout_ms : LOCKDOWN_TIMEOUT_MS;
 }
 
+/* what the statements may allocate: --max-memory, at least LOCKDOWN_HEAP_MIN (6c) */
+static int64_t heap_for_sql(const struct lockdown *l)
+{
+	return l->opts.heap_limit > LOCKDOWN_HEAP_MIN ? l->opts.heap_limit : LOCKDOWN_HEAP_MIN;
+}
+
 static int on_progress(void *ctx)
 {
 	struct lockdown *l = ctx;
 
+	if (session_stop != l->stop_seen) { /* (6b) */
+		l->stopped = true;
+		return 1;
+	}
 	if (!l->deadline_ns || mono_ns() < l->deadline_ns)
 		return 0;
 	l->expired = true;
@@ -265,6 +289,8 @@ int lockdown__apply(sqlite3 *db, struct lockdown *l, char **err_out)
 		*err_out = NULL;
 	l->deadline_ns = 0;
 	l->expired = false;
+	l->stopped = false;
+	l->stop_seen = session_stop;
 	l->why[0] = '\0';
 	for (size_t i = 0; i < ARRAY_SIZE(configs); i++) {
 		int now = -1;
@@ -275,12 +301,16 @@ int lockdown__apply(sqlite3 *db, struct lockdown *l, char **err_out)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(limits); i++)
 		sqlite3_limit(db, limits[i].id, limits[i].value);
+	rc = sqlite3_exec(db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL); /* (6c) */
+	if (rc != SQLITE_OK)
+		return fail(db, rc, "temp_store memory", err_out);
+	if (l->opts.heap_limit > 0) /* on top of what the connection holds already (6c) */
+		sqlite3_hard_heap_limit64(sqlite3_memory_used() + heap_for_sql(l));
 	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, l->opts.allow_attach ? 4 : 0);
 	rc = sqlite3_set_authorizer(db, authorize, l);
 	if (rc != SQLITE_OK)
 		return fail(db, rc, "authorizer", err_out);
-	if (timeout_ms(l) > 0)
-		sqlite3_progress_handler(db, PROGRESS_OPS, on_progress, l);
+	sqlite3_progress_handler(db, PROGRESS_OPS, on_progress, l); /* (6), (6b) */
 	return SQLITE_OK;
 }
 
@@ -289,16 +319,26 @@ void lockdown__arm(struct lockdown *l)
 	long ms = timeout_ms(l);
 
 	l->expired = false;
+	l->stopped = false;
+	l->stop_seen = session_stop;
 	l->deadline_ns = ms > 0 ? mono_ns() + (uint64_t)ms * 1000000ull : 0;
 }
 
 bool lockdown__expired(const struct lockdown *l) { return l->expired; }
+
+bool lockdown__stopped(const struct lockdown *l) { return l->stopped; }
 
 const char *lockdown__error(struct lockdown *l, const char *sqlite_msg)
 {
 	long ms = timeout_ms(l);
 	char d[32];
 
+	if (l->stopped) {
+		snprintf(l->msg, sizeof(l->msg),
+			 "statement interrupted by a signal (SIGINT, SIGTERM or SIGHUP) before it "
+			 "finished: its result is not whole, and the run ends");
+		return l->msg;
+	}
 	if (l->expired) {
 		if (ms % 1000)
 			snprintf(d, sizeof(d), "%ldms", ms);
@@ -310,6 +350,14 @@ const char *lockdown__error(struct lockdown *l, const char *sqlite_msg)
 			 "--query-timeout or bound the query (a recursive CTE needs a LIMIT or a "
 			 "WHERE that ends it)",
 			 d);
+		return l->msg;
+	}
+	if (sqlite_msg && !strcmp(sqlite_msg, "out of memory") && l->opts.heap_limit > 0) {
+		snprintf(l->msg, sizeof(l->msg),
+			 "out of memory: the statement needed more than --max-memory (%lld MiB) of "
+			 "SQLite's memory (sorts, GROUP BY, DISTINCT, temp tables, long strings); "
+			 "raise --max-memory, or keep less (a LIMIT, fewer or shorter columns)",
+			 (long long)(heap_for_sql(l) >> 20));
 		return l->msg;
 	}
 	if (sqlite_msg && !strncmp(sqlite_msg, "not authorized", 14) && l->why[0]) {

@@ -145,6 +145,7 @@ static int dry_run(struct query *q, struct session *s, struct err *e)
 		return ret;
 	s->dry_run = true;
 	lockdown__arm(&q->lock);
+	q->lock.stop_seen = 0; /* planning: a stop that came already ends it (lockdown.h) */
 	for (int i = 0; i < q->nr_stmts && !ret; i++) {
 		int rc;
 

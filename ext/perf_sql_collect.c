@@ -99,11 +99,13 @@ static bool duration_arg(sqlite3_context *ctx, sqlite3_value *v, bool has_cmd, s
 	const char *text = (const char *)sqlite3_value_text(v);
 	long long ns = text ? units__ns(text, UNIT_S) : 0;
 
+	char quoted[256]; /* as messages quote it (core/err.h) */
+
 	if (ns < 0) {
 		sql_result_errorf(ctx,
 				  "perf_sql_collect: DURATION '%s': expected a duration such as "
 				  "'2s' or '500ms'",
-				  text);
+				  err_quote(quoted, sizeof(quoted), text));
 		return false;
 	}
 	if (!ns && !has_cmd) {

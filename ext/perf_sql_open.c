@@ -61,23 +61,25 @@ static char *opened(struct session *s)
 void perf_sql_open_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	struct ext *x = sqlite3_user_data(ctx);
-	const char *path = (const char *)sqlite3_value_text(argv[0]);
+	const char *raw = (const char *)sqlite3_value_text(argv[0]);
+	char path[1024], open_path[1024]; /* as messages quote them (core/err.h) */
 	struct err e = { 0 };
 	int ret;
 
-	if (!path || !*path)
+	if (!raw || !*raw)
 		return sql_result_errorf(ctx, "perf_sql_open: FILE must be the path of a capture "
 					      "(perf-sql record -o FILE)");
+	err_quote(path, sizeof(path), raw);
 	if (x->capture)
 		return sql_result_errorf(ctx,
 					 "perf_sql_open: %s is open on this connection already; "
 					 "open %s on another connection",
-					 x->capture, path);
-	if (session__load_replay(x->s, path, &e))
+					 err_quote(open_path, sizeof(open_path), x->capture), path);
+	if (session__load_replay(x->s, raw, &e))
 		return sql_result_errorf(ctx, "perf_sql_open: %s%s%s", e.msg, e.hint[0] ? "; " : "",
 					 e.hint);
 	/* from here the session holds the capture: it is this connection's, failed or not */
-	if (!(x->capture = strdup(path)))
+	if (!(x->capture = strdup(raw)))
 		return sqlite3_result_error_nomem(ctx);
 	if ((ret = fill_tables(x->s, &e)))
 		return sql_result_errorf(ctx, "perf_sql_open: %s: %s", path, e.msg);

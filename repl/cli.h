@@ -53,4 +53,9 @@ const struct cli_subcommand *subcommands__find(const char *name);
 int subcommands__check_name(const char *name, struct err *e);
 /* One line "perf-sql: WHAT; see perf-sql --help", then exit(2). */
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* s as a whole number in [min, max] (decimal digits, a '-' first for a negative; no sign,
+ * space, trailing junk or overflow): true and *out, else false */
+bool parse_number(const char *s, long long min, long long max, long long *out);
+/* the value of option opt as parse_number() reads it, or usage_error() with one line */
+long long options__number(const char *opt, const char *s, long long min, long long max);
 #endif

@@ -171,8 +171,8 @@ static int cmd_schema(struct repl *r, int argc, char **argv, const char *rest)
 
 static int cmd_interval(struct repl *r, int argc, char **argv, const char *rest)
 {
-	char *end;
-	long ms;
+	char num[32], *end;
+	long long ms;
 
 	if (argc == 1) {
 		r->interval_ms ? printf("%ld ms\n", r->interval_ms) : printf("off\n");
@@ -182,12 +182,16 @@ static int cmd_interval(struct repl *r, int argc, char **argv, const char *rest)
 		r->interval_ms = 0;
 		return 0;
 	}
-	ms = strtol(argv[1], &end, 10);
-	if (end == argv[1] || (*end && strcmp(end, "ms")) || ms < 1) {
-		say(".interval '%s': expected milliseconds >= 1 (300, 1000ms) or off", argv[1]);
+	snprintf(num, sizeof(num), "%s", argv[1]);
+	if ((end = strstr(num, "ms")) && !end[2])
+		*end = '\0';
+	if (!parse_number(num, 1, 366LL * 24 * 3600 * 1000, &ms)) {
+		say(".interval '%s': expected milliseconds from 1 to 31622400000 (300, 1000ms) or "
+		    "off",
+		    argv[1]);
 		return EXIT_USAGE;
 	}
-	r->interval_ms = ms;
+	r->interval_ms = (long)ms;
 	return 0;
 }
 
@@ -281,20 +285,19 @@ static int cmd_pid(struct repl *r, int argc, char **argv, const char *rest)
 
 static int cmd_freq(struct repl *r, int argc, char **argv, const char *rest)
 {
-	char *end;
-	long hz;
+	long long hz;
 
 	if (argc == 1) {
 		r->freq_hz ? printf("%ld Hz\n", r->freq_hz) : printf("default (99 Hz)\n");
 		return 0;
 	}
-	hz = strtol(argv[1], &end, 10);
-	if (end == argv[1] || *end || hz < 1 || hz > 1000000) {
-		say(".freq '%s': expected a sampling frequency in Hz >= 1 (e.g. 99)", argv[1]);
+	if (!parse_number(argv[1], 1, 1000000, &hz)) {
+		say(".freq '%s': expected a sampling frequency in Hz from 1 to 1000000 (e.g. 99)",
+		    argv[1]);
 		return EXIT_USAGE;
 	}
-	r->freq_hz = hz;
-	printf("sampling at %ld Hz: applies to PMU tables (cpu_clock, cycles, ...); tracepoint "
+	r->freq_hz = (long)hz;
+	printf("sampling at %lld Hz: applies to PMU tables (cpu_clock, cycles, ...); tracepoint "
 	       "tables record every event\n",
 	       hz);
 	return 0;

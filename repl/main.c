@@ -7,23 +7,27 @@
  * (engine/query.c) plans, collects and hands each window to repl/run.c, which prints. Errors
  * are printed here and there only: one line, "perf-sql: what; how to fix".
  *
- * Exit status: 0 ok; 1 a runtime error (SQL, event, workload); 2 bad usage; 77 not enough
- * privilege (the skip code of test suites).
+ * Exit status: 0 ok; 1 a runtime error (SQL, event, workload, output not written); 2 bad usage;
+ * 77 not enough privilege (the skip code of test suites). A closed pipe ends quietly, status 0.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "repl/cli.h"
 #include "repl/repl.h"
 #include "repl/subcommands.h"
 
-static void on_signal(int sig) { session_stop = 1; }
-
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = session__signal };
 
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -61,12 +65,33 @@ static void record_args(struct cli *c, int argc, char **argv)
 	q->command_line = cmd;
 }
 
+/*
+ * At exit, whoever exits: what is left of stdout is written, and a write that failed (one not
+ * said already by repl/run.c, which drops what it could not write) is one line and status 1;
+ * EPIPE (a reader that went away, `| head`) stays quiet, with the status as it was.
+ */
+static void close_stdout(void)
+{
+	int err;
+
+	errno = 0;
+	if (fflush(stdout) != EOF && !ferror(stdout))
+		return;
+	err = errno ? errno : EIO;
+	if (err == EPIPE)
+		return;
+	say("stdout: %s; the output is not whole", strerror(err));
+	_exit(EXIT_ERR);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = { .q = { .out = { .mode = OUT_TABLE, .f = stdout } } };
 	struct err e = { 0 };
 	int status;
 
+	signal(SIGPIPE, SIG_IGN); /* before any output, subcommands' too: EPIPE, not a kill */
+	atexit(close_stdout);
 	if ((status = subcommands__main(&argc, &argv, &c)) >= 0)
 		return status;
 	options__parse(&c, argc, argv);

@@ -3,10 +3,14 @@
  * table and short string, --help, and the profiler runner's "does this take a value" are made
  * from cli_options[] at run time.
  *
- * (1) Every handler checks its value and says what was wrong in one line (exit 2).
+ * (1) Every handler checks its value and says what was wrong in one line (exit 2): numbers
+ *     through options__number() (range, no overflow, sign or trailing junk), durations and
+ *     sizes through core/units.h (no overflow past 9e18 ns or bytes), then each its bounds.
  * (2) Short options are the ones perf and perf-prof users expect (-d -i -f -o -a -C -p -t -m
  *     -F -r -v -h); everything else is long only.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -23,23 +27,39 @@
 
 void usage_error(const char *fmt, ...)
 {
+	char raw[2048], line[4096];
 	va_list ap;
 
-	fputs("perf-sql: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fputs("; see perf-sql --help\n", stderr);
+	/* the option's value as printable UTF-8 (core/err.h) */
+	fprintf(stderr, "perf-sql: %s; see perf-sql --help\n", err_quote(line, sizeof(line), raw));
 	exit(EXIT_USAGE);
 }
 
-static long parse_long(const char *opt, const char *s, long min)
+bool parse_number(const char *s, long long min, long long max, long long *out)
 {
+	const char *digits = s[0] == '-' ? s + 1 : s;
 	char *end;
-	long v = strtol(s, &end, 10);
+	long long v;
 
-	if (*end || end == s || v < min)
-		usage_error("%s '%s': expected a whole number >= %ld", opt, s, min);
+	if (!isdigit((unsigned char)digits[0]))
+		return false;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end || errno || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+long long options__number(const char *opt, const char *s, long long min, long long max)
+{
+	long long v;
+
+	if (!parse_number(s, min, max, &v))
+		usage_error("%s '%s': expected a whole number from %lld to %lld", opt, s, min, max);
 	return v;
 }
 
@@ -59,11 +79,7 @@ static void set_duration(struct cli *c, const char *o, const char *v)
 
 static void set_interval(struct cli *c, const char *o, const char *v)
 {
-	long ms = parse_long(o, v, 1);
-
-	if (ms > MAX_SPAN_MS)
-		usage_error("%s '%s': at most %ld ms (366 days)", o, v, MAX_SPAN_MS);
-	c->q.q.so.interval_ms = ms;
+	c->q.q.so.interval_ms = (long)options__number(o, v, 1, MAX_SPAN_MS); /* 366 days */
 }
 
 static void set_format(struct cli *c, const char *o, const char *v)
@@ -107,11 +123,7 @@ static void set_no_bpf(struct cli *c, const char *o, const char *v) { c->q.q.no_
 
 static void set_max_groups(struct cli *c, const char *o, const char *v)
 {
-	long n = parse_long(o, v, 1);
-
-	if (n > 1 << 24)
-		usage_error("%s %s: at most %d groups", o, v, 1 << 24);
-	c->q.q.max_groups = (int)n;
+	c->q.q.max_groups = (int)options__number(o, v, 1, 1 << 24);
 }
 
 static void set_attach(struct cli *c, const char *o, const char *v)
@@ -121,7 +133,7 @@ static void set_attach(struct cli *c, const char *o, const char *v)
 
 static void set_pages(struct cli *c, const char *o, const char *v)
 {
-	int n = (int)parse_long(o, v, 1);
+	int n = (int)options__number(o, v, 1, 1 << 20); /* 4 GiB per CPU */
 
 	if (n & (n - 1))
 		usage_error("%s %s: ring size must be a power of two pages (64 = 256 KiB per CPU)",
@@ -173,7 +185,7 @@ static void set_timeout(struct cli *c, const char *o, const char *v)
 
 static void set_freq(struct cli *c, const char *o, const char *v)
 {
-	c->q.q.so.freq = (int)parse_long(o, v, 1);
+	c->q.q.so.freq = (int)options__number(o, v, 1, 1000000);
 }
 
 static void add_probe(struct cli *c, const char *o, const char *v)

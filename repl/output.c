@@ -1,15 +1,20 @@
 /*
  * repl/output.c - printing statement results (see repl/output.h).
  *
- * (1) table: rows are buffered to align columns; numbers right-aligned; NULL prints empty.
+ * (1) table: rows are buffered to align columns (up to GRID_ROWS rows or GRID_BYTES; past
+ *     that they stream in the widths found so far); numbers right-aligned; NULL prints empty.
  *     A histogram value (log2_hist, lin_hist) prints as bcc-style bars under its row.
  * (2) csv: RFC 4180 quoting; one header per statement for the whole run; with -i a first
  *     column window_start. Flushed after every window, so `tail -f` sees whole rows.
  * (3) json: one object per row (JSON Lines), window_start included with -i; BLOBs as hex
  *     strings, histograms as arrays of {low, high, count}.
  * (4) pprof: the rows go to a profile (repl/pprof.h), written at the end of the run.
+ * (5) Every write is checked (the statement's last flush, and the stream's error flag for the
+ *     ones before): a failure is o->write_error, which the caller says (repl/run.c); EPIPE
+ *     is o->broken_pipe, which ends the run quietly.
  */
 #include <errno.h>
+#include <stdio_ext.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -174,12 +179,21 @@ static void csv_header(struct output *o, sqlite3_stmt *st, int nth)
 	fputs("\r\n", o->f);
 }
 
-/* table mode: buffered rows */
+/* table mode: rows buffered to align the columns, at most GRID_ROWS rows or GRID_BYTES of
+ * text; past that, the buffered rows print with the widths they have and the rest streams in
+ * those widths (a longer cell pushes its row's later columns right), so a large result costs
+ * no more memory than a small one */
+#define GRID_ROWS 1000
+#define GRID_BYTES ((size_t)4 << 20)
+
 struct grid {
 	int nc, nr, cap;
 	char **cells;  /* nr * nc; NULL = SQL NULL */
 	bool *numeric; /* per column: every non-NULL cell is a number */
 	int *width;
+	size_t bytes;   /* of the buffered cells */
+	bool streaming; /* widths and header fixed: rows print as they come */
+	bool any_bars;
 };
 
 static int grid_add(struct grid *g, sqlite3_stmt *st)
@@ -198,7 +212,9 @@ static int grid_add(struct grid *g, sqlite3_stmt *st)
 		char *v = cell_text(st, i, true);
 
 		g->cells[g->nr * g->nc + i] = v;
-		if (type != SQLITE_NULL && type != SQLITE_INTEGER && type != SQLITE_FLOAT)
+		g->bytes += v ? strlen(v) + 1 : 0;
+		if (type != SQLITE_NULL && type != SQLITE_INTEGER && type != SQLITE_FLOAT &&
+		    !g->streaming)
 			g->numeric[i] = false;
 	}
 	g->nr++;
@@ -207,17 +223,16 @@ static int grid_add(struct grid *g, sqlite3_stmt *st)
 
 static bool is_bars(const char *v) { return v && strchr(v, '\n'); }
 
-static void grid_print(struct output *o, struct grid *g, sqlite3_stmt *st, const char *window)
+/* the widths of the buffered rows, then the header lines */
+static void grid_head(struct output *o, struct grid *g, sqlite3_stmt *st, const char *window)
 {
-	bool any_bars = false;
-
 	for (int i = 0; i < g->nc; i++) {
 		g->width[i] = (int)strlen(sqlite3_column_name(st, i));
 		for (int r = 0; r < g->nr; r++) {
 			const char *v = g->cells[r * g->nc + i];
 
 			if (is_bars(v)) {
-				any_bars = true;
+				g->any_bars = true;
 				continue;
 			}
 			if (v && (int)strlen(v) > g->width[i])
@@ -226,11 +241,8 @@ static void grid_print(struct output *o, struct grid *g, sqlite3_stmt *st, const
 	}
 	if (window)
 		fprintf(o->f, "-- window %s\n", window);
-	if (any_bars && g->nc == 1) { /* a lone histogram: just the bars, as bcc prints them */
-		for (int r = 0; r < g->nr; r++)
-			fprintf(o->f, "%s", g->cells[r] ? g->cells[r] : "");
+	if (g->any_bars && g->nc == 1) /* a lone histogram: just the bars, as bcc prints them */
 		return;
-	}
 	for (int i = 0; i < g->nc; i++) /* headers align as their column does */
 		fprintf(o->f, g->numeric[i] ? "%s%*s" : "%s%-*s", i ? "  " : "",
 			i == g->nc - 1 && !g->numeric[i] ? 0 : g->width[i],
@@ -242,24 +254,50 @@ static void grid_print(struct output *o, struct grid *g, sqlite3_stmt *st, const
 			fputc('-', o->f);
 	}
 	fputc('\n', o->f);
-	for (int r = 0; r < g->nr; r++) {
-		for (int i = 0; i < g->nc; i++) {
-			const char *v = g->cells[r * g->nc + i];
-			bool last = i == g->nc - 1;
+}
 
-			if (is_bars(v))
-				v = "(histogram below)";
-			if (g->numeric[i])
-				fprintf(o->f, "%s%*s", i ? "  " : "", g->width[i], v ? v : "");
-			else
-				fprintf(o->f, "%s%-*s", i ? "  " : "", last ? 0 : g->width[i],
-					v ? v : "");
+/* the buffered rows, printed and dropped */
+static void grid_rows(struct output *o, struct grid *g)
+{
+	for (int r = 0; r < g->nr; r++) {
+		char **row = &g->cells[r * g->nc];
+
+		if (g->any_bars && g->nc == 1) {
+			fprintf(o->f, "%s", row[0] ? row[0] : "");
+		} else {
+			for (int i = 0; i < g->nc; i++) {
+				const char *v = is_bars(row[i]) ? "(histogram below)" : row[i];
+				bool last = i == g->nc - 1;
+
+				if (g->numeric[i])
+					fprintf(o->f, "%s%*s", i ? "  " : "", g->width[i],
+						v ? v : "");
+				else
+					fprintf(o->f, "%s%-*s", i ? "  " : "",
+						last ? 0 : g->width[i], v ? v : "");
+			}
+			fputc('\n', o->f);
+			for (int i = 0; i < g->nc; i++)
+				if (is_bars(row[i]))
+					fprintf(o->f, "%s\n", row[i]);
 		}
-		fputc('\n', o->f);
-		for (int i = 0; any_bars && i < g->nc; i++)
-			if (is_bars(g->cells[r * g->nc + i]))
-				fprintf(o->f, "%s\n", g->cells[r * g->nc + i]);
+		for (int i = 0; i < g->nc; i++)
+			free(row[i]);
 	}
+	g->nr = 0;
+	g->bytes = 0;
+}
+
+/* after each row: past the buffer's bound, the header is fixed and the rows go out */
+static void grid_spill(struct output *o, struct grid *g, sqlite3_stmt *st, const char *window,
+		       bool end)
+{
+	if (!g->streaming && !end && g->nr < GRID_ROWS && g->bytes < GRID_BYTES)
+		return;
+	if (!g->streaming)
+		grid_head(o, g, st, window);
+	g->streaming = true;
+	grid_rows(o, g);
 }
 
 static void grid_free(struct grid *g)
@@ -329,21 +367,81 @@ static void collect_folded(struct output *o, sqlite3_stmt *st, const char *windo
 	}
 }
 
+/* (4) every write checked: a failed one (an earlier one of the statement, or the flush) is
+ * o->write_error, or o->broken_pipe for EPIPE; what could not be written is dropped, so it is
+ * not written late as part of the next window */
+static void flushed(struct output *o)
+{
+	int err;
+
+	errno = 0;
+	if (fflush(o->f) != EOF && !ferror(o->f))
+		return;
+	err = errno ? errno : EIO;
+	__fpurge(o->f);
+	clearerr(o->f);
+	if (err == EPIPE)
+		o->broken_pipe = true;
+	else
+		o->write_error = err;
+}
+
+/* all of buf to fd; 0 or an errno (a short write that makes no progress: the disk is full) */
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : ENOSPC;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * A regular file: the rows are rendered in memory and written in chunks of OUT_CHUNK bytes
+ * (whole rows each), so a large result costs no more memory than a small one. After each row
+ * and at the end (end), the chunk is written once it is big enough; a failed write is
+ * o->write_error, and output__statement() cuts the file back to where the statement started.
+ */
+#define OUT_CHUNK ((long)1 << 20)
+
+static void spill(struct output *o, bool end)
+{
+	int err;
+
+	if (!o->real || (!end && ftell(o->f) < OUT_CHUNK))
+		return;
+	fclose(o->f);
+	if (!o->write_error && o->mlen && (err = write_all(fileno(o->real), o->mbuf, o->mlen)))
+		o->write_error = err;
+	free(o->mbuf);
+	o->mbuf = NULL;
+	o->mlen = 0;
+	o->f = end ? o->real : open_memstream(&o->mbuf, &o->mlen);
+	if (!o->f) { /* no memory for the next chunk: the rest goes straight to the file */
+		o->f = o->real;
+		o->real = NULL;
+	}
+}
+
 static int render(struct output *o, sqlite3_stmt *st, int nth, const char *window_start);
 
 /*
  * A regular file gets each statement's rows whole or not at all: they are rendered in memory,
- * then written at once; a short write (disk full) is cut back to the last whole row and
- * reported through o->write_error, and the next window tries again.
+ * then written chunk by chunk (spill()); a failed write (disk full) cuts the file back to
+ * where the statement started, is reported through o->write_error, and the next window tries
+ * again.
  */
 int output__statement(struct output *o, sqlite3_stmt *st, int nth, const char *window_start)
 {
+	FILE *real = o->f;
 	struct stat sb;
-	FILE *real = o->f, *mem;
-	char *buf = NULL;
-	size_t len = 0;
-	ssize_t n;
-	off_t at;
+	long long at;
 	int rc;
 
 	o->write_error = 0;
@@ -351,23 +449,25 @@ int output__statement(struct output *o, sqlite3_stmt *st, int nth, const char *w
 		return pprof__statement(o->pprof, st);
 	if (fstat(fileno(real), &sb) || !S_ISREG(sb.st_mode))
 		return render(o, st, nth, window_start);
-	mem = open_memstream(&buf, &len);
-	if (!mem)
-		return render(o, st, nth, window_start);
 	fflush(real);
 	at = lseek(fileno(real), 0, SEEK_END);
-	o->f = mem;
+	o->mbuf = NULL;
+	o->mlen = 0;
+	if (!(o->f = open_memstream(&o->mbuf, &o->mlen))) {
+		o->f = real;
+		return render(o, st, nth, window_start);
+	}
+	o->real = real;
 	rc = render(o, st, nth, window_start);
+	spill(o, true);
 	o->f = real;
-	fclose(mem);
-	if (len && (n = write(fileno(real), buf, len)) != (ssize_t)len) {
-		o->write_error = n < 0 ? errno : ENOSPC; /* a short write: the disk is full */
+	o->real = NULL;
+	if (o->write_error) {
 		if (at >= 0 && ftruncate(fileno(real), at) == 0)
 			lseek(fileno(real), at, SEEK_SET);
 		if (nth < 31) /* a CSV header not written is written again */
 			o->headers_done &= ~(1 << nth);
 	}
-	free(buf);
 	return rc;
 }
 
@@ -394,20 +494,20 @@ static int render(struct output *o, sqlite3_stmt *st, int nth, const char *windo
 			collect_folded(o, st, window);
 		if (o->want_heatmap)
 			collect_heatmap(o, st);
-		if (o->mode == OUT_TABLE)
-			rc = grid_add(&g, st);
+		if (o->mode == OUT_TABLE && (rc = grid_add(&g, st)) == SQLITE_OK)
+			grid_spill(o, &g, st, window, false);
 		else if (o->mode == OUT_CSV)
 			csv_row(o, st, window);
 		else
 			json_row(o, st, window);
 		if (rc != SQLITE_ROW && rc != SQLITE_OK)
 			break;
+		spill(o, false);
 	}
 	if (o->mode == OUT_TABLE && g.nc && (rc == SQLITE_DONE))
-		grid_print(o, &g, st, window);
+		grid_spill(o, &g, st, window, true);
 	grid_free(&g);
-	if (fflush(o->f) == EOF && errno == EPIPE)
-		o->broken_pipe = true;
+	flushed(o);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 

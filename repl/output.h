@@ -22,6 +22,10 @@ struct output {
 	int heatmap_len;
 	bool want_heatmap;
 	struct pprof *pprof; /* -f pprof: every statement's rows are collected here */
+	/* output__statement() to a regular file: the chunk in memory, the file it goes to */
+	FILE *real;
+	char *mbuf;
+	size_t mlen;
 };
 
 /* "table", "csv", "json", "pprof" -> mode; -1 if unknown */

@@ -13,8 +13,8 @@
  *     reads no event table answers at once). Watched (.interval MS): one result per window until
  *     Ctrl-C (in a script, which cannot press it, until .duration); on a terminal in table
  *     mode each window redraws the screen, like top; otherwise windows are appended.
- * (4) Ctrl-C while a query runs stops it (it still prints what it collected) and returns to the
- *     prompt; at the prompt it clears the line; a second Ctrl-C at an empty prompt, .quit or
+ * (4) Ctrl-C while a query runs stops it (it still prints what it collected; a statement
+ *     running when it comes is ended: engine/lockdown.h) and returns to the prompt; at the prompt it clears the line; a second Ctrl-C at an empty prompt, .quit or
  *     EOF exits. SIGTERM and SIGHUP exit after the running query stops.
  * (5) Errors do not end the session; in a script the exit status is the first failure's.
  */
@@ -48,7 +48,7 @@ static struct repl *rl_repl; /* readline's callbacks take no context pointer */
 
 static void on_signal(int sig)
 {
-	session_stop = 1;
+	session__signal(sig);
 	if (sig == SIGINT)
 		got_int = 1;
 	else
@@ -60,6 +60,10 @@ static void install_signals(void)
 	/* no SA_RESTART: a signal must wake select() and getline() */
 	struct sigaction sa = { .sa_handler = on_signal };
 
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -290,6 +294,7 @@ static bool query_settings(struct repl *r, struct run *q, const char *sql, bool 
 
 	*q = r->q;
 	q->q.sql = sql;
+	q->out_name = r->out_path[0] ? r->out_path : NULL; /* a failed write names it */
 	q->schema = NULL;
 	q->explain = explain;
 	memcpy(q->q.params, r->last_params, sizeof(q->q.params));

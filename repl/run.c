@@ -22,13 +22,14 @@
 
 void say(const char *fmt, ...)
 {
+	char raw[2048], line[4096];
 	va_list ap;
 
-	fputs("perf-sql: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* what the person gave, as printable UTF-8 (core/err.h) */
+	fprintf(stderr, "perf-sql: %s\n", err_quote(line, sizeof(line), raw));
 }
 
 int report(const struct err *e)
@@ -62,6 +63,22 @@ static void on_notice(void *ctx, const char *line)
 	say("%s", line);
 }
 
+/* a statement's rows not written: with -i the next window tries again; the run's status is 1
+ * when the last window's result is not whole (run__query) */
+static void write_failed(struct run *r, const char *window)
+{
+	const char *name = r->out_name ? r->out_name : "stdout";
+
+	r->unwritten = true;
+	if (r->out.windowed)
+		say("%s: %s; the rows of the window starting %s are not written (whole rows only: "
+		    "a file is as it was; the next window tries again)",
+		    name, strerror(r->out.write_error), window);
+	else
+		say("%s: %s; the result is not written (whole rows only: a file is as it was)",
+		    name, strerror(r->out.write_error));
+}
+
 static int on_window(void *ctx, struct query *q, struct session *s, struct err *e)
 {
 	struct run *r = ctx;
@@ -72,22 +89,24 @@ static int on_window(void *ctx, struct query *q, struct session *s, struct err *
 	format_rfc3339(s->window_start_ns, window, sizeof(window));
 	if (r->out.pprof)
 		pprof__window(r->out.pprof, s);
+	r->unwritten = false;
 	for (int i = 0; i < q->nr_stmts; i++) {
 		int rc;
 
 		sqlite3_reset(q->stmts[i]);
 		rc = output__statement(&r->out, q->stmts[i], i, window);
 		if (r->out.write_error)
-			say("output: %s; the rows of the window starting %s are not written (whole "
-			    "rows "
-			    "only: the file is as it was; the next window tries again)",
-			    strerror(r->out.write_error), window);
+			write_failed(r, window);
 		if (r->out.broken_pipe) {
 			session_stop = 1;
 			return 0;
 		}
 		if (rc != SQLITE_OK) {
 			query__sql_err(q, s, sqlite3_errmsg(q->db), e);
+			if (lockdown__stopped(&q->lock)) { /* a signal: the run ends, status 1 */
+				r->status = report(e);
+				return -EINTR;
+			}
 			if (!lockdown__expired(&q->lock))
 				return -EINVAL;
 			/* over the time budget: this window's result is lost, the next one runs */
@@ -172,6 +191,8 @@ static int on_planned(void *ctx, struct query *q, struct session *s)
 		r->status = report(&e);
 		return e.code;
 	}
+	if (r->out_path)
+		r->out_name = r->out_path;
 	r->out_path = NULL;
 	if (r->schema && print_schema(r, q, s, &e))
 		r->status = report(&e);
@@ -290,6 +311,9 @@ int run__query(struct run *r)
 		say("out of memory");
 		return EXIT_ERR;
 	}
+	/* SQLite's memory: --max-memory more than the connection's own (engine/lockdown.h) */
+	r->q.lock.opts.heap_limit =
+		r->q.so.max_memory ? (int64_t)r->q.so.max_memory : LOCKDOWN_HEAP_DEFAULT;
 	r->out.want_heatmap = r->heatmap_svg != NULL;
 	r->out.windowed = r->q.so.interval_ms > 0;
 	if (r->schema) {
@@ -307,6 +331,8 @@ int run__query(struct run *r)
 	r->status_line = NULL;
 	if (ret && !r->status)
 		r->status = report(&e);
+	if (r->unwritten && !r->status)
+		r->status = EXIT_ERR; /* the last result is not whole: said in write_failed() */
 	if (!r->status && !r->q.plan_only)
 		r->status = write_files(r);
 	if (schema_sql) {

@@ -23,6 +23,8 @@ struct run {
 	const char *flame_graph;    /* --flame-graph FILE */
 	const char *heatmap_svg;    /* --heatmap FILE */
 	const char *out_path;       /* -o FILE: checked first, made once planning held (out.f) */
+	const char *out_name;       /* -o FILE or "stdout", for the messages of a failed write */
+	bool unwritten;             /* a statement's rows of the last window were not written */
 	bool quiet;                 /* -q: no status line (repl/status.c) */
 	struct status *status_line; /* while running: erased before anything is printed */
 	int status;                 /* while running: the first failure's exit status */

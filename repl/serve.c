@@ -20,8 +20,9 @@
  * (4) Each argument is prepared alone first, so a mistake names its argument.
  * (5) A window's failed statement (an SQL error, --query-timeout) is reported on stderr at
  *     most once a minute per family and counted in perf_sql_query_errors_total; the server
- *     keeps running. SIGTERM, SIGINT or SIGHUP end the run: the last window is taken, the
- *     events closed, the server stopped, exit 0.
+ *     keeps running. SIGTERM, SIGINT or SIGHUP end the run at once: a running statement is
+ *     stopped (engine/lockdown.h), the window in progress is not queried (its scrapes would
+ *     never come), the events closed, the server stopped, exit 0.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -37,8 +38,6 @@
 #include "repl/cli.h"
 #include "repl/serve.h"
 #include "repl/serve_int.h"
-
-static void on_signal(int sig) { session_stop = 1; }
 
 static double now_s(clockid_t clock)
 {
@@ -332,13 +331,18 @@ static int on_window(void *ctx, struct query *q, struct session *s, struct err *
 {
 	struct serve *sv = ctx;
 
+	if (session_stop) /* (5): the window a stop cut short is not queried */
+		return 0;
 	metrics__window_begin(sv->m);
 	for (int i = 0; i < q->nr_stmts; i++) {
 		int rc;
 
-		if (sv->stmt_of[i] >= 0 &&
-		    (rc = metrics__step(sv->m, sv->stmt_of[i], q->stmts[i])) != SQLITE_DONE)
-			statement_failed(sv, q, s, i, rc);
+		if (sv->stmt_of[i] < 0 ||
+		    (rc = metrics__step(sv->m, sv->stmt_of[i], q->stmts[i])) == SQLITE_DONE)
+			continue;
+		if (lockdown__stopped(&q->lock))
+			return 0; /* a signal ended the statement: the run ends (the loop sees it) */
+		statement_failed(sv, q, s, i, rc);
 	}
 	sv->windows++;
 	sv->window_seconds = (double)(now_ns(CLOCK_MONOTONIC) - s->window_start_mono) / 1e9;
@@ -419,13 +423,15 @@ static void serve_free(struct serve *sv)
 int serve__main(int argc, char **argv, struct cli *c)
 {
 	struct serve sv = { .listen = DEFAULT_LISTEN, .max_series = DEFAULT_MAX_SERIES };
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = session__signal };
 	struct query *q = &c->q.q;
 	struct err e = { 0 };
 	int ret;
 
 	serve__parse_args(&sv, c, argc, argv);
 	q->extend = profilers__register_views; /* profilers as tables, as in a query */
+	q->lock.opts.heap_limit =
+		q->so.max_memory ? (int64_t)q->so.max_memory : LOCKDOWN_HEAP_DEFAULT; /* as run.c */
 	if (!q->so.interval_ms)
 		q->so.interval_ms = DEFAULT_INTERVAL_MS;
 	sv.start_time = now_s(CLOCK_REALTIME);
@@ -434,6 +440,10 @@ int serve__main(int argc, char **argv, struct cli *c)
 		return EXIT_ERR;
 	}
 	session_stop = 0; /* before the handlers: a signal from now on stops the run */
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);

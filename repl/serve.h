@@ -31,6 +31,14 @@ struct http *http__start(const char *listen, char *bound_out, size_t len, struct
 void http__publish(struct http *h, struct mbuf *text, struct mbuf *om);
 /* Stops serving: every connection is closed, the thread joined. NULL is fine. */
 void http__stop(struct http *h);
+/*
+ * The same server with no listening socket and no thread (tests/fuzz/fuzz_http.c):
+ * http__add_connection() hands it a connected socket (it closes it), http__run() serves what
+ * can be served now without blocking and returns the connections still open.
+ */
+struct http *http__start_unlistened(struct err *e);
+int http__add_connection(struct http *h, int fd);
+int http__run(struct http *h);
 /* Does an Accept header value prefer OpenMetrics to the text format? */
 bool http__wants_openmetrics(const char *accept);
 #endif

@@ -159,12 +159,9 @@ void serve__parse_args(struct serve *sv, struct cli *c, int argc, char **argv)
 		} else if (is_opt(a, "--name")) {
 			name = opt_value(argc, argv, &i, "--name");
 		} else if (is_opt(a, "--max-series")) {
-			char *end;
 			const char *v = opt_value(argc, argv, &i, "--max-series");
 
-			sv->max_series = strtol(v, &end, 10);
-			if (*end || end == v || sv->max_series < 1)
-				usage_error("--max-series '%s': expected a whole number >= 1", v);
+			sv->max_series = (long)options__number("--max-series", v, 1, 1 << 24);
 		} else if (a[0] == '-' && a[1]) {
 			i += query_opt(c, argc, argv, i) - 1;
 		} else if (is_param(a)) {

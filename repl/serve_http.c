@@ -15,6 +15,9 @@
  *     thread: they reach the collection thread, which ends the run.
  * (5) Only GET and HEAD of /metrics (and / with a pointer to it); nothing a client sends is
  *     run or kept.
+ * (6) The request path runs without a socket of ours too: http__start_unlistened() has no
+ *     listening socket and no thread; a connected socket is handed in and served by
+ *     http__run() (tests/fuzz/fuzz_http.c sends it any bytes through a socketpair).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -237,10 +240,9 @@ bad:
 	return err_usage(e);
 }
 
-struct http *http__start(const char *listen, char *bound, size_t len, struct err *e)
+static struct http *http_new(struct err *e)
 {
 	struct http *h = calloc(1, sizeof(*h));
-	sigset_t block, old;
 
 	if (h)
 		h->fd = -1;
@@ -251,29 +253,84 @@ struct http *http__start(const char *listen, char *bound, size_t len, struct err
 	}
 	h->cur->refs = 1;
 	pthread_mutex_init(&h->lock, NULL);
-	if ((h->fd = listen_on(listen, bound, len, e)) < 0) {
-		http__stop(h);
-		return NULL;
-	}
+	return h;
+}
+
+/* the daemon: its own thread on h->fd, or (flags MHD_USE_NO_LISTEN_SOCKET) none, for (6) */
+static int http_daemon(struct http *h, unsigned int flags)
+{
+	sigset_t block, old;
+
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &block, &old); /* (4): the server's thread inherits it */
-	h->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, h,
-				MHD_OPTION_LISTEN_SOCKET, h->fd, MHD_OPTION_CONNECTION_LIMIT,
-				(unsigned int)HTTP_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
-				(unsigned int)HTTP_TIMEOUT_S, MHD_OPTION_END);
+	if (flags & MHD_USE_NO_LISTEN_SOCKET)
+		h->d = MHD_start_daemon(
+			flags, 0, NULL, NULL, on_request, h, MHD_OPTION_CONNECTION_LIMIT,
+			(unsigned int)HTTP_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
+			(unsigned int)HTTP_TIMEOUT_S, MHD_OPTION_END);
+	else
+		h->d = MHD_start_daemon(
+			flags, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET, h->fd,
+			MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
+			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
+			MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (h->d)
 		h->fd = -1; /* the daemon's now: MHD_stop_daemon() closes it */
-	if (!h->d) {
+	return h->d ? 0 : -EIO;
+}
+
+struct http *http__start(const char *listen, char *bound, size_t len, struct err *e)
+{
+	struct http *h = http_new(e);
+
+	if (!h)
+		return NULL;
+	if ((h->fd = listen_on(listen, bound, len, e)) < 0) {
+		http__stop(h);
+		return NULL;
+	}
+	if (http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD)) {
 		err_set(e, -EIO, "--listen %s: libmicrohttpd could not start its server thread",
 			bound);
 		http__stop(h);
 		return NULL;
 	}
 	return h;
+}
+
+struct http *http__start_unlistened(struct err *e)
+{
+	struct http *h = http_new(e);
+
+	if (h && http_daemon(h, MHD_USE_NO_LISTEN_SOCKET)) {
+		err_set(e, -EIO, "libmicrohttpd could not start a server");
+		http__stop(h);
+		return NULL;
+	}
+	return h;
+}
+
+int http__add_connection(struct http *h, int fd)
+{
+	struct sockaddr_in peer = { .sin_family = AF_INET,
+				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+	return MHD_add_connection(h->d, fd, (struct sockaddr *)&peer, sizeof(peer)) == MHD_YES
+		       ? 0
+		       : -errno;
+}
+
+int http__run(struct http *h)
+{
+	const union MHD_DaemonInfo *i;
+
+	MHD_run(h->d);
+	i = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+	return i ? (int)i->num_connections : 0;
 }
 
 void http__publish(struct http *h, struct mbuf *text, struct mbuf *om)

@@ -26,7 +26,7 @@ echo "ok: tests/ext/functions.sql calls all $(grep -c '^[[:space:]]*\(SCALAR\|AG
 d=$(mktemp -d) || fail "mktemp"
 trap 'rm -rf "$d"' EXIT
 mkdir -p "$d/tests" && cp -r tests/sql tests/ext "$d/tests/" && cp -r python "$d/" &&
-	cp "$SO" "$PERF_SQL" "$HOST" "$d/" || fail "copying to $d"
+	cp "$SO" "$HOST" "$d/" && cp "$PERF_SQL" "$d/perf-sql" || fail "copying to $d"
 cp tests/sql/writes.cap "$d/v9.cap" && printf '\011' | dd of="$d/v9.cap" bs=1 seek=8 conv=notrunc 2>/dev/null
 # a corrupt block in the middle: the 2nd block's LZ4 frame, past its 16-byte block header
 off=$((16 + 16 + $(od -An -tu4 -j 24 -N 4 tests/sql/writes.cap) + 16 + 20))

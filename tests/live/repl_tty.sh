@@ -1,5 +1,6 @@
 # The REPL on a real terminal (tmux): completion, a watched query redrawn in place, Ctrl-C
-# back to the prompt within a second, Ctrl-C at the prompt, history, .quit.
+# back to the prompt within a second, Ctrl-C ending an endless statement, Ctrl-C at the prompt,
+# history, .quit.
 . "$(dirname "$0")/lib.sh"; need_root
 if ! command -v tmux >/dev/null; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null 2>&1 ||
@@ -87,6 +88,19 @@ wait_for '^saved watched '
 keys 'select 40+2 as answer;'; tm send-keys -t t Enter
 wait_for '^    42$'
 echo "ok: a query after Ctrl-C"
+# Ctrl-C ends a statement that never ends by itself (no event table: it runs at once), long
+# before its --query-timeout (10 s) could: the signal's message, not the budget's, and the
+# prompt back
+keys 'with recursive c(x) as (select 1 union all select x+1 from c) select count(*) from c;'
+tm send-keys -t t Enter
+sleep 0.5
+tm send-keys -t t C-c
+wait_for 'statement interrupted by a signal' 5000
+wait_for '^perf-sql> *$' 3000
+screen | grep -q 'query took longer' && fail "the time budget stopped it, not Ctrl-C: $(screen)"
+keys 'select 40+1 as answer;'; tm send-keys -t t Enter
+wait_for '^    41$'
+echo "ok: Ctrl-C ended a running statement, back to the prompt"
 keys '.quit'; tm send-keys -t t Enter
 for i in $(seq 100); do [ -s "$tmp/rc" ] && break; sleep 0.05; done
 eq "$(cat "$tmp/rc" 2>/dev/null)" 0 ".quit exit status"

@@ -38,6 +38,9 @@
 #define FUZZ_ENTRY fuzz_funcs
 #include "../fuzz/fuzz_funcs.c"
 #undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_http
+#include "../fuzz/fuzz_http.c"
+#undef FUZZ_ENTRY
 
 static const struct {
 	const char *name;
@@ -46,6 +49,7 @@ static const struct {
 	{ "sample", fuzz_sample },   { "window", fuzz_window },         { "kfilter", fuzz_kfilter },
 	{ "elf", fuzz_elf },         { "profiler", fuzz_profiler },     { "sql", fuzz_sql },
 	{ "capture", fuzz_capture }, { "sql_select", fuzz_sql_select }, { "funcs", fuzz_funcs },
+	{ "http", fuzz_http },
 };
 
 /* every regular file of dir through fn; the number of files, -1 if dir is missing */

@@ -2,11 +2,14 @@
  * tests/unit/test_lockdown.c - the locked-down connection (engine/lockdown.c): temp objects may
  * be written, nothing else; ATTACH only with allow_attach; no load_extension, no VACUUM INTO,
  * no writing pragmas; lowered limits; a runaway recursive CTE stops at the time budget and the
- * connection works again after lockdown__arm().
+ * connection works again after lockdown__arm(); with no time budget, a signal (session_stop
+ * moving) after the arm ends a runaway statement, one before the arm does not.
  */
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include <sqlite3.h>
+#include "core/session.h"
 #include "engine/lockdown.h"
 #include "t.h"
 
@@ -184,6 +187,32 @@ static void test_timeout(void)
 	sqlite3_close(db);
 }
 
+static void test_stop(void)
+{
+	struct lockdown l = { .opts = { .timeout_ms = -1 } }; /* --query-timeout 0 */
+	sqlite3 *db = open_locked(&l);
+	const char *endless = "with recursive r(x) as (select 1 union all select x + 1 from r) "
+			      "select count(*) from r";
+	char m[256];
+	int rc;
+
+	session__signal(SIGTERM); /* as if it came while the statement ran */
+	rc = run(db, endless, m, sizeof(m));
+	T(rc == SQLITE_INTERRUPT, "endless CTE stopped by the signal (rc %d, %s)", rc, m);
+	T(lockdown__stopped(&l) && !lockdown__expired(&l), "stopped, not expired");
+	T(strstr(lockdown__error(&l, m), "statement interrupted by a signal") != NULL,
+	  "message: %s", lockdown__error(&l, m));
+	lockdown__arm(&l); /* a window armed after the signal: its statements run */
+	T(!lockdown__stopped(&l), "arm clears stopped");
+	OK(db, "select count(*) from (with recursive r(x) as (select 1 union all select x + 1 "
+	       "from r where x < 100000) select x from r)");
+	session__signal(SIGINT); /* a second signal: any statement now stops */
+	T(run(db, endless, m, sizeof(m)) == SQLITE_INTERRUPT && lockdown__stopped(&l),
+	  "second signal stops the statement");
+	session_stop = 0;
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	RUN(test_temp_writes);
@@ -192,5 +221,6 @@ int main(void)
 	RUN(test_attach_allowed);
 	RUN(test_limits);
 	RUN(test_timeout);
+	RUN(test_stop);
 	return t_done("lockdown");
 }
