@@ -233,45 +233,7 @@ static void prologue(struct cc *c)
 	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_2, 0, c->out);
 	if (p->hook == BPF_HOOK_SYS_ENTER || p->hook == BPF_HOOK_SYS_EXIT)
 		bpf_cc__syscall_filter(c);
-	if (p->self_tid || p->self_pid || p->tree_fd >= 0 || uses(p, BCOL_PID) ||
-	    uses(p, BCOL_TID)) {
-		emit(c, bi_call(BPF_FUNC_get_current_pid_tgid));
-		emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, OFF_PIDTGID));
-		if (p->self_tid) {
-			basm__note(c->a, true, "self_tid");
-			basm__jmp32_imm(c->a, BPF_JEQ, BPF_REG_0, (int32_t)p->self_tid, c->out);
-		}
-		if (p->self_pid) {
-			emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_0, 32));
-			basm__note(c->a, true, "self_pid");
-			basm__jmp32_imm(c->a, BPF_JEQ, BPF_REG_0, (int32_t)p->self_pid, c->out);
-		}
-	}
-	if (p->tree_fd >= 0) { /* a task of the workload's (bpf/tree.h) */
-		emit(c, bi_ldx(BPF_DW, BPF_REG_0, FP, OFF_PIDTGID));
-		emit(c, bi_stx(BPF_W, FP, BPF_REG_0, OFF_TID));
-		basm__ld_map(c->a, BPF_REG_1, p->tree_fd);
-		emit(c, bi_mov64_reg(BPF_REG_2, FP));
-		emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, OFF_TID));
-		emit(c, bi_call(BPF_FUNC_map_lookup_elem));
-		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, c->out);
-	}
-	if (p->cpu_filter || uses(p, BCOL_CPU)) {
-		emit(c, bi_call(BPF_FUNC_get_smp_processor_id));
-		emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, OFF_CPU));
-	}
-	if (p->cpu_filter) {
-		basm__jmp_imm(c->a, BPF_JGE, BPF_REG_0, p->nr_cpu_ids, c->out);
-		emit(c, bi_mov64_reg(BPF_REG_1, BPF_REG_0));
-		emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_1, 3));
-		basm__ld_map_value(c->a, BPF_REG_2, c->m->ctl, BPF_CTL_CPUMASK);
-		emit(c, bi_alu64_reg(BPF_ADD, BPF_REG_2, BPF_REG_1));
-		emit(c, bi_ldx(BPF_B, BPF_REG_3, BPF_REG_2, 0));
-		emit(c, bi_alu64_imm(BPF_AND, BPF_REG_0, 7));
-		emit(c, bi_alu64_reg(BPF_RSH, BPF_REG_3, BPF_REG_0));
-		emit(c, bi_alu64_imm(BPF_AND, BPF_REG_3, 1));
-		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_3, 0, c->out);
-	}
+	bpf_cc__who(c, uses(p, BCOL_PID) || uses(p, BCOL_TID), uses(p, BCOL_CPU));
 }
 
 /* WHERE: on to the group, or out */
@@ -282,12 +244,8 @@ static void where(struct cc *c)
 	if (p->where_root >= 0) {
 		int go = basm__label(c->a);
 
-		if (uses(p, BCOL_COMM)) {
-			emit(c, bi_mov64_reg(BPF_REG_1, FP));
-			emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_1, OFF_COMM));
-			emit(c, bi_mov64_imm(BPF_REG_2, 16));
-			emit(c, bi_call(BPF_FUNC_get_current_comm));
-		}
+		if (uses(p, BCOL_COMM))
+			bpf_cc__current_comm(c, OFF_COMM);
 		bpf_cc__pred(c, p->where_root, go, c->out);
 		basm__place(c->a, go);
 	}
@@ -317,10 +275,7 @@ static void build_key(struct cc *c)
 		int at = c->key + p->key_off[i];
 
 		if (v->col == BCOL_COMM) {
-			emit(c, bi_mov64_reg(BPF_REG_1, FP));
-			emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_1, at));
-			emit(c, bi_mov64_imm(BPF_REG_2, 16));
-			emit(c, bi_call(BPF_FUNC_get_current_comm));
+			bpf_cc__current_comm(c, at);
 		} else if (v->col == BCOL_STR) {
 			bpf_cc__copy_str(c, v, at);
 		} else if (v->col == BCOL_STACK) {

@@ -50,6 +50,10 @@ void bpf_cc__syscall_field(struct cc *c, const struct bpf_val *v, int r);
 int16_t bpf_cc__task_arg(struct cc *c, int rec_off, int r, const char **member);
 void bpf_cc__task_member(struct cc *c, const struct bpf_val *v, int r, int size);
 void bpf_cc__syscall_filter(struct cc *c);
+/* bpf/who.c: perf-sql left out, the targets' tasks, -C's CPUs (the pid_tgid and the CPU to
+ * the stack when the program reads them); the current task's name into fp+at (clobbers r0-r5) */
+void bpf_cc__who(struct cc *c, bool need_pidtgid, bool need_cpu);
+void bpf_cc__current_comm(struct cc *c, int at);
 
 /* bpf/regs.c: a uprobe's user register (perf's number v->off) in its size and sign */
 void bpf_cc__load_reg(struct cc *c, const struct bpf_val *v, int r);

@@ -75,12 +75,7 @@ static void bump(struct cc *c, int i)
 	basm__place(c->a, skip);
 }
 
-static void comm_to(struct cc *c, int off)
-{
-	fp_ptr(c, BPF_REG_1, off);
-	emit(c, bi_mov64_imm(BPF_REG_2, 16));
-	emit(c, bi_call(BPF_FUNC_get_current_comm));
-}
+static void comm_to(struct cc *c, int off) { bpf_cc__current_comm(c, off); }
 
 /* pending[START_KEY] = { now, start value, pid_tgid, comm } */
 void bpf_pair__start(struct cc *c)

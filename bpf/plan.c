@@ -106,6 +106,8 @@ int bpf_plan__values(const struct bpf_plan *p, const struct bpf_val **v)
 	for (int i = 0; i < p->nr_where; i++)
 		if (p->where[i].kind == BP_CMP || p->where[i].kind == BP_STREQ)
 			v[n++] = &p->where[i].v;
+	for (int i = 0; i < p->nr_task_vals; i++)
+		v[n++] = &p->task_vals[i];
 	if (pp->role == BPF_PAIR_END || pp->role == BPF_PAIR_BOTH)
 		v[n++] = &pp->end_key;
 	if (pp->role == BPF_PAIR_START || pp->role == BPF_PAIR_BOTH)
@@ -133,6 +135,9 @@ struct bpf_plan bpf_plan__start(const struct bpf_plan *p)
 	s.hook = p->pair.start_hook;
 	s.syscall_nr = p->pair.start_syscall_nr;
 	s.tp_btf = p->pair.start_tp_btf;
+	s.nr_task_vals = p->pair.nr_start_task_vals;
+	for (int i = 0; i < s.nr_task_vals; i++)
+		s.task_vals[i] = p->pair.start_task_vals[i];
 	s.nr_keys = s.nr_aggs = s.nr_where = 0;
 	s.where_root = -1;
 	bpf_plan__layout(&s);

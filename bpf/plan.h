@@ -162,6 +162,8 @@ struct bpf_pair {
 	bool need_comm, need_tid;          /* the start's comm, pid/tid kept */
 	/* the start table's program: where it runs */
 	int start_tp_id;
+	struct bpf_val start_task_vals[2]; /* the start table's task_vals (bpf_plan) */
+	int nr_start_task_vals;
 	enum bpf_hook start_hook;
 	int start_syscall_nr;
 	struct bpf_tp_btf start_tp_btf; /* start_hook BPF_HOOK_TP_BTF */
@@ -184,10 +186,18 @@ struct bpf_plan {
 	int syscall_nr;           /* syscalls:*: the one system call (not ia32's); -1: every one */
 	struct bpf_tp_btf tp_btf; /* hook BPF_HOOK_TP_BTF */
 	char hook_why[128];       /* a sched:* table on its tracepoint: why not tp_btf */
-	uint32_t self_tid;        /* events of this thread are left out (0: none) */
-	uint32_t self_pid;        /* samples of this process are left out (0: none) */
-	int tree_fd;              /* -1, or only threads of this map (bpf/tree.h) count */
-	int stack_depth;          /* a stack key: frames kept per chain (perf_event_max_stack) */
+	/* perf-sql left out (0: not): events its thread runs, but in an interrupt (a classic
+	 * tracepoint's common_flags); of a table that names tasks (task_vals), rows that name
+	 * no task but it and the idle task (0) */
+	uint32_t self_tid;
+	uint32_t self_pid; /* samples of this process are left out (0: none) */
+	int tree_fd;       /* -1, or only threads of this map (bpf/tree.h) count */
+	/* a table that names tasks (core/tree.c (3)), its fields that do: with tree_fd, an
+	 * event counts when one of them names a member (alive or exited), whoever runs it (else
+	 * when the current thread is an alive member) */
+	struct bpf_val task_vals[2];
+	int nr_task_vals;
+	int stack_depth; /* a stack key: frames kept per chain (perf_event_max_stack) */
 	bool stack_user; /* a stack key: the user chain only (syscalls:*, as perf samples it) */
 	/* BPF_HOOK_PERF: the event, sampled as the perf ring samples it */
 	uint32_t pmu_type;
@@ -220,9 +230,10 @@ bool bpf_plan__has_loglin(const struct bpf_plan *p);
 /* pairs(): the start table's own program's plan (bpf/pairs.h): it stores starts only. */
 struct bpf_plan bpf_plan__start(const struct bpf_plan *p);
 /* the most values a plan reads (bpf_plan__values) */
-#define BPF_MAX_VALS (BPF_MAX_KEYS + BPF_MAX_AGGS + BPF_MAX_PRED + 3)
+#define BPF_MAX_VALS (BPF_MAX_KEYS + BPF_MAX_AGGS + BPF_MAX_PRED + 5)
 /* The values p's program reads into v[] (BPF_MAX_VALS): its keys, aggregates' values, WHERE's
- * compared values and pairs()'s keys and start value as its role reads them; how many. */
+ * compared values, the fields that name tasks and pairs()'s keys and start value as its role
+ * reads them; how many. */
 int bpf_plan__values(const struct bpf_plan *p, const struct bpf_val **v);
 /* Adds a predicate node; its index, or -1 when where[] is full. */
 int bpf_plan__pred(struct bpf_plan *p, const struct bpf_pred *n);

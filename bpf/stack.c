@@ -43,10 +43,7 @@ void bpf_cc__stack_key(struct cc *c, int at)
 		bpf_cc__count_lost(c, BPF_STATS_NOSTACK(c->p));
 		basm__place(c->a, next);
 	}
-	emit(c, bi_mov64_reg(BPF_REG_1, FP));
-	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_1, at + 16));
-	emit(c, bi_mov64_imm(BPF_REG_2, 16));
-	emit(c, bi_call(BPF_FUNC_get_current_comm));
+	bpf_cc__current_comm(c, at + 16);
 }
 
 /* the kernel's longest callchain (perf_event_max_stack), which perf samples are cut at too */

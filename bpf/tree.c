@@ -64,10 +64,10 @@ static void child_tid(struct basm *a, bool raw, int pid_off, int full)
 	basm__jmp_imm(a, BPF_JNE, BPF_REG_0, 0, full);
 }
 
-/* tree[fp-4] = 1; r0 = 0 or -errno */
+/* tree[fp-4] = alive; r0 = 0 or -errno */
 static void add(struct basm *a, int map)
 {
-	basm__emit(a, bi_st(BPF_W, FP, -8, 1));
+	basm__emit(a, bi_st(BPF_W, FP, -8, BPF_TREE_ALIVE));
 	basm__ld_map(a, BPF_REG_1, map);
 	basm__emit(a, bi_mov64_reg(BPF_REG_2, FP));
 	basm__emit(a, bi_alu64_imm(BPF_ADD, BPF_REG_2, -4));
@@ -90,34 +90,55 @@ static void count_refused(struct basm *a, int map, int out)
 	basm__emit(a, bi_atomic_add64(BPF_REG_0, BPF_REG_1, 0));
 }
 
-/* which: 0 arm (the workload's tid joins), 1 inherit (a member's child joins), 2 forget */
+/* fp-4's member: r0 = its value (BPF_TREE_ALIVE, BPF_TREE_EXITED), or 0 when not a member */
+static void lookup(struct basm *a, int map)
+{
+	basm__ld_map(a, BPF_REG_1, map);
+	basm__emit(a, bi_mov64_reg(BPF_REG_2, FP));
+	basm__emit(a, bi_alu64_imm(BPF_ADD, BPF_REG_2, -4));
+	basm__emit(a, bi_call(BPF_FUNC_map_lookup_elem));
+}
+
+/*
+ * which: 0 arm (the workload's tid joins), 1 inherit (a member's child joins), 2 exit (the
+ * member's own events end: marked exited), 3 free (an exited member leaves; a tid that joined
+ * again since, reused, stays)
+ */
 static void program(struct basm *a, const struct bpf_tree *t, int which, pid_t workload,
 		    int pid_off)
 {
 	int out = basm__label(a), full = basm__label(a);
 
 	basm__emit(a, bi_mov64_reg(BPF_REG_6, BPF_REG_1));
-	current_tid(a);
+	if (which == 3)
+		child_tid(a, t->raw, pid_off, out);
+	else
+		current_tid(a);
 	if (which == 0) {
 		basm__jmp32_imm(a, BPF_JNE, BPF_REG_0, (int32_t)workload, out);
 	} else {
+		lookup(a, t->map_fd);
+		basm__jmp_imm(a, BPF_JEQ, BPF_REG_0, 0, out);
+	}
+	if (which == 2) {
+		basm__emit(a, bi_st(BPF_W, BPF_REG_0, 0, BPF_TREE_EXITED));
+	} else if (which == 3) { /* r0: the value */
+		basm__emit(a, bi_ldx(BPF_W, BPF_REG_1, BPF_REG_0, 0));
+		basm__jmp_imm(a, BPF_JNE, BPF_REG_1, BPF_TREE_EXITED, out);
 		basm__ld_map(a, BPF_REG_1, t->map_fd);
 		basm__emit(a, bi_mov64_reg(BPF_REG_2, FP));
 		basm__emit(a, bi_alu64_imm(BPF_ADD, BPF_REG_2, -4));
-		basm__emit(a, bi_call(which == 1 ? BPF_FUNC_map_lookup_elem
-						 : BPF_FUNC_map_delete_elem));
+		basm__emit(a, bi_call(BPF_FUNC_map_delete_elem));
 	}
-	if (which == 1) {
-		basm__jmp_imm(a, BPF_JEQ, BPF_REG_0, 0, out);
-		child_tid(a, t->raw, pid_off, full);
-	}
-	if (which != 2) {
+	if (which >= 2) {
+		basm__place(a, full); /* unused */
+	} else {
+		if (which == 1)
+			child_tid(a, t->raw, pid_off, full);
 		add(a, t->map_fd);
 		basm__jmp_imm(a, BPF_JEQ, BPF_REG_0, 0, out);
 		basm__place(a, full);
 		count_refused(a, t->refused_fd, out);
-	} else {
-		basm__place(a, full); /* unused */
 	}
 	basm__place(a, out);
 	/* a raw tracepoint ignores it; on a classic one, every other perf user sees the event */
@@ -142,7 +163,7 @@ static int load(const struct bpf_tree *t, int which, pid_t workload, int pid_off
  * from here: children join, the exited leave) */
 static int seed(struct bpf_tree *t, const struct session *s, struct err *e)
 {
-	uint32_t one = 1;
+	uint32_t one = BPF_TREE_ALIVE;
 
 	for (int i = 0; i < s->nr_tids; i++) {
 		uint32_t tid = (uint32_t)s->tids[i];
@@ -156,8 +177,9 @@ static int seed(struct bpf_tree *t, const struct session *s, struct err *e)
 	return 0;
 }
 
-static const char *const tree_events[3] = { "task:task_rename", "task:task_newtask",
-					    "sched:sched_process_exit" };
+static const char *const tree_events[BPF_TREE_PROGS] = { "task:task_rename", "task:task_newtask",
+							 "sched:sched_process_exit",
+							 "sched:sched_process_free" };
 
 /* the programs on raw tracepoints: the offset of task_struct.pid from the kernel's BTF */
 static int attach_raw(struct bpf_tree *t, pid_t workload, struct err *e)
@@ -171,7 +193,7 @@ static int attach_raw(struct bpf_tree *t, pid_t workload, struct err *e)
 	    m.bit_off % 8)
 		return err_set(e, -ENOENT, "the kernel's BTF has no task_struct.pid");
 	t->raw = true;
-	for (int i = workload ? 0 : 1; i < 3; i++) {
+	for (int i = workload ? 0 : 1; i < BPF_TREE_PROGS; i++) {
 		if ((t->prog_fd[i] = load(t, i, workload, (int)(m.bit_off / 8))) < 0)
 			return err_set(e, t->prog_fd[i], "the kernel refused the program of %s: %s",
 				       tree_events[i], strerror(-t->prog_fd[i]));
@@ -183,22 +205,27 @@ static int attach_raw(struct bpf_tree *t, pid_t workload, struct err *e)
 	return 0;
 }
 
-/* the fallback: classic tracepoints, the child's tid from the record's field pid */
+/* the fallback: classic tracepoints, the new or freed task's tid from the record's field pid */
 static int attach_classic(struct bpf_tree *t, struct session *s, pid_t workload, struct err *e)
 {
-	const struct tp_field *pid;
-	struct tp_event *ev[3];
+	struct tp_event *ev[BPF_TREE_PROGS];
+	int pid_off[BPF_TREE_PROGS] = { 0 };
 
 	t->raw = false;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < BPF_TREE_PROGS; i++) {
+		const struct tp_field *pid;
+
 		if (!(ev[i] = catalog__find(s->cat, tree_events[i])) ||
 		    catalog__parse(s->cat, ev[i], e))
 			return e->code ? e->code
 				       : err_set(e, -ENOENT, "no tracepoint %s", tree_events[i]);
-	if (!(pid = field__find(ev[1], "pid")) || pid->size != 4)
-		return err_set(e, -ENOENT, "task:task_newtask has no 4-byte field pid");
-	for (int i = workload ? 0 : 1; i < 3; i++) {
-		if ((t->prog_fd[i] = load(t, i, workload, pid->offset)) < 0)
+		if ((i == 1 || i == 3) && (!(pid = field__find(ev[i], "pid")) || pid->size != 4))
+			return err_set(e, -ENOENT, "%s has no 4-byte field pid", tree_events[i]);
+		if (i == 1 || i == 3)
+			pid_off[i] = pid->offset;
+	}
+	for (int i = workload ? 0 : 1; i < BPF_TREE_PROGS; i++) {
+		if ((t->prog_fd[i] = load(t, i, workload, pid_off[i])) < 0)
 			return err_set(e, t->prog_fd[i], "the kernel refused the program of %s: %s",
 				       tree_events[i], strerror(-t->prog_fd[i]));
 		if ((t->link_fd[i] =
@@ -211,7 +238,7 @@ static int attach_classic(struct bpf_tree *t, struct session *s, pid_t workload,
 
 static void detach(struct bpf_tree *t)
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < BPF_TREE_PROGS; i++) {
 		if (t->link_fd[i] >= 0)
 			close(t->link_fd[i]);
 		if (t->prog_fd[i] >= 0)
@@ -229,7 +256,7 @@ int bpf_tree__open(struct bpf_tree *t, struct session *s, pid_t workload, bool a
 
 	t->max = test_max && atoi(test_max) > 0 ? atoi(test_max) : BPF_TREE_MAX;
 	t->refused_fd = -1;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < BPF_TREE_PROGS; i++)
 		t->prog_fd[i] = t->link_fd[i] = -1;
 	t->map_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "psql_tree", 4, 4, (uint32_t)t->max, &o);
 	if (t->map_fd < 0)

@@ -317,7 +317,7 @@ static void for_each_evlist(struct session *s, void (*fn)(struct perf_evlist *))
  */
 static void set_filters(struct session *s)
 {
-	char self_f[64];
+	char self_f[120];
 	int ret;
 
 	session__plan_filters(s);

@@ -112,22 +112,26 @@ static void source__free(struct source *src)
  * The fields that name the task a row is about: of the scheduler's events (but the pid of
  * sched_process_wait, the argument of wait()) and of signal_generate (the signal's target).
  */
-static void set_task_fields(struct source *src)
+int session__task_fields(const struct tp_event *ev, const char *out[2])
 {
 	static const char *const names[] = { "pid", "prev_pid", "next_pid", "parent_pid",
 					     "child_pid" };
-	const char *name = src->ev->full;
+	const char *name = ev->full;
 	int n = 0;
 
+	out[0] = out[1] = NULL;
 	if (strncmp(name, "sched:", 6) && strcmp(name, "signal:signal_generate"))
-		return;
+		return 0;
 	if (!strcmp(name, "sched:sched_process_wait"))
-		return;
+		return 0;
 	for (int k = 0; k < 5; k++)
-		for (int i = 0; i < src->ev->nr_fields && n < 2; i++)
-			if (!strcmp(src->ev->fields[i].name, names[k]))
-				src->task_fields[n++] = names[k];
+		for (int i = 0; i < ev->nr_fields && n < 2; i++)
+			if (!strcmp(ev->fields[i].name, names[k]))
+				out[n++] = names[k];
+	return n;
 }
+
+static void set_task_fields(struct source *src) { session__task_fields(src->ev, src->task_fields); }
 
 struct source *session__counter(struct session *s, struct tp_event *ev, struct err *e)
 {

@@ -101,7 +101,8 @@ struct source {
 	bool tree_filter; /* a task target's rows kept in user space (core/tree.c) */
 	struct window *win;
 	/* kernel filter: the OR of what the dry run's scans asked for, unless one asked nothing */
-	char want_filter[KFILTER_MAX - 80]; /* room beside it for "common_pid != self" */
+	char want_filter[KFILTER_MAX -
+			 128];    /* room beside it for the self filter (core/target.c) */
 	bool want_all;            /* some scan needs every row: no filter from the query */
 	bool want_too_long;       /* a scan's filter, or the OR of them all, is over KFILTER_MAX */
 	int nr_scans;             /* scans seen in the dry run */
@@ -235,6 +236,9 @@ struct source *session__source(struct session *s, struct tp_event *ev, struct er
 /* Argument k of the scans planned as idx_str comes from rows: the dry run's value of it is
  * not the run's (engine/pushdown.c), so it is never a kernel filter. */
 void session__row_arg(struct session *s, const char *idx_str, int k);
+/* The fields of ev that name the tasks its row is about (sched_switch: prev_pid, next_pid;
+ * sched_wakeup: pid), into out[0..1] (NULL past them); how many. */
+int session__task_fields(const struct tp_event *ev, const char *out[2]);
 bool session__is_row_arg(const struct session *s, const char *idx_str, int k);
 /* A counting-only source for the counters table (separate from the event's table source). */
 struct source *session__counter(struct session *s, struct tp_event *ev, struct err *e);

@@ -8,7 +8,8 @@
  *     tasks are opened on every CPU instead (a per-task event misses the wakeup of a sleeping
  *     task); the targets' tree is known only as it forks, so their rows are picked in user
  *     space (core/tree.c): no kernel filter can name a task not created yet.
- * (4) perf-sql leaves itself out of system-wide tracepoints with "common_pid != self".
+ * (4) perf-sql leaves itself out of system-wide tracepoints with "common_pid != self", of
+ *     tables that names tasks by their task fields (target__self_filter()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -221,18 +222,28 @@ int target__read(struct session *s, struct err *e)
 }
 
 /*
- * "common_pid != self" keeps perf-sql's own events out of system-wide tables, but not out of
- * scheduler events that name tasks: a switch from perf-sql to a task is that task's
- * switch-in, and leaving it out would break every wakeup->run and off-CPU pairing.
+ * perf-sql leaves itself out of system-wide tables (not of a task target's: it is not one).
+ * "common_pid != self" leaves out the events its thread runs. Of a table that names tasks,
+ * only the rows that name no task but perf-sql and the idle task (0) are its own (its
+ * switches to and from idle, its wakeups): a switch from perf-sql to a task is that task's
+ * switch-in, and leaving it out would break every wakeup->run and off-CPU pairing; a wakeup
+ * in an interrupt that lands in perf-sql is the woken task's. bpf/who.c does the same.
  */
 void target__self_filter(struct session *s, const struct source *src, char *buf, size_t len)
 {
-	bool names_tasks = !strcmp(src->ev->system, "sched") &&
-			   (field__find(src->ev, "pid") || field__find(src->ev, "next_pid"));
+	const char *f[2];
+	int n = session__task_fields(src->ev, f), self = (int)getpid();
 
 	buf[0] = '\0';
-	if ((!s->wl.pid || s->opts.all) && !s->nr_tids && !names_tasks)
-		snprintf(buf, len, "common_pid != %d", (int)getpid());
+	if ((s->wl.pid && !s->opts.all) || s->nr_tids)
+		return;
+	if (n == 2)
+		snprintf(buf, len, "((%s != %d && %s != 0) || (%s != %d && %s != 0))", f[0], self,
+			 f[0], f[1], self, f[1]);
+	else if (n == 1)
+		snprintf(buf, len, "(%s != %d && %s != 0)", f[0], self, f[0]);
+	else
+		snprintf(buf, len, "common_pid != %d", self);
 }
 
 /* why the query's filter is not in the kernel, where the query has one */
@@ -257,7 +268,7 @@ static void note_want(struct session *s, struct source *src, bool want)
  */
 void session__plan_filters(struct session *s)
 {
-	char self_f[64];
+	char self_f[120];
 
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];

@@ -236,10 +236,8 @@ static const char *pair_reason(struct query *q, struct session *s, const struct 
 		if (all[j] != (same ? 2 : 1))
 			return "read by more than one statement or table (another pairs() "
 			       "reads its tables)";
-		if (((s->wl.pid && !s->opts.all) || s->nr_tids) &&
-		    (srcs[k]->task_fields[0] || srcs[k]->tree_filter))
-			return "a table that names tasks follows the workload's or the targets' "
-			       "tree in user space (core/tree.c)";
+		if (srcs[k]->user_str)
+			return "its rows come from the BPF program that copies user strings";
 	}
 	for (int st = 0; st < q->nr_stmts; st++) /* the same pairs() again plans nothing */
 		if (st != i && strcasestr(sqlite3_sql(q->stmts[st]), "pairs"))

@@ -10,8 +10,9 @@
  * (2) A table runs in the kernel when exactly one statement reads it, that statement was
  *     read (engine/bpf_plan.c) as a GROUP BY over that table alone, and it is more than
  *     count(*) (counting mode needs no program at all). Under -- CMD, -p, -t or --cgroup the
- *     program counts the targets' tasks through a map (bpf/tree.h); tables that name tasks
- *     (core/tree.c) and sampled events (per task, on its own time) then stay on the ring.
+ *     program counts the targets' tasks through a map (bpf/tree.h): of a table that names
+ *     tasks, the rows naming one (core/tree.c (3)); a software event is sampled on every
+ *     CPU and keeps the samples of the targets' threads.
  * (3) Then the program is loaded and attached (--explain: loaded only), its groups become a
  *     table, the rewritten statement is prepared and takes the original's place. A failure
  *     at any step leaves the table on the ring with one line saying why.
@@ -27,6 +28,7 @@
 #include "bpf/listing.h"
 #include "bpf/source.h"
 #include "bpf/table.h"
+#include "core/field.h"
 #include "core/target.h"
 #include "engine/bpf_plan.h"
 #include "engine/bpf_plan_int.h"
@@ -106,12 +108,8 @@ static const char *ring_reason(struct query *q, struct session *s, const struct 
 	if (st->count_only)
 		return "count(*) alone is counted by the perf event (counting mode: no program "
 		       "needed)";
-	if (targets(s) && (st->src->task_fields[0] || st->src->tree_filter))
-		return "a table that names tasks follows the workload's or the targets' tree in "
-		       "user space (core/tree.c)";
-	if (targets(s) && st->src->ev->kind != EV_TRACEPOINT && st->src->ev->kind != EV_UPROBE)
-		return "a sampled event of a workload, -p, -t or --cgroup is sampled per task, on "
-		       "its own time";
+	if (st->src->user_str)
+		return "its rows come from the BPF program that copies user strings";
 	return NULL;
 }
 
@@ -147,12 +145,32 @@ static void pick_uprobe(const struct tp_event *ev, struct bpf_plan *p)
 	p->self_tid = 0;
 }
 
+/* the fields of ev that name tasks (core/session.h), as values; how many */
+static int task_vals(const struct tp_event *ev, struct bpf_val v[2])
+{
+	const char *names[2];
+	int n = session__task_fields(ev, names), k = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct tp_field *f = field__find(ev, names[i]);
+
+		if (f && f->size == 4)
+			v[k++] = (struct bpf_val){
+				.col = BCOL_FIELD, .off = f->offset, .size = 4, .is_signed = true
+			};
+	}
+	return k;
+}
+
 /* pairs(): the start's values on the start table's hook; one table: both sets on its hook */
 static void pair_hooks(struct bpf_stmt *b)
 {
 	struct bpf_plan sp = { .nr_keys = 1 };
 	struct bpf_pair *pp = &b->plan.pair;
 
+	pp->nr_start_task_vals = task_vals(b->start_src->ev, pp->start_task_vals);
+	sp.nr_task_vals = pp->nr_start_task_vals;
+	memcpy(sp.task_vals, pp->start_task_vals, sizeof(sp.task_vals));
 	sp.keys[0] = pp->start_key;
 	if (pp->has_start_val)
 		sp.keys[sp.nr_keys++] = pp->start_val;
@@ -195,7 +213,7 @@ static void swap_in(struct query *q, struct session *s, int i, struct bpf_table 
 int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int i,
 			const struct query_ops *ops, void *ctx)
 {
-	char module[32], self_f[64], log[512];
+	char module[32], self_f[120], log[512];
 	struct source *src = b->src;
 	struct err e = { 0 };
 	struct bpf_table *t;
@@ -203,6 +221,8 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 
 	target__self_filter(s, src, self_f, sizeof(self_f));
 	b->plan.self_tid = self_f[0] ? (uint32_t)getpid() : 0;
+	b->plan.nr_task_vals = task_vals(src->ev, b->plan.task_vals);
+	b->plan.cpu_filter = s->opts.cpu_list != NULL; /* -C */
 	b->plan.max_groups = q->max_groups > 0 ? q->max_groups : BPF_DEFAULT_MAX_GROUPS;
 	if (targets(s) && !s->replay && /* the workload's or targets' tasks, as inherit follows */
 	    (b->plan.tree_fd = bpf_session__tree(s, !q->plan_only, &e)) < 0) {
@@ -319,6 +339,42 @@ int bpf_pick__apply(struct query *q, struct session *s, const struct query_ops *
 	return ret;
 }
 
+/* --explain's target line of a table fed by BPF: whose events, perf-sql's left out */
+static void explain_who(const struct session *s, const struct bpf_table *t, FILE *f)
+{
+	const struct bpf_plan *p = &t->plan;
+	const char *f_[2];
+	char named[64] = "";
+	int n = p->nr_task_vals ? session__task_fields(t->src->ev, f_) : 0;
+
+	if (n)
+		snprintf(named, sizeof(named), "%s%s%s", f_[0], n > 1 ? "/" : "",
+			 n > 1 ? f_[1] : "");
+	if (p->tree_fd >= 0 && s->nr_tids)
+		fprintf(f, "  target       %d thread%s of -p, -t or --cgroup and their children",
+			s->nr_tids, s->nr_tids == 1 ? "" : "s");
+	else if (p->tree_fd >= 0)
+		fprintf(f, "  target       workload pid %d and its children from its exec",
+			(int)s->wl.pid);
+	if (p->tree_fd >= 0)
+		fprintf(f,
+			" (a map of their tasks kept by programs on %stask_newtask, "
+			"sched_process_exit and sched_process_free): %s%s%s, %d CPUs\n",
+			s->nr_tids ? "" : "task_rename, ",
+			n ? "an event counts when a task it names ("
+			  : "an event counts when its thread is one",
+			named, n ? ") is one" : "", s->nr_cpus);
+	else if (n && p->self_tid)
+		fprintf(f,
+			"  target       every task on %d CPUs (perf-sql's own rows left out: those "
+			"whose "
+			"%s name no task but perf-sql and the idle task)\n",
+			s->nr_cpus, named);
+	else
+		fprintf(f, "  target       every task on %d CPUs (perf-sql itself left out)\n",
+			s->nr_cpus);
+}
+
 bool bpf_pick__explain(const struct session *s, const struct source *src, FILE *f)
 {
 	const char *note = bpf_session__note_of(s, src), *sql, *listing;
@@ -328,21 +384,9 @@ bool bpf_pick__explain(const struct session *s, const struct source *src, FILE *
 
 	if (note)
 		fprintf(f, "  path         %s\n", note);
-	if (t && t->plan.tree_fd >= 0 && s->nr_tids)
-		fprintf(f,
-			"  target       %d thread%s of -p, -t or --cgroup and their children (a "
-			"map of their tasks kept by programs on task_newtask and "
-			"sched_process_exit), %d CPUs\n",
-			s->nr_tids, s->nr_tids == 1 ? "" : "s", s->nr_cpus);
-	else if (t && t->plan.tree_fd >= 0)
-		fprintf(f,
-			"  target       workload pid %d and its children from its exec (a map of "
-			"its "
-			"tasks kept by programs on task_rename, task_newtask and "
-			"sched_process_exit), "
-			"%d CPUs\n",
-			(int)s->wl.pid, s->nr_cpus);
-	else if (t || (s->replay && note && !strncmp(note, "aggregated in the kernel", 24)))
+	if (t)
+		explain_who(s, t, f);
+	else if (s->replay && note && !strncmp(note, "aggregated in the kernel", 24))
 		fprintf(f, "  target       every task on %d CPUs (perf-sql itself left out)\n",
 			s->nr_cpus);
 	bpf_session__listing_of(s, src, &sql, &listing);

@@ -194,8 +194,6 @@ why() {
 why "select comm from sys_enter_write" "reads rows, not groups" -a
 why "select p99(count) from sys_enter_write" "p99() is computed in SQLite only" -a
 why "select count(*) from sys_enter_write" "counting mode" -a
-why "select prev_comm, count(*) from sched_switch group by prev_comm" "names tasks" -v -- true
-why "select count(*) from cpu_clock(99) group by comm" "sampled per task" -v -- true
 why "select comm, count(*) from sys_enter_write group by comm; select count(_cpu) from sys_enter_write" \
 	"read by 2 statements" -a
 why "select comm, count(*) from sys_enter_write group by comm" "no-bpf" --no-bpf

@@ -88,13 +88,15 @@ else
 	echo "ok: --cgroup not tried: no cgroup v2 hierarchy to make a cgroup in"
 fi
 
-# what stays on the ring under -p, and why
+# under -p, sampled events and tables that name tasks run in the kernel too (their equivalence
+# with the ring: tests/live/bpf_options.sh)
 p=$("$PERF_SQL" --explain -p $$ "select count(*) from cpu_clock(99) group by _tid" | grep "path  ")
-printf '%s\n' "$p" | grep -q "perf ring: a sampled event of a workload, -p, -t or --cgroup" ||
+printf '%s\n' "$p" | grep -q "aggregated in the kernel: .* on cpu_clock sampled at 99 Hz" ||
 	fail "-p cpu_clock: $p"
-p=$("$PERF_SQL" --explain -p $$ "select prev_pid, count(*) from sched_switch group by 1" |
-	grep "path  ")
-printf '%s\n' "$p" | grep -q "perf ring: a table that names tasks" || fail "-p sched_switch: $p"
+p=$("$PERF_SQL" --explain -p $$ "select prev_pid, count(*) from sched_switch group by 1")
+printf '%s\n' "$p" | grep -q "path         aggregated in the kernel" || fail "-p sched_switch: $p"
+printf '%s\n' "$p" | grep -q "an event counts when a task it names (prev_pid/next_pid) is one" ||
+	fail "-p sched_switch: its target: $p"
 p=$("$PERF_SQL" --explain -p $$ rundelay | grep "path  " | head -1)
-printf '%s\n' "$p" | grep -q "perf ring: pairs(): a table that names tasks" || fail "-p rundelay: $p"
-echo "ok: -p: sampled events and tables that name tasks stay on the ring, with why"
+printf '%s\n' "$p" | grep -q "pairs() starts in the kernel" || fail "-p rundelay: $p"
+echo "ok: -p: sampled events and tables that name tasks run in the kernel, with their targets"
