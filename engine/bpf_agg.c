@@ -154,7 +154,7 @@ bool bpf_agg__post_func(struct an *a, int n, enum where_in in)
 	char name[128], t[4][64] = { "", "", "", "" }, unit[80] = "";
 	int64_t lin[3] = { 0, 0, 0 };
 	struct bpf_val v;
-	int i = -1, s;
+	int i = -1, s, lo, hi;
 
 	bpf_an__name(a, x->name, name);
 	if (!strcasecmp(name, "count") && !x->distinct && (x->star || x->nr_kids == 1)) {
@@ -198,13 +198,20 @@ bool bpf_agg__post_func(struct an *a, int n, enum where_in in)
 	case BA_LOG2:
 		return bpf_an__replace(a, n, "log2_hist_merge(\"_a%d\"%s%s)", s,
 				       unit[0] ? ", " : "", unit);
-	case BA_LOGLIN:
+	case BA_LOGLIN: /* a bucket's middle, kept within the group's exact min and max */
 		if (x->nr_kids == 2)
 			bpf_an__text(a, kid(a, n, 1), t[1], 64);
-		return bpf_an__replace(a, n, "loglin_percentile(\"_a%d\", %s)", s,
+		if ((lo = slot(a, BA_MIN, x->first, &v, lin)) < 0 ||
+		    (hi = slot(a, BA_MAX, x->first, &v, lin)) < 0)
+			return false;
+		return bpf_an__replace(a, n,
+				       "min(max(loglin_percentile(\"_a%d\", %s), min(\"_a%d\")), "
+				       "max(\"_a%d\"))",
+				       s,
 				       x->nr_kids == 2             ? t[1]
 				       : !strcasecmp(name, "p999") ? "99.9"
-								   : name + 1);
+								   : name + 1,
+				       lo, hi);
 	case BA_LIN:
 		for (int k = 1; k <= 3; k++)
 			bpf_an__text(a, kid(a, n, k), t[k], 64);
