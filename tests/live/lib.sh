@@ -2,7 +2,12 @@
 # by tests/run.sh. A test exits 0 (pass), 77 (skip, last line = reason) or 1 (fail).
 set -u
 # fail also ends what hold/query_held started (BG), so no held process is left blocked
-fail() { echo "FAIL: $*" >&2; [ -n "${BG+x}" ] && kill "${BG[@]}" 2>/dev/null; exit 1; }
+fail() {
+	echo "FAIL: $*" >&2
+	[ -n "${BG+x}" ] && kill "${BG[@]}" 2>/dev/null
+	[ -n "${BUSY+x}" ] && kill "${BUSY[@]}" 2>/dev/null
+	exit 1
+}
 skip() { echo "$*"; exit 77; }
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root (perf_event_open of tracepoints)"; }
 # eq ACTUAL EXPECTED WHAT
@@ -121,3 +126,19 @@ same_run() {
 stat_count() { awk -F, -v e="$2" '$3 == e { print $1 }' "$1/stat"; }
 # window_sum DIR [COLUMN]: the sum over windows (-i) of a column (default 2) of DIR/query
 window_sum() { tail -n +2 "$1/query" | tr -d '\r' | awk -F, -v c="${2:-2}" '{ s += $c } END { print s + 0 }'; }
+# busy_cpus: one busy loop per CPU at the lowest priority (SCHED_IDLE), unpinned, pids in BUSY,
+# so that no CPU idles. For tests that compare with the perf ring: on this VM the kernel writes
+# no sample of a tracepoint fired in an idle CPU's interrupts (docs/reliability.md), which the
+# kernel path counts; a CPU that never idles loses none. idle_cpus ends them.
+busy_cpus() {
+	BUSY=()
+	for _ in $(seq "$(nproc)"); do
+		chrt -i 0 sh -c 'while :; do :; done' & BUSY+=($!)
+	done
+}
+idle_cpus() {
+	[ -n "${BUSY+x}" ] && [ ${#BUSY[@]} -gt 0 ] && kill "${BUSY[@]}" 2>/dev/null &&
+		wait "${BUSY[@]}" 2>/dev/null
+	BUSY=()
+	return 0
+}

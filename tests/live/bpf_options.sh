@@ -1,0 +1,163 @@
+# Every option that picks events (-a, -C, -p, -t, --cgroup, -- CMD) on both paths (docs/bpf.md):
+# the scheduler's tables (which name tasks: the targets' rows are those naming one of their
+# tasks), pairs() of them (rundelay's) and a software event, in the kernel and with --no-bpf,
+# over the same known workloads: the same rows, exact where the workload fixes them.
+# Every CPU is kept busy (busy_cpus, lib.sh): the ring misses the scheduler's events fired in
+# an idle CPU's interrupts on this VM, which the kernel path counts (tests/live/prof_rundelay.sh
+# checks the kernel path on an idle machine); nothing is pinned.
+. "$(dirname "$0")/lib.sh"; need_root
+p=$("$PERF_SQL" --explain -p $$ "select prev_pid, count(*) from sched_switch group by 1") ||
+	fail "explain -p"
+if ! printf '%s\n' "$p" | grep -q "aggregated in the kernel"; then
+	printf '%s\n' "$p" | grep -q "perf ring: not permitted\|perf ring: cannot create BPF maps" &&
+		skip "no BPF here: $(printf '%s\n' "$p" | grep path)"
+	fail "-p sched_switch: not aggregated in the kernel: $p"
+fi
+dir=$(mktemp -d) || fail "mktemp"
+cg=
+trap 'kill "${BG[@]}" 2>/dev/null; idle_cpus; [ -n "$cg" ] && rmdir "$cg" 2>/dev/null; rm -rf "$dir"' EXIT
+busy_cpus
+
+# at_once SQL WANT OPTION...: the held CMD (hold, by the caller) counted by SQL with OPTION on
+# both paths at once, both attached before it runs; both give WANT (rows joined by spaces; "":
+# the two agree), in LAST. System-wide runs end at SIGINT once CMD has ended.
+at_once() {
+	local sql=${1//HELD/$HELD} want=$2 k r p
+	shift 2
+	set -- "${@//HELD/$HELD}"
+	mkdir -p "$dir/k" "$dir/r"
+	query_held "$dir/k" "$sql" "$@"
+	grep -q "path         aggregated in the kernel" "$dir/k/query.err" ||
+		fail "$*: not in the kernel: $(grep path "$dir/k/query.err")"
+	query_held "$dir/r" "$sql" --no-bpf -m 1024 "$@"
+	echo go >"$dir/go"
+	wait "$HELD" || fail "$*: the held command exited $?"
+	for p in "${BG[@]:1}"; do
+		case " $* " in *" -p "* | *" -t "* | *" --cgroup "*) ;; *) kill -INT "$p" ;; esac
+	done
+	for p in "${BG[@]:1}"; do
+		wait "$p" || fail "perf-sql $p exited $?: $(cat "$dir"/*/query.err)"
+	done
+	k=$(tail -n +2 "$dir/k/query" | tr -d '\r' | tr '\n' ' ' | sed 's/ $//')
+	r=$(tail -n +2 "$dir/r/query" | tr -d '\r' | tr '\n' ' ' | sed 's/ $//')
+	LAST=$k
+	if [ "$k" != "$r" ] && grep -q "did not run the program\|lost in the kernel" "$dir/k/query.err"; then
+		# a run the kernel skipped (this program already ran on the CPU, interrupted by the
+		# same tracepoint), counted lost and said: bpf.md, "Runs the kernel skipped"
+		echo "ok: $* $sql: the kernel gave '$k', the ring '$r': $(grep warning "$dir/k/query.err")"
+	elif [ -n "${PAIRS:-}" ]; then
+		# pairs(): the ring pairs in timestamp order, where a switch in stamped on one CPU
+		# before the wakeup stamped on the other pairs with nothing (bpf_pairs.sh); the
+		# kernel in the order things happened: the ring's pairs or more
+		[ "${k##*,}" -ge "${r##*,}" ] && [ "${k%,*}" = "${r%,*}" ] ||
+			fail "$* $sql: the kernel gave '$k', the ring '$r' (one run)"
+		echo "ok: $* $sql: pairs in the kernel '$k', on the ring '$r' (one run)"
+	else
+		[ "$k" = "$r" ] || fail "$* $sql: the kernel gave '$k', the ring '$r' (one run)"
+		[ -n "$want" ] || want=$k
+		eq "$k" "$want" "$* (both paths, one run): $sql"
+	fi
+	rm -rf "$dir/k" "$dir/r" "$dir/go"
+}
+
+# sleeper 50 1: 50 wakeups of it (49 seen in some runs, on both paths alike), 50 switches out
+# asleep (prev_state S, 1) and its last, dead
+# (32); switches in: about one a sleep (none where the sleep's timer fired before it switched
+# out, more where it was preempted)
+sl=("$WL/sleeper" 50 1)
+W="select comm, count(*) from sched_wakeup where pid = HELD and comm = 'sleeper' group by comm"
+S="select prev_state, count(*) from sched_switch where prev_pid = HELD and prev_comm = 'sleeper'
+   and prev_state in (1, 32) group by 1"
+N="select next_comm, count(*) from sched_switch where next_pid = HELD and next_comm = 'sleeper'
+   group by 1"
+R="select start_value, count(*) from pairs('sched_wakeup', 'pid', 'sched_switch', 'next_pid',
+   'comm') where key = HELD and start_value = 'sleeper' group by 1"
+R1=${R//HELD/workload_pid()}
+for opt in -a -p -t; do
+	o=("$opt")
+	[ "$opt" = -a ] || o+=(HELD)
+	hold "$dir" "${sl[@]}"; at_once "$W" "" "${o[@]}"
+	between "${LAST#sleeper,}" 45 50 "$opt: wakeups of 50 sleeps"
+	hold "$dir" "${sl[@]}"; at_once "$S" "1,50 32,1" "${o[@]}"
+	hold "$dir" "${sl[@]}"; at_once "$N" "" "${o[@]}"
+	between "${LAST#sleeper,}" 45 500 "$opt: switches to the sleeper"
+	# a pair a sleep, but where the sleep's timer fired before it switched out (no switch in
+	# follows that wakeup, on either path)
+	hold "$dir" "${sl[@]}"; PAIRS=1 at_once "$R" "" "${o[@]}"
+	between "${LAST#sleeper,}" 45 50 "$opt: wakeup -> run pairs of 50 sleeps"
+done
+# the targets' rows are those that name one of their tasks, whoever runs them: under -p, a
+# wakeup of the sleeper in another task's interrupt is the sleeper's, a wakeup the sleeper did
+# of another task (none here) would not be
+hold "$dir" "${sl[@]}"
+at_once "select comm, count(*) from sched_wakeup group by comm" "" -p HELD
+case " $LAST " in *" sleeper,50 "*) ;; *) fail "-p: wakeups by name: $LAST" ;; esac
+
+# -C 1: only CPU 1's events, on both paths (the sleeper runs on either CPU)
+hold "$dir" "${sl[@]}"
+at_once "select _cpu, count(*) from sched_switch where prev_pid = HELD and prev_state = 1
+	 group by 1" "" -C 1
+case "$LAST" in "" | "1,"*) ;; *) fail "-C 1: rows of another CPU: $LAST" ;; esac
+hold "$dir" "${sl[@]}"
+at_once "select _cpu, count(*) from sys_enter_clock_nanosleep where _pid = HELD group by 1" "" -C 1
+case "$LAST" in "" | "1,"*) ;; *) fail "-C 1: rows of another CPU: $LAST" ;; esac
+p=$("$PERF_SQL" -C 1 --explain "select _cpu, count(*) from sched_switch group by 1")
+printf '%s\n' "$p" | grep -q "aggregated in the kernel" || fail "-C 1: not in the kernel: $p"
+
+# --cgroup: the threads in it at the start, and their children
+base=""
+for d in /sys/fs/cgroup/unified /sys/fs/cgroup; do
+	[ -f "$d/cgroup.procs" ] && [ "$(stat -f -c %T "$d")" = cgroup2fs ] && base=$d && break
+done
+if [ -n "$base" ] && mkdir "$base/perfsql-opt-$$" 2>/dev/null; then
+	cg="$base/perfsql-opt-$$"
+	hold "$dir" "${sl[@]}"
+	echo "$HELD" >"$cg/cgroup.procs" || fail "cannot move $HELD into $cg"
+	at_once "$W" "" --cgroup "${cg#$base/}"
+	between "${LAST#sleeper,}" 45 50 "--cgroup: wakeups of 50 sleeps"
+	hold "$dir" "${sl[@]}"
+	echo "$HELD" >"$cg/cgroup.procs" || fail "cannot move $HELD into $cg"
+	PAIRS=1 at_once "$R" "" --cgroup "${cg#$base/}"
+	between "${LAST#sleeper,}" 45 50 "--cgroup: wakeup -> run pairs of 50 sleeps"
+else
+	echo "ok: --cgroup not tried: no cgroup v2 hierarchy to make a cgroup in"
+fi
+
+# -- CMD (one run each: the workload is perf-sql's own): the same exact counts (the rows name
+# the workload's pid: a switch from another task named sleeper into it is its row too)
+cmd() {
+	local sql=$1 want=$2 k r
+	shift 2
+	k=$(q "$sql" -- "$@") || fail "bpf run: $sql"
+	r=$(q --no-bpf -m 1024 "$sql" -- "$@") || fail "ring run: $sql"
+	eq "$k" "$want" "-- $* (in the kernel): $sql"
+	eq "$r" "$want" "-- $* (on the ring): $sql"
+}
+p=$("$PERF_SQL" --explain "${W//HELD/workload_pid()}" -- true)
+printf '%s\n' "$p" | grep -q "an event counts when a task it names (pid) is one" ||
+	fail "-- CMD: sched_wakeup's target: $p"
+k=$(q "select count(*) from sched_wakeup" -- "${sl[@]}") || fail "-- CMD: wakeups in the kernel"
+between "$k" 45 50 "-- CMD: wakeups of 50 sleeps in the kernel"
+k=$(q --no-bpf -m 1024 "select count(*) from sched_wakeup" -- "${sl[@]}") || fail "ring run"
+between "$k" 45 50 "-- CMD: wakeups of 50 sleeps on the ring"
+cmd "${S//HELD/workload_pid()}" "$(printf '1,50\n32,1')" "${sl[@]}"
+k=$(q "$R1" -- "${sl[@]}" | sed 's/^sleeper,//')
+between "$k" 45 50 "-- CMD: wakeup -> run pairs of 50 sleeps in the kernel"
+k=$(q --no-bpf -m 1024 "$R1" -- "${sl[@]}" | sed 's/^sleeper,//')
+between "$k" 45 50 "-- CMD: wakeup -> run pairs of 50 sleeps on the ring"
+# a software event of a workload: sampled on every CPU in the kernel, the workload's samples
+# kept; pagetouch 500 faults each page of its mapping once (the range it prints at its end)
+pages() {
+	local out se
+	out=$("$PERF_SQL" --csv "$@" "select addr / 4096, count(*) from page_faults group by 1" \
+		-- "$WL/pagetouch" 500) || fail "page_faults run $*"
+	se=$(printf '%s\n' "$out" | sed -n 's/^start=\(0x[0-9a-f]*\) end=\(0x[0-9a-f]*\)$/\1 \2/p')
+	[ -n "$se" ] || fail "no range from pagetouch: $out"
+	printf '%s\n' "$out" | awk -F, -v s=$((${se% *} / 4096)) -v e=$((${se#* } / 4096)) '
+		$1 ~ /^[0-9]+$/ && $1 >= s && $1 < e { n++; c += $2 } END { print n, c }'
+}
+p=$("$PERF_SQL" --explain "select addr, count(*) from page_faults group by 1" -- true)
+printf '%s\n' "$p" | grep -q "aggregated in the kernel: .* on page_faults sampled every 1 events" ||
+	fail "-- CMD page_faults: $p"
+eq "$(pages)" "500 500" "-- CMD: pagetouch's pages in the kernel (sampled on every CPU): pages, faults"
+eq "$(pages --no-bpf)" "500 500" "-- CMD: pagetouch's pages on the ring (per task)"
