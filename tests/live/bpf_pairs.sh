@@ -105,18 +105,16 @@ printf '%s\n' "$p" | grep -q "on the tracepoint sched:sched_switch (not tp_btf: 
 	fail "prev_state start: $p"
 echo "ok: --explain: rundelay's pairs on tp_btf/sched_wakeup and tp_btf/sched_switch; prev_state on the tracepoint"
 # one held run of the sleeper, paired at once in the kernel and on the ring (both -a, attached
-# before it starts; pinned to CPU 0, whose timer wakeups the ring keeps): the same pairs.
+# before it starts): the same pairs. Nothing is pinned; every CPU is kept busy (busy_cpus,
+# lib.sh: the ring misses the events an idle CPU's interrupts fire here, the kernel does not).
 # at_once N [SQL]: sleeper N 1 (SQL: default its wakeup -> run pairs, HELD its pid); the kernel's
 # rows into K (the ring's must be the same)
 dir=$(mktemp -d) || fail "mktemp"
-# each perf-sql leaves itself out (an event while it runs: a switch from it, a timer's wakeup in
-# an interrupt of it), so the two at once differ there: they run on the last CPU, the held
-# workloads on CPU 0
-QH_CPU=$(($(nproc) - 1))
-trap 'kill "${BG[@]}" ${bt:-} ${gl:-} 2>/dev/null; rm -rf "$dir"' EXIT
+trap 'kill "${BG[@]}" ${bt:-} ${gl[@]+"${gl[@]}"} 2>/dev/null; idle_cpus; rm -rf "$dir"' EXIT
+busy_cpus
 at_once() {
 	local sql=${2:-} rsql r p kp rp w
-	hold "$dir" taskset -c 0 "$WL/sleeper" "$1" 1
+	hold "$dir" "$WL/sleeper" "$1" 1
 	[ -n "$sql" ] || sql="select start_value, count(*), count(latency) from $R where key = HELD
 	     and start_value = 'sleeper' group by start_value"
 	sql=${sql//HELD/$HELD} rsql=$sql
@@ -152,18 +150,20 @@ at_once 100
 # before it switched out: no switch in follows that wakeup, on either path)
 between "$(echo "$K" | cut -d, -f2)" 1 101 "wakeup -> run pairs of 100 sleeps, the ring's or more, at most its wakeups ($K)"
 
+idle_cpus
 # While another tool's program on a classic tracepoint runs on the sleeper's CPU (bpftrace on
-# syscalls:sys_enter_getppid, a getppid loop pinned there), a classic tracepoint program is
+# syscalls:sys_enter_getppid, a getppid loop on every CPU, unpinned), a classic tracepoint program is
 # skipped whenever a wakeup's interrupt lands inside it (bpf_prog_active: 50-320 of 2000 wakeups
 # were lost); a tp_btf program is not: every wakeup is counted, and pairs() loses none.
 command -v bpftrace >/dev/null || skip "bpftrace is not installed (apt-get install bpftrace): the busy-CPU check needs another tool's tracepoint program"
 bpftrace -e 'tracepoint:syscalls:sys_enter_getppid { @n = count(); }' >"$dir/bt" 2>&1 & bt=$!
 for _ in $(seq 200); do grep -q "Attaching" "$dir/bt" && break; sleep 0.05; done
 grep -q "Attaching" "$dir/bt" || fail "bpftrace did not attach: $(cat "$dir/bt")"
-taskset -c 0 "$WL/getppid_loop" -t 60 >/dev/null & gl=$!
+gl=()
+for _ in $(seq "$(nproc)"); do "$WL/getppid_loop" -t 60 >/dev/null & gl+=($!); done
 # the ring's rows of the same run are the reference (a perf event is not skipped there)
 at_once 400 "select count(*) from sched_wakeup where pid = HELD and comm = 'sleeper'"
 echo "ok: wakeups of 400 sleeps counted in the kernel beside bpftrace's classic program: the ring's ($K)"
 at_once 400
 echo "ok: wakeup -> run pairs of 400 sleeps beside bpftrace's classic program: none lost, the ring's or more ($K)"
-kill $gl $bt 2>/dev/null; wait
+kill "${gl[@]}" $bt 2>/dev/null; wait

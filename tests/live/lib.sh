@@ -64,12 +64,11 @@ hold() {
 	fail "the held command never blocked on $dir/go"
 }
 # query_held DIR SQL [OPTIONS...]: perf-sql --csv -v OPTIONS SQL (default: -p HELD) in the
-# background into DIR/query (stderr, the plan first, into DIR/query.err), back once collecting;
-# with QH_CPU set, perf-sql runs on that CPU only
+# background into DIR/query (stderr, the plan first, into DIR/query.err), back once collecting
 query_held() {
 	local dir=$1 sql=$2 pq; shift 2
 	[ $# -gt 0 ] || set -- -p "$HELD"
-	${QH_CPU:+taskset -c "$QH_CPU"} "$PERF_SQL" --csv -v "$@" "$sql" >"$dir/query" 2>"$dir/query.err" & pq=$!
+	"$PERF_SQL" --csv -v "$@" "$sql" >"$dir/query" 2>"$dir/query.err" & pq=$!
 	BG+=($pq)
 	for _ in $(seq 600); do
 		grep -q '^table ' "$dir/query.err" && return 0
