@@ -38,7 +38,7 @@ static void sample_type_names(uint64_t st, char *buf, size_t len)
 /* the target line: which tasks' rows, decided where (kernel filter or user space) */
 static void explain_target(const struct session *s, const struct source *src, FILE *f)
 {
-	const char *f0 = src->task_fields[0], *f1 = src->task_fields[1];
+	const char *f0 = src->task_fields[0], *f1 = src->task_fields[1], *names[2];
 
 	if (src->tree_filter && !f0) /* a BPF program's rows (bpf/user_str.c) */
 		fprintf(f,
@@ -65,6 +65,11 @@ static void explain_target(const struct session *s, const struct source *src, FI
 			"enable_on_exec), "
 			"%d CPUs\n",
 			(int)s->wl.pid, s->nr_cpus);
+	else if (session__task_fields(src->ev, names) && src->ev->kind == EV_TRACEPOINT)
+		fprintf(f,
+			"  target       every task on %d CPUs (perf-sql's own rows left out: those "
+			"whose %s%s%s name no task but perf-sql and the idle task)\n",
+			s->nr_cpus, names[0], names[1] ? "/" : "", names[1] ? names[1] : "");
 	else
 		fprintf(f, "  target       every task on %d CPUs (perf-sql itself left out)\n",
 			s->nr_cpus);
