@@ -16,6 +16,15 @@ fi
 dir=$(mktemp -d) || fail "mktemp"
 cg=
 trap 'kill "${BG[@]}" 2>/dev/null; idle_cpus; [ -n "$cg" ] && rmdir "$cg" 2>/dev/null; rm -rf "$dir"' EXIT
+# the idle task's _comm is swapper on both paths (perf's name; bpf_get_current_comm() gives
+# swapper/N): switches out of idle, which a CPU not kept busy makes many times a second
+for path in "" --no-bpf; do
+	out=$(q $path -d 3s "select _comm, count(*) > 0 from sched_switch where prev_pid = 0
+	      and _pid = 0 group by 1") || fail "swapper ${path:-in the kernel}"
+	[ -z "$path" ] || [ -n "$out" ] || out="swapper,1" # (the ring may miss them all)
+	eq "$out" "swapper,1" "the idle task's _comm ${path:-in the kernel}"
+done
+
 busy_cpus
 
 # at_once SQL WANT OPTION...: the held CMD (hold, by the caller) counted by SQL with OPTION on
@@ -93,6 +102,20 @@ hold "$dir" "${sl[@]}"
 at_once "select comm, count(*) from sched_wakeup group by comm" "" -p HELD
 case " $LAST " in *" sleeper,50 "*) ;; *) fail "-p: wakeups by name: $LAST" ;; esac
 
+# -a (and no option): perf-sql leaves out the rows that name no task but itself and the idle
+# task, on both paths, and no more: two copies at once, psql-a and psql-b, count the wakeups of
+# psql-b (its poll's timeouts); psql-b counts none of its own, psql-a sees them
+cp "$PERF_SQL" "$dir/psql-a" && cp "$PERF_SQL" "$dir/psql-b" || fail "cp perf-sql"
+for path in "" --no-bpf; do
+	wq="select count(*) from sched_wakeup where comm = 'psql-b' group by comm"
+	"$dir/psql-a" --csv $path -d 1500ms "$wq" >"$dir/a" 2>&1 & pa=$!
+	"$dir/psql-b" --csv $path -d 1s "$wq" >"$dir/b" 2>&1 || fail "psql-b $path: $(cat "$dir/b")"
+	wait $pa || fail "psql-a $path: $(cat "$dir/a")"
+	a=$(grep -v ' ' "$dir/a" | tail -n +2 | tr -d '\r') b=$(grep -v ' ' "$dir/b" | tail -n +2 | tr -d '\r')
+	[ -z "$b" ] && [ "${a:-0}" -gt 0 ] ||
+		fail "wakeups of psql-b ${path:-in the kernel}: psql-a saw '$a', psql-b '$b'"
+	echo "ok: wakeups of psql-b ${path:-in the kernel}: psql-b left its own out, psql-a saw $a"
+done
 # -C 1: only CPU 1's events, on both paths (the sleeper runs on either CPU)
 hold "$dir" "${sl[@]}"
 at_once "select _cpu, count(*) from sched_switch where prev_pid = HELD and prev_state = 1
