@@ -77,6 +77,23 @@ static bool unwinds(const struct session *s, const struct source *src)
 		s->opts.call_graph == CALL_GRAPH_AUTO);
 }
 
+/*
+ * A task past its release (a dying task's last switch out) has no pid for perf, which writes
+ * pid and tid -1. The record's common_pid is its tid, as the kernel path's
+ * bpf_get_current_pid_tgid() gives it, and its process is known for the tree's tasks.
+ */
+static void released_task(const struct session *s, struct sample *smp)
+{
+	int32_t tid;
+
+	memcpy(&tid, (const uint8_t *)smp->raw + 4, 4);
+	if (tid <= 0)
+		return;
+	smp->tid = (uint32_t)tid;
+	if (tree__pid(&s->tree, smp->tid))
+		smp->pid = tree__pid(&s->tree, smp->tid);
+}
+
 static void handle_sample(struct session *s, const union perf_event *ev, bool held)
 {
 	const uint8_t *body = (const uint8_t *)ev + sizeof(ev->header);
@@ -98,6 +115,8 @@ static void handle_sample(struct session *s, const union perf_event *ev, bool he
 		return;
 	if (!(m->src->sample_type & PERF_SAMPLE_PERIOD))
 		smp.period = m->src->period_used;
+	if (smp.tid == UINT32_MAX && m->src->ev->kind == EV_TRACEPOINT && smp.raw_size >= 8)
+		released_task(s, &smp);
 	idx = target__stream(s, smp.cpu);
 	if (idx < 0) { /* not from a CPU whose ring this is: stored nowhere, counted */
 		s->nr_stray++;
@@ -152,8 +171,10 @@ static void handle_side(struct session *s, const union perf_event *ev)
 	case PERF_RECORD_COMM:
 		if (s->comms)
 			comm_map__set(s->comms, ev->comm.tid, time, ev->comm.comm);
-		if (ev->header.misc & PERF_RECORD_MISC_COMM_EXEC)
+		if (ev->header.misc & PERF_RECORD_MISC_COMM_EXEC) {
 			tree__exec(&s->tree, ev->comm.tid, time);
+			tree__set_pid(&s->tree, ev->comm.tid, ev->comm.pid);
+		}
 		if ((ev->header.misc & PERF_RECORD_MISC_COMM_EXEC) && s->on_mmap &&
 		    ev->comm.pid == ev->comm.tid) /* a new program: its old mappings are gone */
 			s->on_mmap(s->stack_ctx, ev->comm.pid, 0, 0, 0, NULL);
@@ -166,8 +187,10 @@ static void handle_side(struct session *s, const union perf_event *ev)
 	case PERF_RECORD_FORK:
 		if (s->comms)
 			comm_map__fork(s->comms, ev->fork.ptid, ev->fork.tid, ev->fork.time);
-		if (s->tree.active) /* the sideband lives in the tree's tasks only */
+		if (s->tree.active) { /* the sideband lives in the tree's tasks only */
 			tree__fork(&s->tree, ev->fork.tid, ev->fork.time);
+			tree__set_pid(&s->tree, ev->fork.tid, ev->fork.pid);
+		}
 		break;
 	case PERF_RECORD_LOST: /* tables: counted through the kernel's event counts instead */
 		m = find_id(s, ev->lost.id);

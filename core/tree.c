@@ -32,9 +32,9 @@
 #include "core/session.h"
 #include "core/tree.h"
 
-/* a tid's latest life in the tree, from since (perf clock ns) on */
+/* a tid's latest life in the tree, from since (perf clock ns) on, in process pid (0: unknown) */
 struct tree_task {
-	uint32_t tid;
+	uint32_t tid, pid;
 	uint64_t since;
 };
 
@@ -90,6 +90,21 @@ void tree__exec(struct tree *t, uint32_t tid, uint64_t time)
 {
 	if (tid == t->root && !find(t, tid))
 		join(t, tid, time);
+}
+
+void tree__set_pid(struct tree *t, uint32_t tid, uint32_t pid)
+{
+	struct tree_task *k = find(t, tid);
+
+	if (k)
+		k->pid = pid;
+}
+
+uint32_t tree__pid(const struct tree *t, uint32_t tid)
+{
+	const struct tree_task *k = find(t, tid);
+
+	return k ? k->pid : 0;
 }
 
 bool tree__has(const struct tree *t, uint32_t tid, uint64_t time)

@@ -36,6 +36,9 @@ void tree__add(struct tree *t, uint32_t tid);
 void tree__fork(struct tree *t, uint32_t tid, uint64_t time);
 /* A COMM record with the exec flag: the workload's first one makes it a member from time. */
 void tree__exec(struct tree *t, uint32_t tid, uint64_t time);
+/* A member's process (from its FORK or exec record; 0: not known, as for -p/-t threads) */
+void tree__set_pid(struct tree *t, uint32_t tid, uint32_t pid);
+uint32_t tree__pid(const struct tree *t, uint32_t tid);
 /* Whether tid is a member at time. */
 bool tree__has(const struct tree *t, uint32_t tid, uint64_t time);
 /* Keeps a copy of a sample record until tree__release; -ENOMEM if it cannot. */

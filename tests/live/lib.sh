@@ -125,14 +125,14 @@ same_run() {
 stat_count() { awk -F, -v e="$2" '$3 == e { print $1 }' "$1/stat"; }
 # window_sum DIR [COLUMN]: the sum over windows (-i) of a column (default 2) of DIR/query
 window_sum() { tail -n +2 "$1/query" | tr -d '\r' | awk -F, -v c="${2:-2}" '{ s += $c } END { print s + 0 }'; }
-# busy_cpus: one busy loop per CPU at the lowest priority (SCHED_IDLE), unpinned, pids in BUSY,
-# so that no CPU idles. For tests that compare with the perf ring: on this VM the kernel writes
+# busy_cpus: two busy loops per CPU at nice 19, unpinned (the balancer spreads them), pids in
+# BUSY, so that no CPU idles. For tests that compare with the perf ring: on this VM the kernel writes
 # no sample of a tracepoint fired in an idle CPU's interrupts (docs/reliability.md), which the
 # kernel path counts; a CPU that never idles loses none. idle_cpus ends them.
 busy_cpus() {
 	BUSY=()
-	for _ in $(seq "$(nproc)"); do
-		chrt -i 0 sh -c 'while :; do :; done' & BUSY+=($!)
+	for _ in $(seq $(($(nproc) * 2))); do
+		nice -n 19 sh -c 'while :; do :; done' & BUSY+=($!)
 	done
 }
 idle_cpus() {
