@@ -4,7 +4,7 @@
 -- param: comm text NULL "only tasks whose name matches this GLOB"
 -- param: limit int 20 "at most this many tasks (the longest total first); -1: all"
 -- example: perf-sql rundelay than=4ms -i 1000
--- example: perf-sql rundelay -- taskset -c 0 ./app
+-- example: perf-sql rundelay -- ./app
 -- Like perf-prof rundelay and bcc runqlat -P. A sched_wakeup of a task pairs with the next
 -- sched_switch to it (next_pid), across windows. Times are in microseconds. Paired in the
 -- kernel by default (docs/bpf.md): p50/p99 within 0.8 %; --no-bpf pairs in user space, exact.
