@@ -8,9 +8,14 @@
 #   (2) run delay: pingpong -c 0 N (both tasks on CPU 0: a wakeup and a switch to the wakee
 #       per half round trip) untraced, under `perf-sql -a rundelay` (BPF, ring) and a bpftrace
 #       runqlat script (wakeup -> switch to, per pid into hist()); ns added per round trip.
+#   (3) run delay of a workload: the same under `perf-sql rundelay -- CMD` (in the kernel the
+#       programs test the tasks an event names against the map of the workload's tasks; the
+#       ring picks its rows in user space) and bpftrace's own runqlat.bt (Debian's bpftrace
+#       package, /usr/sbin), which has no target: every task's delays.
 # Each tool's answer is checked where it has one: perf-sql's getppid calls, bpftrace's count.
 # Run by bench/run.sh (section "pairs") or alone: PERF_SQL=... BUILD=... bash bench/bpf_pairs.sh
-# Knobs: BENCH_REPS (3), BENCH_PAIRS_CALLS (1000000), BENCH_PAIRS_PP (100000).
+# Knobs: BENCH_REPS (3), BENCH_PAIRS_CALLS (1000000), BENCH_PAIRS_PP (100000),
+# BENCH_PAIRS_ONLY (syscalls or rundelay: that part alone).
 set -u
 : "${PERF_SQL:?}" "${BUILD:?}"
 WL=$BUILD/workloads
@@ -60,7 +65,8 @@ syscount_ns() {
 }
 sc_ok=0
 have syscount-bpfcc && timeout 20 syscount-bpfcc -L -d 1 > /dev/null 2>&1 && sc_ok=1
-for ((r = 0; r < REPS; r++)); do
+[ "${BENCH_PAIRS_ONLY:-}" = rundelay ] && REPS_S=0 || REPS_S=$REPS
+for ((r = 0; r < REPS_S; r++)); do
 	loop_ns "${wloop[@]}" >> "$T/s.base"
 	loop_ns "$PERF_SQL" syscalls -- "${wloop[@]}" >> "$T/s.bpf"
 	grep -q "^getppid *$N " "$T/out" || anomaly "perf-sql syscalls: $(head -c 300 "$T/out")"
@@ -74,14 +80,14 @@ for ((r = 0; r < REPS; r++)); do
 	fi
 	[ "$sc_ok" = 1 ] && syscount_ns >> "$T/s.sc"
 done
-base=$(median < "$T/s.base")
+base=$( [ -s "$T/s.base" ] && median < "$T/s.base" || echo -)
 added() { [ -s "$1" ] && median < "$1" | awk -v b="$base" '{ printf "%.1f", $1 - b }' || echo -; }
 bpf=$(added "$T/s.bpf"); ring=$(added "$T/s.ring"); bt=$(added "$T/s.bt")
 pt=$(added "$T/s.ptrace"); sc=$(added "$T/s.sc")
 [ "$sc_ok" = 1 ] || sc="- (bcc does not run here)"
-echo "pairs syscalls, getppid x $N (untraced $base ns/call): ns added per call: perf-sql BPF $bpf," \
+[ "$REPS_S" = 0 ] || echo "pairs syscalls, getppid x $N (untraced $base ns/call): ns added per call: perf-sql BPF $bpf," \
 	"bpftrace enter/exit hist() $bt, perf trace -s $pt, syscount -L ${sc}; perf-sql ring $ring"
-echo "pairs syscalls ratios: BPF/bpftrace $(ratio "$bpf" "$bt") (target <= 0.5)," \
+[ "$REPS_S" = 0 ] || echo "pairs syscalls ratios: BPF/bpftrace $(ratio "$bpf" "$bt") (target <= 0.5)," \
 	"BPF/ring $(ratio "$bpf" "$ring") (target <= 0.3), BPF/perf trace $(ratio "$bpf" "$pt")," \
 	"BPF/syscount $(ratio "$bpf" "$sc")"
 
@@ -91,17 +97,37 @@ s=\$(date +%s%N); "$WL/pingpong" -c 0 $PP; e=\$(date +%s%N)
 echo "calls=$PP ns=\$((e - s))"
 EOF
 SH=$(readlink -f "$(command -v sh)")
+RQLAT=/usr/sbin/runqlat.bt
+[ -r "$RQLAT" ] || RQLAT=/usr/share/bpftrace/tools/runqlat.bt
+[ "${BENCH_PAIRS_ONLY:-}" = syscalls ] && REPS=0
+rq_ok=0
+have bpftrace && [ -r "$RQLAT" ] && timeout 30 bpftrace "$RQLAT" -c true > /dev/null 2>&1 && rq_ok=1
 for ((r = 0; r < REPS; r++)); do
 	loop_ns "$SH" "$T/pp.sh" >> "$T/r.base"
 	loop_ns "$PERF_SQL" -a rundelay -- "$SH" "$T/pp.sh" >> "$T/r.bpf"
 	grep -q "pingpong" "$T/out" || anomaly "perf-sql rundelay: $(head -c 300 "$T/out")"
 	loop_ns "$PERF_SQL" -a --no-bpf -m 1024 rundelay -- "$SH" "$T/pp.sh" >> "$T/r.ring"
 	have bpftrace && loop_ns bpftrace -e "$BT_RQ" -c "$SH $T/pp.sh" >> "$T/r.bt"
+	loop_ns "$PERF_SQL" rundelay -- "$SH" "$T/pp.sh" >> "$T/w.bpf"
+	grep -q "^pingpong" "$T/out" || anomaly "perf-sql rundelay -- CMD: $(head -c 300 "$T/out")"
+	loop_ns "$PERF_SQL" --no-bpf -m 1024 rundelay -- "$SH" "$T/pp.sh" >> "$T/w.ring"
+	# runqlat.bt itself when it compiles here (it includes <linux/sched.h>, which Debian 12's
+	# headers fail to parse: __aligned_u64); else the same script as (2), every task
+	if have bpftrace && [ "$rq_ok" = 1 ]; then
+		loop_ns bpftrace "$RQLAT" -c "$SH $T/pp.sh" >> "$T/w.bt"
+	fi
 done
+[ "$REPS" = 0 ] && { [ -s "$T/anomalies" ] && sed 's/^/pairs anomaly: /' "$T/anomalies"; exit 0; }
 base=$(median < "$T/r.base")
 bpf=$(added "$T/r.bpf"); ring=$(added "$T/r.ring"); bt=$(added "$T/r.bt")
 echo "pairs rundelay, pingpong -c 0 x $PP (untraced $base ns/round trip): ns added per round trip:" \
 	"perf-sql BPF $bpf, bpftrace runqlat $bt, perf-sql ring $ring; ratios BPF/bpftrace" \
 	"$(ratio "$bpf" "$bt"), BPF/ring $(ratio "$bpf" "$ring")"
+bpf=$(added "$T/w.bpf"); ring=$(added "$T/w.ring"); bt=$(added "$T/w.bt") btn=runqlat.bt
+[ "$rq_ok" = 1 ] || { bt=$(added "$T/r.bt"); btn="runqlat (runqlat.bt does not compile here; the script of (2))"; }
+echo "pairs rundelay -- CMD, pingpong -c 0 x $PP (untraced $base ns/round trip): ns added per" \
+	"round trip: perf-sql BPF (the workload's tasks) $bpf, bpftrace $btn (every task) $bt," \
+	"perf-sql ring $ring; ratios BPF/runqlat.bt $(ratio "$bpf" "$bt") (target <= 0.5)," \
+	"BPF/ring $(ratio "$bpf" "$ring") (target <= 0.4)"
 [ -s "$T/anomalies" ] && sed 's/^/pairs anomaly: /' "$T/anomalies"
 exit 0
