@@ -16,6 +16,16 @@
  * (3) -C: only the CPUs whose bit is set in the control map (plan.cpu_filter).
  * (4) The idle task (tid 0) is named "swapper", as perf and core/comm.c name it, where
  *     bpf_get_current_comm() gives its per-CPU name ("swapper/1").
+ *
+ * core/tree.c asks whether a task was a member at the row's time, as its rows arrive after
+ * the fact; here the map is the membership at the moment the event fires (bpf/tree.h keeps
+ * it), so no time is kept. Both run in the order things happen on one CPU: a child joins in
+ * its parent's fork, before it can run anywhere, and leaves once freed, after its last switch.
+ * What (1) cannot do here: leave out an event in an interrupt that lands in perf-sql's thread
+ * while keeping perf-sql's own, for tables that do not name tasks (irq:*, timer:*): a classic
+ * tracepoint's program finds the record's common_flags overwritten with the registers, and
+ * this kernel's kallsyms has no data symbols for the per-CPU preempt count, so both paths
+ * leave out every event of perf-sql's thread there.
  */
 #include <string.h>
 #include "bpf/compile_int.h"
