@@ -110,6 +110,17 @@ static const char *ring_reason(struct query *q, struct session *s, const struct 
 		       "needed)";
 	if (st->src->user_str)
 		return "its rows come from the BPF program that copies user strings";
+	/* the kernel walks frame pointers only; the ring copies a sampled event's user stack and
+	 * unwinds it through the binaries' CFI: what --call-graph dwarf asks, and what auto gives a
+	 * target's code built without frame pointers (system-wide, auto keeps the kernel's walk,
+	 * cut where the CFI says it turns to garbage: docs/bpf.md, Stacks) */
+	if (st->src->ev->kind == EV_SOFTWARE && bpf_plan__has_stack(&st->plan) &&
+	    (s->opts.call_graph == CALL_GRAPH_DWARF ||
+	     (targets(s) && s->opts.call_graph == CALL_GRAPH_AUTO)))
+		return "a sampled event's user stacks are unwound through the binaries' CFI on "
+		       "the ring (--call-graph dwarf, or auto under a target); the kernel walks "
+		       "frame "
+		       "pointers only (--call-graph fp takes it there)";
 	return NULL;
 }
 
