@@ -78,7 +78,8 @@ at_once() {
 	rm -rf "$dir/k" "$dir/r" "$dir/go"
 }
 
-# sleeper 50 1: 50 wakeups of it (49 seen in some runs, on both paths alike), 50 switches out
+# sleeper 50 1: 50 wakeups of it (49 to 52 seen, on both paths alike: a sleep may fire none, the
+# kernel may wake it more, as at its exec), 50 switches out
 # asleep (prev_state S, 1) and its last, dead
 # (32); switches in: about one a sleep (none where the sleep's timer fired before it switched
 # out, more where it was preempted)
@@ -95,14 +96,14 @@ for opt in -a -p -t; do
 	o=("$opt")
 	[ "$opt" = -a ] || o+=(HELD)
 	hold "$dir" "${sl[@]}"; at_once "$W" "" "${o[@]}"
-	between "${LAST#sleeper,}" 45 50 "$opt: wakeups of 50 sleeps"
+	between "${LAST#sleeper,}" 45 55 "$opt: wakeups of 50 sleeps"
 	hold "$dir" "${sl[@]}"; at_once "$S" "1,50 32,1" "${o[@]}"
 	hold "$dir" "${sl[@]}"; at_once "$N" "" "${o[@]}"
 	between "${LAST#sleeper,}" 45 500 "$opt: switches to the sleeper"
 	# a pair a sleep, but where the sleep's timer fired before it switched out (no switch in
 	# follows that wakeup, on either path)
 	hold "$dir" "${sl[@]}"; PAIRS=1 at_once "$R" "" "${o[@]}"
-	between "${LAST#sleeper,}" 45 50 "$opt: wakeup -> run pairs of 50 sleeps"
+	between "${LAST#sleeper,}" 45 55 "$opt: wakeup -> run pairs of 50 sleeps"
 done
 # the targets' rows are those that name one of their tasks, whoever runs them: under -p, a
 # wakeup of the sleeper in another task's interrupt is the sleeper's, a wakeup the sleeper did
@@ -146,11 +147,11 @@ if [ -n "$base" ] && mkdir "$base/perfsql-opt-$$" 2>/dev/null; then
 	hold "$dir" "${sl[@]}"
 	echo "$HELD" >"$cg/cgroup.procs" || fail "cannot move $HELD into $cg"
 	at_once "$W" "" --cgroup "${cg#$base/}"
-	between "${LAST#sleeper,}" 45 50 "--cgroup: wakeups of 50 sleeps"
+	between "${LAST#sleeper,}" 45 55 "--cgroup: wakeups of 50 sleeps"
 	hold "$dir" "${sl[@]}"
 	echo "$HELD" >"$cg/cgroup.procs" || fail "cannot move $HELD into $cg"
 	PAIRS=1 at_once "$R" "" --cgroup "${cg#$base/}"
-	between "${LAST#sleeper,}" 45 50 "--cgroup: wakeup -> run pairs of 50 sleeps"
+	between "${LAST#sleeper,}" 45 55 "--cgroup: wakeup -> run pairs of 50 sleeps"
 else
 	echo "ok: --cgroup not tried: no cgroup v2 hierarchy to make a cgroup in"
 fi
@@ -169,18 +170,18 @@ p=$("$PERF_SQL" --explain "${W//HELD/workload_pid()}" -- true)
 printf '%s\n' "$p" | grep -q "an event counts when a task it names (pid) is one" ||
 	fail "-- CMD: sched_wakeup's target: $p"
 k=$(q "select count(*) from sched_wakeup" -- "${sl[@]}") || fail "-- CMD: wakeups in the kernel"
-between "$k" 45 50 "-- CMD: wakeups of 50 sleeps in the kernel"
+between "$k" 45 55 "-- CMD: wakeups of 50 sleeps in the kernel"
 k=$(q --no-bpf -m 1024 "select count(*) from sched_wakeup" -- "${sl[@]}") || fail "ring run"
-between "$k" 45 50 "-- CMD: wakeups of 50 sleeps on the ring"
+between "$k" 45 55 "-- CMD: wakeups of 50 sleeps on the ring"
 cmd "${S//HELD/workload_pid()}" "$(printf '1,50\n32,1')" "${sl[@]}"
 # a dying task's last switch out (prev_state 32, dead): its _pid and _comm are its own on both
 # paths (perf writes pid and tid -1 for a released task: the ring takes the record's)
 cmd "select prev_state, _comm, _pid = prev_pid, count(*) from sched_switch where prev_state = 32
      and prev_comm = 'pingpong' group by 1, 2, 3" "32,pingpong,1,2" "$WL/pingpong" -c 0 200
 k=$(q "$R1" -- "${sl[@]}" | sed 's/^sleeper,//')
-between "$k" 45 50 "-- CMD: wakeup -> run pairs of 50 sleeps in the kernel"
+between "$k" 45 55 "-- CMD: wakeup -> run pairs of 50 sleeps in the kernel"
 k=$(q --no-bpf -m 1024 "$R1" -- "${sl[@]}" | sed 's/^sleeper,//')
-between "$k" 45 50 "-- CMD: wakeup -> run pairs of 50 sleeps on the ring"
+between "$k" 45 55 "-- CMD: wakeup -> run pairs of 50 sleeps on the ring"
 # a software event of a workload: sampled on every CPU in the kernel, the workload's samples
 # kept; pagetouch 500 faults each page of its mapping once (the range it prints at its end)
 pages() {
