@@ -182,6 +182,18 @@ k=$(q "$R1" -- "${sl[@]}" | sed 's/^sleeper,//')
 between "$k" 45 55 "-- CMD: wakeup -> run pairs of 50 sleeps in the kernel"
 k=$(q --no-bpf -m 1024 "$R1" -- "${sl[@]}" | sed 's/^sleeper,//')
 between "$k" 45 55 "-- CMD: wakeup -> run pairs of 50 sleeps on the ring"
+# percentiles in the kernel lie within their group's min and max: a system call made once has
+# p50 = p99 = its latency (a log-linear bucket's middle could lie past it: 'min 28.2, p50 28.3')
+pq="select count(*), p50(latency) = min(latency), p99(latency) = max(latency),
+    p50(latency) between min(latency) and max(latency) from pairs('sys_enter', '_tid',
+    'sys_exit', '_tid', 'id') group by start_value"
+p=$("$PERF_SQL" --explain "$pq" -- true)
+printf '%s\n' "$p" | grep -q "aggregated in the kernel: .*percentiles(latency)" ||
+	fail "percentiles not in the kernel: $p"
+k=$(q "$pq" -- "$WL/writes" 100 7 | grep -v '[a-z]') || fail "percentiles run"
+eq "$(printf '%s\n' "$k" | awk -F, '$1 == 1 && $2 $3 $4 != "111" || $1 > 1 && $4 != 1' | wc -l)" 0 \
+	"percentile groups outside their min and max (of $(printf '%s\n' "$k" | wc -l) groups)"
+
 # a software event of a workload: sampled on every CPU in the kernel, the workload's samples
 # kept; pagetouch 500 faults each page of its mapping once (the range it prints at its end)
 pages() {
