@@ -42,7 +42,7 @@ static void not_self(struct cc *c, int yes)
 	basm__place(c->a, next);
 }
 
-/* (1), needs fp+OFF_PIDTGID */
+/* (1), right after the pid_tgid's call: r0 holds it (and fp+OFF_PIDTGID) */
 static void self(struct cc *c)
 {
 	const struct bpf_plan *p = c->p;
@@ -55,12 +55,10 @@ static void self(struct cc *c)
 		}
 		basm__ja(c->a, c->out);
 	} else if (p->self_tid) {
-		emit(c, bi_ldx(BPF_DW, BPF_REG_0, FP, OFF_PIDTGID));
 		basm__note(c->a, true, "self_tid");
 		basm__jmp32_imm(c->a, BPF_JEQ, BPF_REG_0, (int32_t)p->self_tid, c->out);
 	}
 	if (p->self_pid) {
-		emit(c, bi_ldx(BPF_DW, BPF_REG_0, FP, OFF_PIDTGID));
 		emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_0, 32));
 		basm__note(c->a, true, "self_pid");
 		basm__jmp32_imm(c->a, BPF_JEQ, BPF_REG_0, (int32_t)p->self_pid, c->out);

@@ -350,13 +350,22 @@ int bpf_pick__apply(struct query *q, struct session *s, const struct query_ops *
 	return ret;
 }
 
-/* --explain's target line of a table fed by BPF: whose events, perf-sql's left out */
-static void explain_who(const struct session *s, const struct bpf_table *t, FILE *f)
+/* --explain's target line of a table fed by BPF: whose events, perf-sql's left out (p NULL:
+ * listed offline, for every task) */
+static void explain_who(const struct session *s, const struct source *src, const struct bpf_plan *p,
+			FILE *f)
 {
-	const struct bpf_plan *p = &t->plan;
+	static const struct bpf_plan every = { .tree_fd = -1, .self_tid = 1 };
 	const char *f_[2];
 	char named[64] = "";
-	int n = p->nr_task_vals ? session__task_fields(t->src->ev, f_) : 0;
+	int n;
+
+	if (!p) {
+		p = &every;
+		n = src->ev->kind == EV_TRACEPOINT ? session__task_fields(src->ev, f_) : 0;
+	} else {
+		n = p->nr_task_vals ? session__task_fields(src->ev, f_) : 0;
+	}
 
 	if (n)
 		snprintf(named, sizeof(named), "%s%s%s", f_[0], n > 1 ? "/" : "",
@@ -395,11 +404,8 @@ bool bpf_pick__explain(const struct session *s, const struct source *src, FILE *
 
 	if (note)
 		fprintf(f, "  path         %s\n", note);
-	if (t)
-		explain_who(s, t, f);
-	else if (s->replay && note && !strncmp(note, "aggregated in the kernel", 24))
-		fprintf(f, "  target       every task on %d CPUs (perf-sql itself left out)\n",
-			s->nr_cpus);
+	if (t || (s->replay && note && !strncmp(note, "aggregated in the kernel", 24)))
+		explain_who(s, src, t ? &t->plan : NULL, f);
 	bpf_session__listing_of(s, src, &sql, &listing);
 	if (s->started || !listing) /* -v: the plan once collecting, no listing */
 		return t || kernel;

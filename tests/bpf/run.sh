@@ -3,7 +3,8 @@
 # and listed offline against the kernel facts in fixture/ (perf-sql --explain --kernel-facts:
 # no kernel, no privilege), and the output (stdout and stderr, then "exit N" when not 0) is
 # compared with NAME.out; --update writes NAME.out instead. perf-sql's own pid (a ring table's
-# filter "common_pid != PID") is masked; the listing names it (self_tid) by itself.
+# filter "common_pid != PID"; of a table that names tasks, "pid != PID": core/target.c) is
+# masked; the listing names it (self_tid) by itself.
 #   NAME.sql: "-- what it shows" first, then optionally "-- args: OPTIONS" and
 #   "-- profiler: NAME [PARAM=VALUE...]" (a built-in profiler instead of the SQL lines).
 # The fixture is scripts/kernel-facts.sh's: rewrite it (as root) when the kernel changes, then
@@ -28,7 +29,7 @@ for name in "${names[@]}"; do
 	fi
 	rc=$?
 	[ $rc -eq 0 ] || out+=$'\n'"exit $rc"
-	out=$(printf '%s\n' "$out" | sed -E 's/common_pid != [0-9]+/common_pid != PID/g')
+	out=$(printf '%s\n' "$out" | sed -E 's/(common_pid|pid) != [1-9][0-9]*/\1 != PID/g')
 	if $update; then
 		printf '%s\n' "$out" > "$name.out"
 	elif [ "$out" = "$(cat "$name.out" 2>/dev/null)" ]; then
