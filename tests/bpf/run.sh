@@ -29,7 +29,7 @@ for name in "${names[@]}"; do
 	fi
 	rc=$?
 	[ $rc -eq 0 ] || out+=$'\n'"exit $rc"
-	out=$(printf '%s\n' "$out" | sed -E 's/(common_pid|pid) != [1-9][0-9]*/\1 != PID/g')
+	out=$(printf '%s\n' "$out" | sed -E 's/(common_pid|prev_pid|next_pid|parent_pid|child_pid|[( ]pid) != [1-9][0-9]*/\1 != PID/g')
 	if $update; then
 		printf '%s\n' "$out" > "$name.out"
 	elif [ "$out" = "$(cat "$name.out" 2>/dev/null)" ]; then
