@@ -16,6 +16,7 @@
 #include <string.h>
 #include <event-parse.h>
 #include "core/catalog.h"
+#include "core/field.h"
 #include "core/tracefs.h"
 
 struct catalog {
@@ -317,6 +318,8 @@ int catalog__parse_text(struct catalog *c, struct tp_event *ev, const char *text
 
 	if (!c->tep && !(c->tep = tep_alloc()))
 		return err_set(e, -ENOMEM, "libtraceevent: out of memory");
+	if ((ret = field__check_format(ev->full, text, len, e)))
+		return ret;
 	if (tep_parse_format(c->tep, &tev, text, (unsigned long)len, ev->system) !=
 		    TEP_ERRNO__SUCCESS ||
 	    !tev)
@@ -329,6 +332,13 @@ int catalog__parse_text(struct catalog *c, struct tp_event *ev, const char *text
 	ret = convert_fields(ev, tev);
 	if (ret)
 		return err_set(e, ret, "%s: out of memory", ev->full);
+	for (int i = 0; i < ev->nr_fields; i++)
+		if ((ret = field__check(ev->full, &ev->fields[i], e))) {
+			free(ev->fields);
+			ev->fields = NULL;
+			ev->nr_fields = 0;
+			return ret;
+		}
 	ev->parsed = true;
 	return 0;
 }
