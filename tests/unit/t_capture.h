@@ -49,12 +49,13 @@ static const struct craft_field {
 static inline const char *craft_format(const char *field, const char *offset, const char *size)
 {
 	static char text[4096];
-	int n = snprintf(text, sizeof(text),
-			 "name: every_type\nID: 4242\nformat:\n"
-			 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-			 "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-			 "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-			 "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n");
+	int n = snprintf(
+		text, sizeof(text),
+		"name: every_type\nID: 4242\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n");
 
 	for (int i = 0; i < CRAFT_NR_FIELDS; i++) {
 		const struct craft_field *f = &craft_fields[i];

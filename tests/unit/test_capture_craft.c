@@ -130,8 +130,7 @@ static int replay(const char *path, size_t max_memory, long interval, struct see
 	memset(sn, 0, sizeof(*sn));
 	if (!s)
 		return e->code;
-	if (!session__source(s, catalog__find(s->cat, CRAFT_TABLE), e) ||
-	    stack_hooks__install(s)) {
+	if (!session__source(s, catalog__find(s->cat, CRAFT_TABLE), e) || stack_hooks__install(s)) {
 		session__close(s);
 		return -EINVAL;
 	}
@@ -185,7 +184,8 @@ static void test_bad_formats(void)
 			       &(struct craft){ .windows = 1 }, &e),
 		  "write short-loc.cap");
 		snprintf(want, sizeof(want),
-			 "%s: table " CRAFT_TABLE ": field %s: a __data_loc or __rel_loc field of 2 "
+			 "%s: table " CRAFT_TABLE
+			 ": field %s: a __data_loc or __rel_loc field of 2 "
 			 "bytes",
 			 path, craft_fields[i].name);
 		T(replay(path, 0, 0, &sn, &e) == -EINVAL && !strcmp(e.msg, want),
@@ -234,8 +234,9 @@ static void test_decode_bounds(void)
 	memcpy(r->data, &loc, 4);
 	f = (struct tp_field){ .kind = FIELD_DYN_STR, .offset = 0, .size = 4, .is_relative = true };
 	T(!field__bytes(&f, r, &p, &len), "__rel_loc past the record");
-	f = (struct tp_field){ .kind = FIELD_DYN_STR, .offset = 0x7ffffffe, .size = 4,
-			       .is_relative = true };
+	f = (struct tp_field){
+		.kind = FIELD_DYN_STR, .offset = 0x7ffffffe, .size = 4, .is_relative = true
+	};
 	T(!field__bytes(&f, r, &p, &len), "__rel_loc whose end overflows an int");
 	loc = 4u | 16u << 16; /* 16 bytes at 4: the record's last byte */
 	memcpy(r->data, &loc, 4);
@@ -324,8 +325,8 @@ static void test_cut_and_corrupt(void)
 		 offs[4]);
 	T(replay(at("badframe.cap"), 0, 1, &sn, &e) == -EINVAL && !strcmp(e.msg, want) &&
 		  sn.windows == 1,
-	  "damaged frame mid-file after 1 window:\n  got:  %s (%d)\n  want: %s", e.msg,
-	  sn.windows, want);
+	  "damaged frame mid-file after 1 window:\n  got:  %s (%d)\n  want: %s", e.msg, sn.windows,
+	  want);
 	/* the last block damaged: a cut */
 	copy_cut(good, at("badlast.cap"), -1, "\xff\xff\xff\xff", offs[8] + 24);
 	T(!replay(at("badlast.cap"), 0, 1, &sn, &e) && sn.windows == 3, "damaged last block");
@@ -343,8 +344,8 @@ static void test_max_memory(void)
 	/* -i: each window keeps 4 rows of its 10, as recorded */
 	T(!replay(at("mem.cap"), 4 * row + 8, 1, &sn, &e), "replay -i: %s", e.msg);
 	T(sn.windows == 3 && sn.rows == 12 && sn.received == 12 && sn.lost == 18,
-	  "-i: 3 windows, 12 rows kept, received 12, lost 18: %d %d %llu %llu", sn.windows,
-	  sn.rows, (unsigned long long)sn.received, (unsigned long long)sn.lost);
+	  "-i: 3 windows, 12 rows kept, received 12, lost 18: %d %d %llu %llu", sn.windows, sn.rows,
+	  (unsigned long long)sn.received, (unsigned long long)sn.lost);
 	/* one result: 4 rows of the 30 */
 	T(!replay(at("mem.cap"), 4 * row + 8, 0, &sn, &e), "replay: %s", e.msg);
 	T(sn.windows == 1 && sn.rows == 4 && sn.received == 4 && sn.lost == 26,
@@ -386,20 +387,20 @@ static int write_all(const char *to, int windows, int rows)
 	for (int i = 0; i < CRAFT_NR_FIELDS; i++)
 		for (int k = 0; k < NR_BADS; k++) {
 			snprintf(name, sizeof(name), "bad-%s-%d.cap", craft_fields[i].name, k);
-			ret |= craft_write(at(name),
-					   craft_format(craft_fields[i].name, bads[k].offset,
-							bads[k].size),
-					   &(struct craft){ .windows = 1 }, &e);
+			ret |= craft_write(
+				at(name),
+				craft_format(craft_fields[i].name, bads[k].offset, bads[k].size),
+				&(struct craft){ .windows = 1 }, &e);
 			bad_line(&craft_fields[i], &bads[k], line, sizeof(line));
 			fprintf(exp, "%s\t%s\n", name, line);
 		}
 	ret |= mkfifo(at("fifo"), 0600) && errno != EEXIST;
 	ret |= craft_write(at("fifo.cap"), craft_format(NULL, NULL, NULL),
 			   &(struct craft){ .windows = 1, .map_path = at("fifo") }, &e);
-	ret |= craft_write(at("many.cap"), craft_format(NULL, NULL, NULL),
-			   &(struct craft){ .windows = windows, .rows = rows,
-					    .first_window_end_out = &one },
-			   &e);
+	ret |= craft_write(
+		at("many.cap"), craft_format(NULL, NULL, NULL),
+		&(struct craft){ .windows = windows, .rows = rows, .first_window_end_out = &one },
+		&e);
 	fclose(exp);
 	if (!(exp = fopen(at("one_window"), "w")))
 		return 1;
