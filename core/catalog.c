@@ -17,6 +17,7 @@
 #include <event-parse.h>
 #include "core/catalog.h"
 #include "core/field.h"
+#include "core/format.h"
 #include "core/tracefs.h"
 
 struct catalog {
@@ -25,6 +26,7 @@ struct catalog {
 	int nr_events, cap;
 	struct tep_handle *tep;
 	bool header_parsed;
+	bool offline; /* formats come from a capture: checked strictly (core/format.h) */
 };
 
 static int cmp_full(const void *a, const void *b)
@@ -149,7 +151,7 @@ struct catalog *catalog__new_offline(struct err *e)
 	if (!c)
 		err_set(e, -ENOMEM, "catalog: out of memory");
 	else
-		c->header_parsed = true; /* formats come from a capture: no header page needed */
+		c->header_parsed = c->offline = true; /* no header page needed */
 	return c;
 }
 
@@ -222,6 +224,8 @@ struct tp_event *catalog__find(struct catalog *c, const char *name)
 	if (sep) {
 		*sep = ':';
 		key.full = full;
+		if (!c->nr_events) /* events is NULL: bsearch wants an array */
+			return NULL;
 		return bsearch(&key, c->events, (size_t)c->nr_events, sizeof(*c->events), cmp_full);
 	}
 	for (int i = 0; i < c->nr_events; i++) {
@@ -318,7 +322,7 @@ int catalog__parse_text(struct catalog *c, struct tp_event *ev, const char *text
 
 	if (!c->tep && !(c->tep = tep_alloc()))
 		return err_set(e, -ENOMEM, "libtraceevent: out of memory");
-	if ((ret = field__check_format(ev->full, text, len, e)))
+	if ((ret = format__check(ev->full, text, len, c->offline, e)))
 		return ret;
 	if (tep_parse_format(c->tep, &tev, text, (unsigned long)len, ev->system) !=
 		    TEP_ERRNO__SUCCESS ||

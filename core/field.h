@@ -19,13 +19,9 @@ bool field__bytes(const struct tp_field *f, const struct wrow *r, const uint8_t 
 		  size_t *len_out);
 /* The most bytes a tracepoint record (perf's u16 record size) has: every field lies within. */
 #define FIELD_MAX_RECORD 65536
-/*
- * A format's text as written (a capture's, or tracefs'), before libtraceevent reads it: every
- * field's offset and size are numbers with offset + size <= FIELD_MAX_RECORD. 0, or -EINVAL
- * with e naming the table (event), the field and the value.
- */
-int field__check_format(const char *event, const char *text, size_t len, struct err *e);
-/* The same for a field as parsed; also: an integer of 1, 2, 4 or 8 bytes, a dynamic one >= 4. */
+/* A field as libtraceevent parsed it (the text was checked by core/format.h): it lies within
+ * FIELD_MAX_RECORD, an integer has 1, 2, 4 or 8 bytes, a dynamic one >= 4. 0, or -EINVAL with e
+ * naming the table (event), the field and the values. */
 int field__check(const char *event, const struct tp_field *f, struct err *e);
 /* The field named name in ev, or NULL. */
 const struct tp_field *field__find(const struct tp_event *ev, const char *name);

@@ -199,6 +199,24 @@ static void cut_note(struct replay *r)
 			 r->path, (unsigned long long)at, (unsigned long long)size);
 }
 
+int replay__block(struct session *s, uint32_t type, const void *data, size_t len, struct err *e)
+{
+	struct replay *r = s->replay;
+	int ret = 0;
+
+	if (!r || (!r->path && !(r->path = strdup("capture"))))
+		return err_set(e, -ENOMEM, "out of memory");
+	if (type == CAP_META)
+		ret = read_meta(s, r, data, len, e);
+	else if (type == CAP_TABLE)
+		ret = read_table(s, r, data, len, e);
+	else if (type == CAP_COMMS)
+		read_comms(s, data, len);
+	else if (type == CAP_FACTS && !r->facts && !(r->facts = strndup(data, len)))
+		ret = err_set(e, -ENOMEM, "out of memory");
+	return ret;
+}
+
 /* (1): the first pass; the reader stays open for the second */
 static int load(struct session *s, struct replay *r, const char *path, struct err *e)
 {
@@ -211,18 +229,9 @@ static int load(struct session *s, struct replay *r, const char *path, struct er
 		return err_set(e, -ENOMEM, "out of memory");
 	if (!(r->cr = capture__open(path, e)))
 		return e->code;
-	while ((ret = capture__next_of(r->cr, FIRST_PASS, &type, &data, &len, &cut, e)) == 1) {
-		if (type == CAP_META)
-			ret = read_meta(s, r, data, len, e);
-		else if (type == CAP_TABLE)
-			ret = read_table(s, r, data, len, e);
-		else if (type == CAP_COMMS)
-			read_comms(s, data, len);
-		else if (type == CAP_FACTS && !r->facts && !(r->facts = strndup(data, len)))
-			ret = err_set(e, -ENOMEM, "out of memory");
-		if (ret < 0)
+	while ((ret = capture__next_of(r->cr, FIRST_PASS, &type, &data, &len, &cut, e)) == 1)
+		if ((ret = replay__block(s, type, data, len, e)) < 0)
 			break;
-	}
 	catalog__resort(s->cat);
 	cut_note(r);
 	return ret < 0 ? ret : 0;

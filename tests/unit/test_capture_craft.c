@@ -10,7 +10,9 @@
  * (4) a cut file reads up to its last whole block and says so; a damaged header or frame with
  *     more after it is an error naming the offset;
  * (5) rows past --max-memory are counted lost per window, received + lost = recorded;
- * (6) a MAPS block naming a FIFO does not block the replay.
+ * (6) a MAPS block naming a FIFO does not block the replay;
+ * (7) every format of this machine's tracefs passes the strict check a capture's gets (so a
+ *     capture recorded here replays), and texts libtraceevent 1.7.1 crashes on do not.
  *
  *   build/tests/test_capture_craft               the checks
  *   build/tests/test_capture_craft --write DIR [WINDOWS ROWS]
@@ -20,11 +22,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "core/field.h"
+#include "core/format.h"
 #include "core/record.h"
 #include "tests/unit/t.h"
 #include "tests/unit/t_capture.h"
@@ -370,6 +374,56 @@ static void test_fifo(void)
 	alarm(0);
 }
 
+static void test_tracefs_shapes(void)
+{
+	static char text[1 << 17];
+	struct err e = { 0 };
+	glob_t g;
+	int bad = 0;
+
+	if (glob("/sys/kernel/tracing/events/*/*/format", 0, NULL, &g) || g.gl_pathc < 100) {
+		printf("skip tracefs shapes: /sys/kernel/tracing is not readable\n");
+		return;
+	}
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		FILE *f = fopen(g.gl_pathv[i], "r");
+		size_t n = f ? fread(text, 1, sizeof(text), f) : 0;
+
+		if (f)
+			fclose(f);
+		if (n && format__check(g.gl_pathv[i], text, n, true, &e) && bad++ < 5)
+			T(0, "%s", e.msg);
+	}
+	T(!bad, "%zu formats of tracefs, %d refused", g.gl_pathc, bad);
+	globfree(&g);
+	/* cut inside an argument of its print fmt: libtraceevent 1.7.1 reads past its tokens */
+	snprintf(text, sizeof(text), "%s", craft_format(NULL, NULL, NULL));
+	*strstr(text, "__get_str(") = '\0';
+	strcat(text, "__print_flags(REC->f_u8, \"|\", { 1, \"A\" }");
+	T(format__check("t:cut", text, strlen(text), true, &e) == -EINVAL &&
+		  !strcmp(e.msg,
+			  "table t:cut: its print fmt does not close its quotes or brackets, "
+			  "names a field it does not have, or divides by something else "
+			  "than sizeof, a field or a number: the capture is damaged or "
+			  "crafted"),
+	  "a print fmt cut inside an argument: %s", e.msg);
+	T(format__check("t:cut", text, strlen(text), false, &e) == 0,
+	  "tracefs' are not checked so");
+	snprintf(text, sizeof(text), "%s", craft_format(NULL, NULL, NULL));
+	memcpy(strstr(text, "REC->f_u8"), "REC->f_u9", 9);
+	T(format__check("t:name", text, strlen(text), true, &e) == -EINVAL,
+	  "a print fmt naming a field the format lacks");
+	snprintf(text, sizeof(text), "%s", craft_format(NULL, NULL, NULL));
+	memcpy(strstr(text, "REC->f_u8"), "0x8%0000 ", 9);
+	T(format__check("t:div", text, strlen(text), true, &e) == -EINVAL,
+	  "a print fmt dividing by a constant 0");
+	snprintf(text, sizeof(text), "%s", craft_format(NULL, NULL, NULL));
+	memcpy(strstr(text, "\tfield:u16 f_u16;"), "\tfield:u16 f-u16;", 17);
+	T(format__check("t:junk", text, strlen(text), true, &e) == -EINVAL &&
+		  strstr(e.msg, "line 11 of its format is not a tracepoint format's "),
+	  "a field line of another shape: %s", e.msg);
+}
+
 /* --write DIR [WINDOWS ROWS]: the files of tests/live/capture_crafted.sh */
 static int write_all(const char *to, int windows, int rows)
 {
@@ -428,6 +482,7 @@ int main(int argc, char **argv)
 	RUN(test_cut_and_corrupt);
 	RUN(test_max_memory);
 	RUN(test_fifo);
+	RUN(test_tracefs_shapes);
 	ret = t_done("capture_craft");
 	if (system(NULL)) {
 		char cmd[300];
