@@ -141,7 +141,8 @@ static int check_numbers(const char *event, const char *text, size_t len, struct
 			return err_set(e, -EINVAL,
 				       "table %s: its format has a byte 0x%02x at offset %zu: a "
 				       "tracepoint format is ASCII text",
-				       format__printable(event, strlen(event), ev, sizeof(ev)), c, i);
+				       format__printable(event, strlen(event), ev, sizeof(ev)), c,
+				       i);
 		}
 	}
 	for (const char *p = text, *end = text + len; p < end;) {
@@ -158,7 +159,6 @@ static int check_numbers(const char *event, const char *text, size_t len, struct
 	}
 	return 0;
 }
-
 
 /* n bytes at p start with s */
 static bool starts(const char *p, size_t n, const char *s)
@@ -232,7 +232,8 @@ static bool has_field(const char *fields, size_t n, const char *name, size_t k)
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *f, *semi, *d;
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p), dk;
 
-		if ((f = memmem(p, len, "field:", 6)) && (semi = memchr(f, ';', len - (size_t)(f - p)))) {
+		if ((f = memmem(p, len, "field:", 6)) &&
+		    (semi = memchr(f, ';', len - (size_t)(f - p)))) {
 			d = decl_span(f + 6, (size_t)(semi - f - 6), &dk);
 			if (dk == k && !memcmp(d, name, k))
 				return true;
@@ -305,12 +306,13 @@ static int check_shape(const char *event, const char *text, size_t len, struct e
 		if (nr >= 3 && starts(p, n, "print fmt: ")) {
 			if (print_fmt(p + 11, (size_t)(end - p) - 11, text, (size_t)(p - text)))
 				return 0;
-			return err_set(e, -EINVAL,
-				       "table %s: its print fmt does not close its quotes or "
-				       "brackets, names a field it does not have, or divides by "
-				       "something else than sizeof, a field or a number: the capture "
-				       "is damaged or crafted",
-				       ev);
+			return err_set(
+				e, -EINVAL,
+				"table %s: its print fmt does not close its quotes or "
+				"brackets, names a field it does not have, or divides by "
+				"something else than sizeof, a field or a number: the capture "
+				"is damaged or crafted",
+				ev);
 		}
 		while (k < n && (p[k] == ' ' || p[k] == '\t'))
 			k++;
@@ -320,15 +322,15 @@ static int check_shape(const char *event, const char *text, size_t len, struct e
 		else
 			ok = k == n || field_line(p, n);
 		if (!ok)
-			return err_set(e, -EINVAL,
-				       "table %s: line %d of its format is not a tracepoint format's "
-				       "('%s'): the capture is damaged or crafted",
-				       ev, nr + 1,
-				       format__printable(p, n < 40 ? n : 40, line, sizeof(line)));
+			return err_set(
+				e, -EINVAL,
+				"table %s: line %d of its format is not a tracepoint format's "
+				"('%s'): the capture is damaged or crafted",
+				ev, nr + 1,
+				format__printable(p, n < 40 ? n : 40, line, sizeof(line)));
 		p += n + 1;
 	}
-	return nr >= 3 ? 0
-		       : err_set(e, -EINVAL, "table %s: its format ends before its fields", ev);
+	return nr >= 3 ? 0 : err_set(e, -EINVAL, "table %s: its format ends before its fields", ev);
 }
 
 int format__check(const char *event, const char *text, size_t len, bool strict, struct err *e)

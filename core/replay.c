@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "core/format.h"
 #include "core/record.h"
 #include "core/target.h"
 #include "core/tracefs.h"
@@ -582,11 +583,14 @@ int replay__info(const char *path, FILE *out, struct err *e)
 		r->note[0] ? "  (cut short: read up to its last whole block)" : "");
 	for (char *p = r->meta; p && *p;) {
 		size_t n = strcspn(p, "\n");
-		char *eq = memchr(p, '=', n);
+		char *eq = memchr(p, '=', n), key[160], *val = malloc(4 * n + 8);
 
-		if (eq)
-			fprintf(out, "%-11.*s %.*s\n", (int)(eq - p), p,
-				(int)(n - (size_t)(eq - p) - 1), eq + 1);
+		if (eq && val) /* the capture's text: control bytes as \xNN, not to the terminal */
+			fprintf(out, "%-11s %s\n",
+				format__printable(p, (size_t)(eq - p), key, sizeof(key)),
+				format__printable(eq + 1, n - (size_t)(eq - p) - 1, val,
+						  4 * n + 8));
+		free(val);
 		p += n + (p[n] == '\n');
 	}
 	if (r->facts)
