@@ -23,25 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "core/format.h"
 #include "core/record.h"
+#include "core/replay.h"
 #include "core/target.h"
 #include "core/tracefs.h"
 
 #define FIRST_PASS (1u << CAP_META | 1u << CAP_TABLE | 1u << CAP_COMMS | 1u << CAP_FACTS)
 #define SECOND_PASS (1u << CAP_RECORDS | 1u << CAP_WINDOW | 1u << CAP_MAPS | 1u << CAP_SYMS)
-
-struct replay {
-	struct capture_reader *cr; /* open from the first pass to the end */
-	char *path;
-	char **names; /* capture table index -> "system:name" */
-	uint32_t nr_names;
-	char *meta;
-	char *facts; /* CAP_FACTS: the recording kernel's facts (bpf/facts.h), or NULL */
-	char note[384]; /* a cut file: what the front end says ("" if whole) */
-	void **held;    /* RECORDS blocks the current window's stores hold (adopted rows) */
-	size_t nr_held, cap_held;
-};
 
 static void release_held(struct replay *r)
 {
@@ -509,104 +497,4 @@ int session__run_replay(struct session *s, window_fn on_window, void *ctx, struc
 		failed = on_window(ctx, s);
 	}
 	return failed ? err_set(e, failed < 0 ? failed : -EIO, "query failed") : 0;
-}
-
-struct table_info {
-	uint64_t recv, lost, lo, hi;
-};
-
-/* what the WINDOW and RECORDS blocks say of each table (a second pass, as a replay's) */
-static int info_pass(struct replay *r, struct table_info *t, uint64_t *windows, struct err *e)
-{
-	const uint8_t *b;
-	uint32_t type, nr, hdr[2];
-	size_t len;
-	int ret, cut;
-
-	capture__rewind(r->cr);
-	while ((ret = capture__next_of(r->cr, 1u << CAP_WINDOW | 1u << CAP_RECORDS, &type,
-				       (const void **)&b, &len, &cut, e)) == 1) {
-		if (type == CAP_WINDOW && len >= 12) {
-			(*windows)++;
-			memcpy(&nr, b + 8, 4);
-			for (size_t k = 0; k < nr && 12 + (k + 1) * 24 <= len; k++) {
-				uint64_t v[2];
-
-				memcpy(hdr, b + 12 + k * 24, 8);
-				memcpy(v, b + 12 + k * 24 + 8, 16);
-				if (hdr[0] < r->nr_names) {
-					t[hdr[0]].recv += v[0];
-					t[hdr[0]].lost += v[1];
-				}
-			}
-		}
-		if (type != CAP_RECORDS || len < 8)
-			continue;
-		memcpy(hdr, b, 8);
-		for (const uint8_t *p = b + 8;
-		     hdr[0] < r->nr_names && p + sizeof(struct wrow) <= b + len;) {
-			struct wrow w;
-
-			memcpy(&w, p, sizeof(w));
-			if (w.size < sizeof(w) || w.size > (size_t)(b + len - p))
-				break;
-			t[hdr[0]].lo = w.time < t[hdr[0]].lo ? w.time : t[hdr[0]].lo;
-			t[hdr[0]].hi = w.time > t[hdr[0]].hi ? w.time : t[hdr[0]].hi;
-			p += w.size;
-		}
-	}
-	return ret;
-}
-
-int replay__info(const char *path, FILE *out, struct err *e)
-{
-	struct session_opts opts = { 0 };
-	struct session *s = session__new_replay(&opts, path, e);
-	struct table_info *t;
-	uint64_t windows = 0;
-	struct replay *r;
-	int ret;
-
-	if (!s)
-		return e->code;
-	r = s->replay;
-	t = calloc(r->nr_names ? r->nr_names : 1, sizeof(*t));
-	if (!t) {
-		session__close(s);
-		return err_set(e, -ENOMEM, "out of memory");
-	}
-	for (uint32_t i = 0; i < r->nr_names; i++)
-		t[i].lo = UINT64_MAX;
-	if ((ret = info_pass(r, t, &windows, e)) < 0)
-		goto out;
-	fprintf(out, "file        %s%s\n", path,
-		r->note[0] ? "  (cut short: read up to its last whole block)" : "");
-	for (char *p = r->meta; p && *p;) {
-		size_t n = strcspn(p, "\n");
-		char *eq = memchr(p, '=', n), key[160], *val = malloc(4 * n + 8);
-
-		if (eq && val) /* the capture's text: control bytes as \xNN, not to the terminal */
-			fprintf(out, "%-11s %s\n",
-				format__printable(p, (size_t)(eq - p), key, sizeof(key)),
-				format__printable(eq + 1, n - (size_t)(eq - p) - 1, val,
-						  4 * n + 8));
-		free(val);
-		p += n + (p[n] == '\n');
-	}
-	if (r->facts)
-		fprintf(out,
-			"bpf facts   its kernel's (--explain lists the programs it would load)\n");
-	for (uint32_t i = 0; i < r->nr_names; i++) {
-		fprintf(out, "table       %s: %llu events, %llu lost, %llu windows",
-			r->names[i] ? r->names[i] : "?", (unsigned long long)t[i].recv,
-			(unsigned long long)t[i].lost, (unsigned long long)windows);
-		if (t[i].hi >= t[i].lo)
-			fprintf(out, ", %.6f s of events", (double)(t[i].hi - t[i].lo) / 1e9);
-		fputc('\n', out);
-	}
-	ret = 0;
-out:
-	free(t);
-	session__close(s);
-	return ret;
 }
