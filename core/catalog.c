@@ -346,10 +346,10 @@ static int parse_in_child(struct catalog *c, struct tp_event *ev, const char *te
 			dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO);
 		alarm(10);
 		_exit(tep_parse_format(c->tep, &tev, text, (unsigned long)len, ev->system) ==
-				      TEP_ERRNO__SUCCESS &&
-			      tev
-		      ? 0
-		      : 2);
+					      TEP_ERRNO__SUCCESS &&
+				      tev
+			      ? 0
+			      : 2);
 	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) /* ECHILD: the host ignores SIGCHLD, the status is gone */
