@@ -14,7 +14,7 @@ struct replay {
 	char **names; /* capture table index -> "system:name" */
 	uint32_t nr_names;
 	char *meta;
-	char *facts; /* CAP_FACTS: the recording kernel's facts (bpf/facts.h), or NULL */
+	char *facts;    /* CAP_FACTS: the recording kernel's facts (bpf/facts.h), or NULL */
 	char note[384]; /* a cut file: what the front end says ("" if whole) */
 	void **held;    /* RECORDS blocks the current window's stores hold (adopted rows) */
 	size_t nr_held, cap_held;

@@ -49,9 +49,15 @@ static const struct {
 	const char *name;
 	int (*fn)(const uint8_t *, size_t);
 } targets[] = {
-	{ "sample", fuzz_sample },   { "window", fuzz_window },         { "kfilter", fuzz_kfilter },
-	{ "elf", fuzz_elf },         { "profiler", fuzz_profiler },     { "sql", fuzz_sql },
-	{ "capture", fuzz_capture }, { "sql_select", fuzz_sql_select }, { "funcs", fuzz_funcs },
+	{ "sample", fuzz_sample },
+	{ "window", fuzz_window },
+	{ "kfilter", fuzz_kfilter },
+	{ "elf", fuzz_elf },
+	{ "profiler", fuzz_profiler },
+	{ "sql", fuzz_sql },
+	{ "capture", fuzz_capture },
+	{ "sql_select", fuzz_sql_select },
+	{ "funcs", fuzz_funcs },
 	{ "http", fuzz_http },
 	{ "capture_text", fuzz_capture_text },
 };
