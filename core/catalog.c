@@ -8,7 +8,8 @@
  *     time the event is used, and turns its fields into struct tp_field (offset, size, kind).
  *     events/header_page is parsed once, before the first format.
  * (4) Suggestions for unknown names rank by edit distance over short and full names.
- * (5) A capture's formats (an offline catalog) are checked (core/format.h), then parsed in a
+ * (5) A capture's formats, or another kernel's (an offline catalog), are checked
+ *     (core/format_check.h), then parsed in a
  *     child first (parse_in_child()), so a parser crash is a refused capture, not ours.
  */
 #include <dirent.h>
@@ -23,7 +24,7 @@
 #include <event-parse.h>
 #include "core/catalog.h"
 #include "core/field.h"
-#include "core/format.h"
+#include "core/format_check.h"
 #include "core/tracefs.h"
 
 struct catalog {
@@ -32,7 +33,7 @@ struct catalog {
 	int nr_events, cap;
 	struct tep_handle *tep;
 	bool header_parsed;
-	bool offline; /* formats come from a capture: checked strictly (core/format.h) */
+	bool offline; /* formats come from a capture: checked strictly (core/format_check.h) */
 };
 
 static int cmp_full(const void *a, const void *b)
@@ -322,7 +323,7 @@ int catalog__parse(struct catalog *c, struct tp_event *ev, struct err *e)
 
 /*
  * A capture's format is parsed by libtraceevent in a child first: 1.7.1 crashes on some texts
- * of the shape core/format.c lets through (fuzz_capture_text finds them), and a crafted capture
+ * of the shape core/format_check.c lets through (fuzz_capture_text finds them), and a crafted capture
  * must not take perf-sql, or the host of perf_sql_open(), with it. The child parses the same
  * text against a copy of the same state, so after a clean parse there the parent's is the
  * same. 0, or -EINVAL with e saying why.

@@ -6,7 +6,7 @@
  *     length; __rel_loc counts the offset from the end of the field itself.
  * (3) Any offset or length past the stored raw size gives false (SQL NULL), never an over-read:
  *     every sum is taken in 64 bits from non-negative parts, so none wraps.
- * (4) A format's offsets and sizes are checked once, when it is loaded (core/format.c on the
+ * (4) A format's offsets and sizes are checked once, when it is loaded (core/format_check.c on the
  *     text as written, field__check() on what libtraceevent made of it): each within
  *     FIELD_MAX_RECORD, a dynamic field's u32 whole, an integer of 1, 2, 4 or 8 bytes. A
  *     capture's format text is anyone's: its numbers are refused before they are believed.
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/field.h"
-#include "core/format.h"
+#include "core/format_check.h"
 
 /* bytes [off, off + len) of r's raw record exist */
 static bool in_record(const struct wrow *r, int64_t off, int64_t len)

@@ -19,7 +19,7 @@ bool field__bytes(const struct tp_field *f, const struct wrow *r, const uint8_t 
 		  size_t *len_out);
 /* The most bytes a tracepoint record (perf's u16 record size) has: every field lies within. */
 #define FIELD_MAX_RECORD 65536
-/* A field as libtraceevent parsed it (the text was checked by core/format.h): it lies within
+/* A field as libtraceevent parsed it (the text was checked by core/format_check.h): it lies within
  * FIELD_MAX_RECORD, an integer has 1, 2, 4 or 8 bytes, a dynamic one >= 4. 0, or -EINVAL with e
  * naming the table (event), the field and the values. */
 int field__check(const char *event, const struct tp_field *f, struct err *e);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/format.h"
+#include "core/format_check.h"
 #include "core/record.h"
 #include "core/replay.h"
 

@@ -28,7 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "core/field.h"
-#include "core/format.h"
+#include "core/format_check.h"
 #include "core/record.h"
 #include "tests/unit/t.h"
 #include "tests/unit/t_capture.h"

@@ -1,10 +1,10 @@
 /*
- * core/format.h - a tracepoint format's text checked before libtraceevent reads it: a
+ * core/format_check.h - a tracepoint format's text checked before libtraceevent reads it: a
  * capture's formats are anyone's text, and libtraceevent believes its numbers and crashes on
- * some shapes (core/format.c says which).
+ * some shapes (core/format_check.c says which).
  */
-#ifndef PERF_SQL_FORMAT_H
-#define PERF_SQL_FORMAT_H
+#ifndef PERF_SQL_FORMAT_CHECK_H
+#define PERF_SQL_FORMAT_CHECK_H
 #include <stdbool.h>
 #include <stddef.h>
 #include "core/err.h"

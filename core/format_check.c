@@ -1,6 +1,6 @@
 /*
- * core/format.c - a tracepoint format's text checked before libtraceevent reads it (see
- * core/format.h).
+ * core/format_check.c - a tracepoint format's text checked before libtraceevent reads it (see
+ * core/format_check.h).
  *
  * HOW IT WORKS
  * (1) Every format: ASCII text, and each "field:" line's offset and size are numbers (decimal,
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/field.h"
-#include "core/format.h"
+#include "core/format_check.h"
 
 /* n bytes of capture text as one printable line: other bytes as \xNN (names and numbers of a
  * format come from a file, and go into an error line on someone's terminal) */
