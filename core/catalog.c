@@ -9,8 +9,8 @@
  *     events/header_page is parsed once, before the first format.
  * (4) Suggestions for unknown names rank by edit distance over short and full names.
  * (5) A capture's formats, or another kernel's (an offline catalog), are checked
- *     (core/format_check.h), then parsed in a
- *     child first (parse_in_child()), so a parser crash is a refused capture, not ours.
+ *     (core/format_check.h), then parsed in a child first (parse_in_child()), so a parser
+ *     crash is a refused capture, not ours.
  */
 #include <dirent.h>
 #include <errno.h>
