@@ -25,7 +25,8 @@ command -v /usr/bin/time >/dev/null || skip "/usr/bin/time is not installed (apt
 d=$(mktemp -d) || fail "mktemp"
 trap 'rm -rf "$d"' EXIT
 "$CRAFT" --write "$d" 20 20000 || fail "writing the crafted captures"
-cp "$PERF_SQL" "$SO" "$d/" && cp tests/sql/writes.cap "$d/" && cp -r python "$d/" || fail "copying"
+cp "$PERF_SQL" "$d/perf-sql" && cp "$SO" tests/sql/writes.cap "$d/" && cp -r python "$d/" ||
+	fail "copying"
 chmod -R a+rX "$d" && chmod 0755 "$d" || fail "chmod $d"
 cd "$d" || fail "cd $d"
 
