@@ -4,9 +4,14 @@
  * Layout: "PSQLCAP1" | u32 version | u32 reserved, then blocks:
  *   u32 block magic 0x4b4c4250 ("PBLK") | u32 type | u32 frame size | u32 raw size | LZ4 frame
  * (1) Each block is a complete LZ4 frame (content checksum on), written as soon as it is made.
- * (2) Reading stops cleanly at a short or damaged tail: everything before it is kept, and the
- *     caller is told the file was cut.
- * (3) An unknown version, a foreign file or a corrupt block in the middle is one clear error.
+ * (2) A file cut short (a recording killed, a full disk) is read up to its last whole block,
+ *     and the caller is told where the whole blocks end: the file ends inside a block's header
+ *     or frame, its last block does not decompress, or its tail is all zeros (a crash left
+ *     allocated, unwritten space).
+ * (3) An unknown version, a foreign file, or a damaged block with more of the file after it
+ *     (a header no writer makes, a frame that does not decompress) is one clear error.
+ * (5) Only regular files are read (a FIFO or a directory is one line, never waited on); a
+ *     first pass may read the headers only, stepping over frames (capture__next_of()).
  * (4) The file is made by core/outfile.h's rules (mode 0600, never through a link); a FIFO or
  *     /dev/stdout is written as it is, so a capture can be piped.
  */
@@ -23,6 +28,9 @@
 
 #define BLOCK_MAGIC 0x4b4c4250u
 #define MAX_BLOCK (256u << 20)
+#define MAX_FRAME (MAX_BLOCK + 65536u) /* LZ4F_compressFrameBound(MAX_BLOCK) is below it */
+#define HEADER_SIZE 16
+#define BLOCK_HEADER 16
 
 struct capture_writer {
 	FILE *f;
@@ -34,7 +42,10 @@ struct capture_reader {
 	FILE *f;
 	void *frame, *data;
 	size_t frame_cap;
-	const char *path;
+	uint64_t size;   /* of the file when it was opened */
+	uint64_t off;    /* where the next block starts */
+	uint64_t end;    /* no block is read past it: the size, or where a cut was found */
+	uint64_t cut_at; /* where the whole blocks end in a file cut short (0: not cut) */
 	char name[256];
 };
 
@@ -114,32 +125,66 @@ int capture__close(struct capture_writer *w, struct err *e)
 	return ret;
 }
 
+/* one line for a file -r cannot read as a capture: what it is, and what -r takes */
+static int not_a_file(const char *path, mode_t mode, struct err *e)
+{
+	const char *what = S_ISDIR(mode)    ? "a directory"
+			   : S_ISFIFO(mode) ? "a FIFO"
+			   : S_ISSOCK(mode) ? "a socket"
+					    : "a device";
+
+	err_set(e, -EINVAL, "%s: %s, not a capture file", path, what);
+	err_hint(e, "name the file perf-sql record -o FILE wrote (a piped capture: save it to a "
+		    "file first)");
+	return -EINVAL;
+}
+
 struct capture_reader *capture__open(const char *path, struct err *e)
 {
 	struct capture_reader *r = calloc(1, sizeof(*r));
 	char magic[8];
 	uint32_t hdr[2];
+	struct stat st;
+	int fd;
 
 	if (!r) {
 		err_set(e, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	snprintf(r->name, sizeof(r->name), "%s", path);
-	r->f = fopen(path, "rb");
-	if (!r->f) {
+	/* O_NONBLOCK: a FIFO given as FILE is refused below, not waited on */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
 		err_set(e, -errno, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
+	if (fstat(fd, &st) || (S_ISREG(st.st_mode) && !(r->f = fdopen(fd, "rb")))) {
+		err_set(e, -errno, "%s: %s", path, strerror(errno));
+		close(fd);
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		not_a_file(path, st.st_mode, e);
+		close(fd);
+		goto fail;
+	}
+	r->size = r->end = (uint64_t)st.st_size;
 	if (fread(magic, 8, 1, r->f) != 1 || memcmp(magic, CAPTURE_MAGIC, 8)) {
 		err_set(e, -EINVAL, "%s: not a perf-sql capture", path);
 		err_hint(e, "make one with: perf-sql record -o FILE TABLE -d 5");
 		goto fail;
 	}
-	if (fread(hdr, sizeof(hdr), 1, r->f) != 1 || hdr[0] != CAPTURE_VERSION) {
+	if (fread(hdr, sizeof(hdr), 1, r->f) != 1) {
+		err_set(e, -EINVAL, "%s: cut short in its header (%llu bytes): no block to read",
+			path, (unsigned long long)r->size);
+		goto fail;
+	}
+	if (hdr[0] != CAPTURE_VERSION) {
 		err_set(e, -EINVAL, "%s: capture version %u, this perf-sql reads version %d", path,
 			hdr[0], CAPTURE_VERSION);
 		goto fail;
 	}
+	r->off = HEADER_SIZE;
 	return r;
 fail:
 	capture__free(r);
@@ -177,46 +222,140 @@ bad:
 	return -EINVAL;
 }
 
-int capture__next(struct capture_reader *r, uint32_t *type_out, const void **data_out,
-		  size_t *len_out, int *truncated_out, struct err *e)
+/* whether every byte from off to the end of the file is 0: a tail the filesystem zero-filled
+ * after a crash (allocated, never written), which is a cut, not a damaged block */
+static bool zero_tail(struct capture_reader *r, uint64_t off)
 {
-	uint32_t hdr[4];
+	uint8_t buf[4096];
 	size_t n;
 
-	*truncated_out = 0;
-	free(r->data);
-	r->data = NULL;
-	n = fread(hdr, 1, sizeof(hdr), r->f);
-	if (n == 0 && feof(r->f))
-		return 0;
-	if (n != sizeof(hdr) || hdr[0] != BLOCK_MAGIC || hdr[2] > MAX_BLOCK + 65536) {
-		*truncated_out = 1; /* a cut (or damaged) tail: keep what came before */
+	if (fseeko(r->f, (off_t)off, SEEK_SET))
+		return false;
+	while ((n = fread(buf, 1, sizeof(buf), r->f)) > 0)
+		for (size_t i = 0; i < n; i++)
+			if (buf[i])
+				return false;
+	return true;
+}
+
+/* the file ends inside the block at r->off: read no further, say where (2) */
+static int cut_here(struct capture_reader *r, int *cut_out)
+{
+	r->cut_at = r->off;
+	r->end = r->off;
+	*cut_out = 1;
+	return 0;
+}
+
+/* the header of the block at r->off into hdr: 1, 0 (the end, or a cut), or -EINVAL */
+static int read_header(struct capture_reader *r, uint32_t hdr[4], int *cut_out, struct err *e)
+{
+	uint64_t left = r->end - r->off;
+
+	if (r->off >= r->end) {
+		*cut_out = r->cut_at != 0;
 		return 0;
 	}
+	if (left < BLOCK_HEADER)
+		return cut_here(r, cut_out);
+	if (fseeko(r->f, (off_t)r->off, SEEK_SET) || fread(hdr, BLOCK_HEADER, 1, r->f) != 1)
+		return err_set(e, -EIO, "%s: the block at offset %llu: %s", r->name,
+			       (unsigned long long)r->off,
+			       ferror(r->f) ? strerror(errno) : "the file got shorter");
+	if (hdr[0] != BLOCK_MAGIC && zero_tail(r, r->off))
+		return cut_here(r, cut_out);
+	/* no writer makes these: a damaged header, not one cut short (3) */
+	if (hdr[0] != BLOCK_MAGIC || hdr[2] > MAX_FRAME || hdr[3] > MAX_BLOCK)
+		return err_set(e, -EINVAL,
+			       "%s: corrupt block header at offset %llu (%s): the capture is "
+			       "damaged",
+			       r->name, (unsigned long long)r->off,
+			       hdr[0] != BLOCK_MAGIC ? "no block starts there"
+						     : "its sizes are out of range");
+	if (hdr[2] > left - BLOCK_HEADER)
+		return cut_here(r, cut_out);
+	return 1;
+}
+
+/* the frame of the block whose header is hdr: decompressed into r->data, or -EINVAL */
+static int read_frame(struct capture_reader *r, const uint32_t hdr[4], size_t *len_out)
+{
 	if (hdr[2] > r->frame_cap) {
 		void *p = realloc(r->frame, hdr[2]);
 
 		if (!p)
-			return err_set(e, -ENOMEM, "out of memory");
+			return -ENOMEM;
 		r->frame = p;
 		r->frame_cap = hdr[2];
 	}
-	if (fread(r->frame, 1, hdr[2], r->f) != hdr[2]) {
-		*truncated_out = 1;
-		return 0;
-	}
+	if (fread(r->frame, 1, hdr[2], r->f) != hdr[2])
+		return -EIO;
 	if (capture__decode(r->frame, hdr[2], &r->data, len_out) || *len_out != hdr[3]) {
-		/* a damaged block at the very end is a cut; in the middle it is corruption */
-		if (fgetc(r->f) == EOF) {
-			*truncated_out = 1;
-			return 0;
-		}
-		return err_set(e, -EINVAL, "%s: corrupt block at offset %ld", r->name,
-			       ftell(r->f) - (long)hdr[2] - 17);
+		free(r->data);
+		r->data = NULL;
+		return -EINVAL;
 	}
+	return 0;
+}
+
+int capture__next_of(struct capture_reader *r, uint32_t want, uint32_t *type_out,
+		     const void **data_out, size_t *len_out, int *cut_out, struct err *e)
+{
+	uint32_t hdr[4];
+	uint64_t next;
+	bool last;
+	int ret;
+
+	*cut_out = 0;
+	free(r->data);
+	r->data = NULL;
+	if ((ret = read_header(r, hdr, cut_out, e)) <= 0)
+		return ret;
+	next = r->off + BLOCK_HEADER + hdr[2];
+	last = next == r->size;
 	*type_out = hdr[1];
-	*data_out = r->data;
+	*data_out = NULL;
+	*len_out = hdr[3];
+	/* the last block is read whatever its type: damaged, it is a cut, and the first pass
+	 * (which reads the others' headers only) must know where the whole blocks end */
+	if ((hdr[1] < 32 && (want >> hdr[1]) & 1) || last) {
+		ret = read_frame(r, hdr, len_out);
+		if (ret == -EINVAL && last)
+			return cut_here(r, cut_out);
+		if (ret == -ENOMEM)
+			return err_set(e, ret, "%s: out of memory", r->name);
+		if (ret == -EIO)
+			return err_set(e, ret, "%s: the block at offset %llu: %s", r->name,
+				       (unsigned long long)r->off,
+				       ferror(r->f) ? strerror(errno) : "the file got shorter");
+		if (ret)
+			return err_set(e, ret, "%s: corrupt block at offset %llu", r->name,
+				       (unsigned long long)r->off);
+		if (hdr[1] < 32 && (want >> hdr[1]) & 1)
+			*data_out = r->data;
+	}
+	r->off = next;
 	return 1;
+}
+
+int capture__next(struct capture_reader *r, uint32_t *type_out, const void **data_out,
+		  size_t *len_out, int *truncated_out, struct err *e)
+{
+	return capture__next_of(r, ~0u, type_out, data_out, len_out, truncated_out, e);
+}
+
+void capture__rewind(struct capture_reader *r)
+{
+	free(r->data);
+	r->data = NULL;
+	r->off = HEADER_SIZE;
+}
+
+uint64_t capture__cut_at(const struct capture_reader *r, uint64_t *size_out)
+{
+	if (size_out)
+		*size_out = r->size;
+	return r->cut_at;
 }
 
 void *capture__take(struct capture_reader *r)

@@ -37,13 +37,24 @@ int capture__write(struct capture_writer *w, enum capture_block type, const void
 void capture__sizes(const struct capture_writer *w, uint64_t *raw_out, uint64_t *file_out);
 int capture__close(struct capture_writer *w, struct err *e);
 
+/* Opens a capture (a regular file: a directory, FIFO or device is refused with one line). */
 struct capture_reader *capture__open(const char *path, struct err *e);
 /*
- * The next block: 1 with *data_out (valid until the next call) and *len_out, 0 at the end of
- * the file (or of its last whole block: *truncated_out is set), or -errno with e set.
+ * The next block: 1 with *type_out, *data_out (valid until the next call) and *len_out, 0 at
+ * the end of the file or of its last whole block (*cut_out set: the file was cut short, see
+ * capture__cut_at()), or -errno with e set (a damaged block with more after it: corruption).
  */
 int capture__next(struct capture_reader *r, uint32_t *type_out, const void **data_out,
-		  size_t *len_out, int *truncated_out, struct err *e);
+		  size_t *len_out, int *cut_out, struct err *e);
+/* The same for the block types in want (bit 1 << type); the others are stepped over unread:
+ * *data_out NULL, *len_out their size once decompressed. */
+int capture__next_of(struct capture_reader *r, uint32_t want, uint32_t *type_out,
+		     const void **data_out, size_t *len_out, int *cut_out, struct err *e);
+/* Back to the first block; a cut found before stays where it was found. */
+void capture__rewind(struct capture_reader *r);
+/* Where the whole blocks of a file cut short end (0: not cut, or not reached yet); the file's
+ * size in *size_out. */
+uint64_t capture__cut_at(const struct capture_reader *r, uint64_t *size_out);
 /* Takes the data of the block capture__next() returned last (free() it); NULL if none. */
 void *capture__take(struct capture_reader *r);
 void capture__free(struct capture_reader *r);

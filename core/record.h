@@ -32,6 +32,13 @@ int session__machine_catalog(struct session *s, struct err *e);
 int session__load_replay(struct session *s, const char *path, struct err *e);
 /* The kernel facts a capture recorded (CAP_FACTS: bpf/facts.h's text), or NULL. */
 const char *replay__facts(const struct session *s);
+/* What the first pass does with one block of a capture: META (the CPUs), TABLE (a catalog
+ * entry, its format checked), COMMS, FACTS; others are left. For s from session__new_offline();
+ * call catalog__resort() after. 0 or -errno with e set. Takes (buf, len): fuzzed. */
+int replay__block(struct session *s, uint32_t type, const void *data, size_t len, struct err *e);
+/* A capture cut short: one line saying so and where its whole blocks end (the front ends
+ * print it as a warning); NULL for a whole capture, or a session of no capture. */
+const char *replay__note(const struct session *s);
 /* Prints what a capture holds (perf-sql info FILE); 0 or -errno with e set. */
 int replay__info(const char *path, FILE *out, struct err *e);
 #endif

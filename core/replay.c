@@ -2,57 +2,40 @@
  * core/replay.c - a session fed from a capture (perf-sql -r FILE) instead of perf events.
  *
  * HOW IT WORKS
- * (1) session__new_replay() reads the whole capture: META gives the CPUs, TABLE blocks
- *     become catalog entries (tracepoint fields from the recorded format text), COMMS the
- *     task names; RECORDS and WINDOW blocks are kept, in order, for session__run().
- * (2) Tables and columns are planned exactly as live, then replay appends each RECORDS block
- *     to its table's window store and each WINDOW block sets received/lost: with -i, one
- *     result per recorded window; without, one result for the whole capture.
- * (3) Nothing here needs privileges: golden tests run on captures as any user.
+ * (1) session__new_replay() reads the capture's headers in a first pass: META gives the CPUs,
+ *     TABLE blocks become catalog entries (tracepoint fields from the recorded format text,
+ *     checked: core/field.h), COMMS (written last) the task names; the other blocks' frames
+ *     are stepped over unread. The first pass also finds where a cut file's whole blocks end.
+ * (2) Tables and columns are planned exactly as live; then session__run_replay() streams the
+ *     capture a second time, block by block: each RECORDS block of a table read joins its
+ *     window store (adopted, not copied), each WINDOW block adds received/lost. With -i, one
+ *     result per recorded window, whose blocks are freed after it; without, one result for
+ *     the whole capture. Memory is one window's rows, bounded by --max-memory either way.
+ * (3) Rows past --max-memory are not kept: they are counted per table and CPU as lost (and not
+ *     received) in the window they belong to, and the front end says so, as live.
+ * (4) A signal (session_stop) ends the stream between two blocks; the rows read so far make
+ *     the last result, as a live run's last window.
+ * (5) Nothing here needs privileges: golden tests run on captures as any user. What a capture
+ *     names is data: names must be printable, formats are checked before libtraceevent reads
+ *     them, files it names are opened by the symbols layer only if they are regular files.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "core/record.h"
+#include "core/replay.h"
 #include "core/target.h"
 #include "core/tracefs.h"
 
-struct rblock {
-	uint32_t type;
-	uint8_t *data;
-	size_t len;
-};
+#define FIRST_PASS (1u << CAP_META | 1u << CAP_TABLE | 1u << CAP_COMMS | 1u << CAP_FACTS)
+#define SECOND_PASS (1u << CAP_RECORDS | 1u << CAP_WINDOW | 1u << CAP_MAPS | 1u << CAP_SYMS)
 
-struct replay {
-	struct rblock *blocks;
-	size_t nr, cap;
-	char **names; /* capture table index -> "system:name" */
-	uint32_t nr_names;
-	char *meta;
-	char *facts; /* CAP_FACTS: the recording kernel's facts (bpf/facts.h), or NULL */
-	int truncated;
-};
-
-static int keep_block(struct replay *r, uint32_t type, void *data, size_t len)
+static void release_held(struct replay *r)
 {
-	if (r->nr == r->cap) {
-		size_t ncap = r->cap ? r->cap * 2 : 64;
-		void *p = realloc(r->blocks, ncap * sizeof(*r->blocks));
-
-		if (!p) {
-			free(data);
-			return -ENOMEM;
-		}
-		r->blocks = p;
-		r->cap = ncap;
-	}
-	if (!data)
-		return -ENOMEM;
-	r->blocks[r->nr].data = data; /* taken from the reader: no copy */
-	r->blocks[r->nr].type = type;
-	r->blocks[r->nr++].len = len;
-	return 0;
+	for (size_t i = 0; i < r->nr_held; i++)
+		free(r->held[i]);
+	r->nr_held = 0;
 }
 
 void replay__free(void *r_)
@@ -61,14 +44,15 @@ void replay__free(void *r_)
 
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->nr; i++)
-		free(r->blocks[i].data);
+	release_held(r);
+	free(r->held);
+	capture__free(r->cr);
 	for (uint32_t i = 0; i < r->nr_names; i++)
 		free(r->names[i]);
 	free(r->names);
-	free(r->blocks);
 	free(r->meta);
 	free(r->facts);
+	free(r->path);
 	free(r);
 }
 
@@ -79,6 +63,7 @@ static int read_meta(struct session *s, struct replay *r, const char *text, size
 	const char *p;
 	int *cpus = NULL, nr = 0, ret;
 
+	free(r->meta);
 	r->meta = strndup(text, len);
 	if (!r->meta)
 		return err_set(e, -ENOMEM, "out of memory");
@@ -104,7 +89,37 @@ static int read_meta(struct session *s, struct replay *r, const char *text, size
 		char why[sizeof(e->msg)];
 
 		snprintf(why, sizeof(why), "%s", e->msg);
-		return err_set(e, ret, "capture: bad cpu_list: %s", why);
+		return err_set(e, ret, "%s: bad cpu_list: %s", r->path, why);
+	}
+	return 0;
+}
+
+/* a table's system or event name: printable ASCII, no blank (it goes into error lines) */
+static bool plain_name(const char *p)
+{
+	for (; *p; p++)
+		if (*p <= ' ' || *p >= 0x7f)
+			return false;
+	return true;
+}
+
+static int add_name(struct replay *r, uint32_t idx, const char *sys, const char *name,
+		    struct err *e)
+{
+	char **n;
+
+	if (idx >= r->nr_names) {
+		n = realloc(r->names, (idx + 1) * sizeof(*n));
+		if (!n)
+			return err_set(e, -ENOMEM, "out of memory");
+		memset(n + r->nr_names, 0, (idx + 1 - r->nr_names) * sizeof(*n));
+		r->names = n;
+		r->nr_names = idx + 1;
+	}
+	free(r->names[idx]);
+	if (asprintf(&r->names[idx], "%s:%s", sys, name) < 0) {
+		r->names[idx] = NULL;
+		return err_set(e, -ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -115,38 +130,35 @@ static int read_table(struct session *s, struct replay *r, const uint8_t *b, siz
 	const char *sys, *name, *fmt;
 	struct tp_event *ev;
 	uint32_t hdr[2];
-	char **n;
 
 	if (len < 10 || !memchr(b + 8, 0, len - 8))
-		return err_set(e, -EINVAL, "capture: bad table block");
+		return err_set(e, -EINVAL, "%s: bad table block", r->path);
 	memcpy(hdr, b, 8);
 	sys = (const char *)b + 8;
 	name = sys + strlen(sys) + 1;
 	if ((size_t)(name - (const char *)b) >= len ||
 	    !memchr(name, 0, len - (size_t)(name - (const char *)b)) || hdr[1] > EV_RAW ||
 	    hdr[0] > 4096)
-		return err_set(e, -EINVAL, "capture: bad table block");
+		return err_set(e, -EINVAL, "%s: bad table block", r->path);
+	if (!*sys || !*name || !plain_name(sys) || !plain_name(name))
+		return err_set(e, -EINVAL,
+			       "%s: bad table block: table %u's name is not printable text",
+			       r->path, hdr[0]);
 	fmt = name + strlen(name) + 1;
 	ev = catalog__add(s->cat, sys, name, (enum event_kind)hdr[1], e);
 	if (!ev)
 		return e->code;
 	if (hdr[1] == EV_TRACEPOINT) {
 		ev->parsed = false;
-		if (catalog__parse_text(s->cat, ev, fmt, len - (size_t)(fmt - (const char *)b), e))
-			return e->code;
+		if (catalog__parse_text(s->cat, ev, fmt, len - (size_t)(fmt - (const char *)b),
+					e)) {
+			char why[sizeof(e->msg)];
+
+			snprintf(why, sizeof(why), "%s", e->msg);
+			return err_set(e, e->code, "%s: %s", r->path, why);
+		}
 	}
-	if (hdr[0] >= r->nr_names) {
-		n = realloc(r->names, (hdr[0] + 1) * sizeof(*n));
-		if (!n)
-			return err_set(e, -ENOMEM, "out of memory");
-		memset(n + r->nr_names, 0, (hdr[0] + 1 - r->nr_names) * sizeof(*n));
-		r->names = n;
-		r->nr_names = hdr[0] + 1;
-	}
-	free(r->names[hdr[0]]);
-	if (asprintf(&r->names[hdr[0]], "%s:%s", sys, name) < 0)
-		r->names[hdr[0]] = NULL;
-	return 0;
+	return add_name(r, hdr[0], sys, name, e);
 }
 
 static void read_comms(struct session *s, const uint8_t *b, size_t len)
@@ -163,36 +175,62 @@ static void read_comms(struct session *s, const uint8_t *b, size_t len)
 	}
 }
 
+/* a file cut short: the line the front end prints ("" for a whole file) */
+static void cut_note(struct replay *r)
+{
+	uint64_t size, at = capture__cut_at(r->cr, &size);
+
+	r->note[0] = '\0';
+	if (at)
+		snprintf(r->note, sizeof(r->note),
+			 "%s: cut short: read up to its last whole block (%llu of its %llu bytes; "
+			 "the recording was killed or its disk filled)",
+			 r->path, (unsigned long long)at, (unsigned long long)size);
+}
+
+int replay__block(struct session *s, uint32_t type, const void *data, size_t len, struct err *e)
+{
+	struct replay *r = s->replay;
+	int ret = 0;
+
+	if (!r || (!r->path && !(r->path = strdup("capture"))))
+		return err_set(e, -ENOMEM, "out of memory");
+	if (type == CAP_META)
+		ret = read_meta(s, r, data, len, e);
+	else if (type == CAP_TABLE)
+		ret = read_table(s, r, data, len, e);
+	else if (type == CAP_COMMS)
+		read_comms(s, data, len);
+	else if (type == CAP_FACTS && !r->facts && !(r->facts = strndup(data, len)))
+		ret = err_set(e, -ENOMEM, "out of memory");
+	return ret;
+}
+
+/* (1): the first pass; the reader stays open for the second */
 static int load(struct session *s, struct replay *r, const char *path, struct err *e)
 {
-	struct capture_reader *cr = capture__open(path, e);
 	const void *data;
 	uint32_t type;
 	size_t len;
-	int ret;
+	int ret, cut;
 
-	if (!cr)
+	if (!(r->path = strdup(path)))
+		return err_set(e, -ENOMEM, "out of memory");
+	if (!(r->cr = capture__open(path, e)))
 		return e->code;
-	while ((ret = capture__next(cr, &type, &data, &len, &r->truncated, e)) == 1) {
-		if (type == CAP_META)
-			ret = read_meta(s, r, data, len, e);
-		else if (type == CAP_TABLE)
-			ret = read_table(s, r, data, len, e);
-		else if (type == CAP_COMMS)
-			read_comms(s, data, len);
-		else if (type == CAP_FACTS && !r->facts && !(r->facts = strndup(data, len)))
-			ret = err_set(e, -ENOMEM, "out of memory");
-		else if (type == CAP_RECORDS || type == CAP_WINDOW || type == CAP_MAPS ||
-			 type == CAP_SYMS)
-			ret = keep_block(r, type, capture__take(cr), len)
-				      ? err_set(e, -ENOMEM, "out of memory")
-				      : 0;
-		if (ret < 0)
+	while ((ret = capture__next_of(r->cr, FIRST_PASS, &type, &data, &len, &cut, e)) == 1)
+		if ((ret = replay__block(s, type, data, len, e)) < 0)
 			break;
-	}
-	capture__free(cr);
 	catalog__resort(s->cat);
+	cut_note(r);
 	return ret < 0 ? ret : 0;
+}
+
+const char *replay__note(const struct session *s)
+{
+	const struct replay *r = s->replay;
+
+	return r && r->note[0] ? r->note : NULL;
 }
 
 struct session *session__new_offline(const struct session_opts *opts, struct err *e)
@@ -273,7 +311,7 @@ int session__load_replay(struct session *s, const char *path, struct err *e)
 	struct replay *r = s->replay;
 	struct session *t;
 
-	if (!r || s->nr_src || r->nr || r->nr_names || r->meta)
+	if (!r || s->nr_src || r->cr)
 		return err_set(e, -EBUSY, "%s: the session already holds a capture", path);
 	t = session__new_replay(&s->opts, path, e);
 	if (!t)
@@ -350,129 +388,113 @@ static void apply_maps(struct session *s, const uint8_t *b, size_t len)
 	}
 }
 
+/* (3): a RECORDS block's rows join their table's store, adopted while --max-memory lasts */
+static int add_rows(struct session *s, struct replay *r, const uint8_t *b, size_t len,
+		    struct err *e)
+{
+	struct source *src;
+	uint32_t hdr[2];
+	uint64_t before;
+	int ret;
+
+	if (len < 8)
+		return 0;
+	memcpy(hdr, b, 8);
+	if (!(src = source_of(s, r, hdr[0])))
+		return 0; /* a table the query does not read */
+	if (r->nr_held == r->cap_held) {
+		size_t ncap = r->cap_held ? r->cap_held * 2 : 64;
+		void **n = realloc(r->held, ncap * sizeof(*n));
+
+		if (!n)
+			return err_set(e, -ENOMEM, "out of memory");
+		r->held = n;
+		r->cap_held = ncap;
+	}
+	before = src->win->nr_dropped;
+	ret = hdr[1] < (uint32_t)s->nr_cpus
+		      ? window__adopt(src->win, (int)hdr[1], (uint8_t *)b + 8, len - 8)
+		      : -EINVAL;
+	if (ret < 0)
+		return err_set(e, ret, "%s: bad rows of %s (CPU index %u)", r->path, src->ev->full,
+			       hdr[1]);
+	if (ret == 1) /* the store points into the block: kept until the window is cleared */
+		r->held[r->nr_held++] = capture__take(r->cr);
+	src->dropped[hdr[1]] += src->win->nr_dropped - before;
+	return 0;
+}
+
+/* the window's counts as a live window's end leaves them: rows not kept are lost */
+static void account(struct session *s)
+{
+	for (int i = 0; i < s->nr_src; i++) {
+		struct source *src = s->src[i];
+
+		for (int c = 0; c < s->nr_cpus; c++) {
+			uint64_t d = src->dropped[c];
+
+			src->received[c] = src->received[c] > d ? src->received[c] - d : 0;
+			src->lost[c] += d;
+			src->total_received += src->received[c];
+			src->total_lost += src->lost[c];
+		}
+	}
+}
+
+/* -i: a recorded window ends; its rows go with it */
+static int end_window(struct session *s, struct replay *r, window_fn on_window, void *ctx)
+{
+	int ret;
+
+	account(s);
+	ret = on_window(ctx, s);
+	session__clear_window(s);
+	release_held(r);
+	return ret;
+}
+
+/* (2): the second pass, block by block */
 int session__run_replay(struct session *s, window_fn on_window, void *ctx, struct err *e)
 {
 	struct replay *r = s->replay;
 	uint64_t next_tick = 0;
 	bool first = true;
-	int ret = 0;
+	const void *data;
+	uint32_t type;
+	size_t len;
+	int ret = 0, cut, failed = 0;
 
-	for (size_t i = 0; i < r->nr && !ret && !session_stop; i++) {
-		struct rblock *b = &r->blocks[i];
-		struct source *src;
-		uint32_t hdr[2];
-
+	capture__rewind(r->cr);
+	while (!session_stop && !failed &&
+	       (ret = capture__next_of(r->cr, SECOND_PASS, &type, &data, &len, &cut, e)) == 1) {
+		ret = 0;
 		if (s->opts.tick && now_ns(CLOCK_MONOTONIC) >= next_tick) {
 			session__tick(s);
 			next_tick = now_ns(CLOCK_MONOTONIC) + SESSION_TICK_MS * 1000000ull;
 		}
-
-		if (b->type == CAP_MAPS) {
-			apply_maps(s, b->data, b->len);
-			continue;
-		}
-		if (b->type == CAP_SYMS) {
-			if (s->on_syms)
-				s->on_syms(s->stack_ctx, b->data, b->len);
-			continue;
-		}
-		if (b->type == CAP_RECORDS && b->len >= 8) {
-			memcpy(hdr, b->data, 8);
-			src = source_of(s, r, hdr[0]);
-			/* the rows stay in the block's memory: the window borrows them */
-			if (src &&
-			    (ret = window__adopt(src->win, (int)hdr[1], b->data + 8, b->len - 8)))
-				return err_set(e, ret, "capture: bad rows of %s", src->ev->full);
-			continue;
-		}
-		if (b->type != CAP_WINDOW)
-			continue;
-		apply_window(s, r, b->data, b->len, first);
-		first = false;
-		if (s->opts.interval_ms) {
-			ret = on_window(ctx, s);
-			session__clear_window(s);
-			first = true;
-		}
-	}
-	if (!ret && (!s->opts.interval_ms || first == false))
-		ret = on_window(ctx, s);
-	return ret ? err_set(e, ret < 0 ? ret : -EIO, "query failed") : 0;
-}
-
-int replay__info(const char *path, FILE *out, struct err *e)
-{
-	struct session_opts opts = { 0 };
-	struct session *s = session__new_replay(&opts, path, e);
-	struct replay *r;
-
-	if (!s)
-		return e->code;
-	r = s->replay;
-	fprintf(out, "file        %s%s\n", path,
-		r->truncated ? "  (cut short: read up to its "
-			       "last whole block)"
-			     : "");
-	for (char *p = r->meta; p && *p;) {
-		size_t n = strcspn(p, "\n");
-		char *eq = memchr(p, '=', n);
-
-		if (eq)
-			fprintf(out, "%-11.*s %.*s\n", (int)(eq - p), p,
-				(int)(n - (size_t)(eq - p) - 1), eq + 1);
-		p += n + (p[n] == '\n');
-	}
-	if (r->facts)
-		fprintf(out,
-			"bpf facts   its kernel's (--explain lists the programs it would load)\n");
-	for (uint32_t t = 0; t < r->nr_names; t++) {
-		uint64_t recv = 0, lost = 0, lo = UINT64_MAX, hi = 0, windows = 0;
-
-		for (size_t i = 0; i < r->nr; i++) {
-			const uint8_t *b = r->blocks[i].data;
-			uint32_t nr, ids[2];
-
-			if (r->blocks[i].type != CAP_WINDOW || r->blocks[i].len < 12)
-				continue;
-			windows++;
-			memcpy(&nr, b + 8, 4);
-			for (size_t k = 0; k < nr && 12 + (k + 1) * 24 <= r->blocks[i].len; k++) {
-				uint64_t v;
-
-				memcpy(ids, b + 12 + k * 24, 8);
-				if (ids[0] != t)
-					continue;
-				memcpy(&v, b + 12 + k * 24 + 8, 8);
-				recv += v;
-				memcpy(&v, b + 12 + k * 24 + 16, 8);
-				lost += v;
+		if (type == CAP_MAPS)
+			apply_maps(s, data, len);
+		else if (type == CAP_SYMS && s->on_syms)
+			s->on_syms(s->stack_ctx, data, len);
+		else if (type == CAP_RECORDS)
+			ret = add_rows(s, r, data, len, e);
+		else if (type == CAP_WINDOW) {
+			apply_window(s, r, data, len, first);
+			first = false;
+			if (s->opts.interval_ms) {
+				failed = end_window(s, r, on_window, ctx);
+				first = true;
 			}
 		}
-		for (size_t i = 0; i < r->nr; i++) {
-			const uint8_t *b = r->blocks[i].data, *p, *end = b + r->blocks[i].len;
-			uint32_t hdr[2];
-
-			if (r->blocks[i].type != CAP_RECORDS || r->blocks[i].len < 8)
-				continue;
-			memcpy(hdr, b, 8);
-			for (p = b + 8; hdr[0] == t && p + sizeof(struct wrow) <= end;) {
-				struct wrow w;
-
-				memcpy(&w, p, sizeof(w));
-				if (w.size < sizeof(w))
-					break;
-				lo = w.time < lo ? w.time : lo;
-				hi = w.time > hi ? w.time : hi;
-				p += w.size;
-			}
-		}
-		fprintf(out, "table       %s: %llu events, %llu lost, %llu windows",
-			r->names[t] ? r->names[t] : "?", (unsigned long long)recv,
-			(unsigned long long)lost, (unsigned long long)windows);
-		if (hi >= lo)
-			fprintf(out, ", %.6f s of events", (double)(hi - lo) / 1e9);
-		fputc('\n', out);
+		if (ret < 0)
+			return ret;
 	}
-	session__close(s);
-	return 0;
+	if (ret < 0)
+		return ret; /* a corrupt block: e says where */
+	/* the last result keeps its rows (perf_sql_open() reads them after this returns) */
+	if (!failed && (!s->opts.interval_ms || !first)) {
+		account(s);
+		failed = on_window(ctx, s);
+	}
+	return failed ? err_set(e, failed < 0 ? failed : -EIO, "query failed") : 0;
 }

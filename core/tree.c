@@ -162,7 +162,7 @@ static uint32_t task_field(const struct source *src, int k, const struct sample 
 	const struct tp_field *f = field__find(src->ev, src->task_fields[k]);
 	int32_t v;
 
-	if (!f || f->size != 4 || (uint32_t)f->offset + 4 > smp->raw_size)
+	if (!f || f->size != 4 || f->offset < 0 || (uint64_t)f->offset + 4 > smp->raw_size)
 		return 0;
 	memcpy(&v, (const uint8_t *)smp->raw + f->offset, 4);
 	return v > 0 ? (uint32_t)v : 0;

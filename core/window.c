@@ -243,8 +243,8 @@ int window__adopt(struct window *w, int stream, void *rows, size_t len)
 	    check_rows(rows, (const uint8_t *)rows + len))
 		return -EINVAL;
 	if (w->budget) {
-		if (*w->budget < len)
-			return window__append_rows(w, stream, rows, len); /* drops what is over */
+		if (*w->budget < len) /* copies what fits, counts the rest as dropped */
+			return window__append_rows(w, stream, rows, len);
 		*w->budget -= len;
 	}
 	c = malloc(sizeof(*c));
@@ -262,7 +262,7 @@ int window__adopt(struct window *w, int stream, void *rows, size_t len)
 		n++;
 	w->nr_rows += n;
 	w->bytes += len;
-	return 0;
+	return 1;
 }
 
 int window__append_rows(struct window *w, int stream, const void *rows, size_t len)

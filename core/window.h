@@ -52,7 +52,8 @@ int window__for_each_run(struct window *w, int stream,
 /* Appends a run of rows as window__for_each_run gave them; -EINVAL if a row's size lies. */
 int window__append_rows(struct window *w, int stream, const void *rows, size_t len);
 /* Makes rows (8-aligned, checked like window__append_rows) part of the stream without copying
- * them; the caller keeps them alive until the window is cleared. */
+ * them: 1, and the caller keeps them alive until the window is cleared; past the budget they
+ * are copied instead while it lasts, the rest dropped (counted): 0; -EINVAL. */
 int window__adopt(struct window *w, int stream, void *rows, size_t len);
 /* Drops all rows (keeps one chunk per stream for reuse) and gives their bytes back. */
 void window__clear(struct window *w);

@@ -174,6 +174,31 @@ static int ring_remedy(char *buf, size_t len, const struct session *s, unsigned 
 			s->opts.mmap_pages, some ? " for the ones the ring had no room for" : "");
 }
 
+/* a replayed table: events lost when it was recorded, and rows this replay did not keep */
+static void replay_warning(const struct session *s, const struct source *src,
+			   unsigned long long lost, unsigned long long dropped, char *buf,
+			   size_t len)
+{
+	unsigned long long recorded = lost > dropped ? lost - dropped : 0;
+	size_t max = s->opts.max_memory ? s->opts.max_memory : (size_t)256 << 20;
+	int off = 0;
+
+	if (recorded)
+		off = snprintf(buf, len,
+			       "warning: %s lost %llu events in this window when it was recorded%s",
+			       src->ev->full, recorded, dropped ? ";" : "");
+	else
+		off = snprintf(buf, len, "warning: %s:", src->ev->full);
+	if (dropped && off >= 0 && (size_t)off < len)
+		snprintf(
+			buf + off, len - (size_t)off,
+			" %llu %srows of this window were past --max-memory (%zu %s) in this "
+			"replay and not kept (counted as lost); raise --max-memory, replay with -i "
+			"(a recorded window at a time), or filter more in WHERE",
+			dropped, recorded ? "more " : "", max >= (1 << 20) ? max >> 20 : max >> 10,
+			max >= (1 << 20) ? "MiB" : "KiB");
+}
+
 /* a table aggregated in the kernel: groups the map had no room for, chains the stack map had
  * none for, runs the kernel skipped (bpf/table.h (2), (2c), (4)); each with its remedy */
 static void bpf_warning(const struct source *src, unsigned long long lost, int max_groups,
@@ -232,9 +257,7 @@ void query__lost_warning(const struct session *s, const struct source *src, int 
 		return;
 	}
 	if (s->replay) {
-		snprintf(buf, len,
-			 "warning: %s lost %llu events in this window when it was recorded",
-			 src->ev->full, lost);
+		replay_warning(s, src, lost, dropped, buf, len);
 		return;
 	}
 	/* lost_ring: PERF_FORMAT_LOST and --max-memory refusals; the rest was never written */
@@ -495,6 +518,8 @@ static int run(struct query *q, struct session *s, const struct query_ops *ops, 
 
 	if ((ret = plan(q, s, ops, ctx, e)) || q->plan_only)
 		return ret;
+	if (replay__note(s)) /* a capture cut short: its answers are of the part before the cut */
+		notice(ops, ctx, "warning: %s", replay__note(s));
 	if ((ret = session__start(s, e)) || (ops->started && (ret = ops->started(ctx, q, s))))
 		return ret;
 	if (q->record_path && (ret = record_start(q, s, e)))

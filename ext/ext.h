@@ -19,7 +19,8 @@ struct ext {
 				 * machine's catalog, then the capture's tables and catalog */
 	struct err live_err; /* why there is no machine catalog (tracefs not readable) */
 	char *capture;       /* the capture perf_sql_open() opened (NULL: none yet) */
-	char *notices;       /* the last perf_sql_collect()'s notices, one a line (or NULL) */
+	char *notices; /* the last perf_sql_collect()'s or perf_sql_open()'s notices, one a line
+			* (or NULL) */
 };
 
 void perf_sql_open_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);

@@ -16,11 +16,17 @@
  *     is opened: "perf_sql_open: /tmp/v9.cap: capture version 9, this perf-sql reads version 1".
  * (4) No privileges needed. perf_sql_stats lists every table of the capture (perf-sql -r: the
  *     tables its query names).
+ * (5) What perf-sql -r says besides rows, perf_sql_open() writes to stderr, one line each, and
+ *     perf_sql_notices() returns: a capture cut short (its tables hold the part before the
+ *     cut), rows past the session's memory budget (256 MiB; counted as lost in perf_sql_stats),
+ *     events lost when it was recorded. A corrupt block is an error, as (3).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/record.h"
+#include "engine/query.h"
 #include "ext/ext.h"
 #include "sqlite/functions.h"
 #include "vtab/tp_table.h"
@@ -58,6 +64,32 @@ static char *opened(struct session *s)
 	return sqlite3_str_finish(out);
 }
 
+/* (5): the lines, on stderr and as perf_sql_notices() */
+static void open_notices(struct ext *x, struct session *s)
+{
+	sqlite3_str *out = sqlite3_str_new(NULL);
+	const char *cut = replay__note(s);
+	char line[1024], *all;
+
+	if (cut)
+		sqlite3_str_appendf(out, "warning: %s\n", cut);
+	for (int i = 0; i < s->nr_src; i++) {
+		query__lost_warning(s, s->src[i], 0, 0, 0, line, sizeof(line));
+		if (line[0])
+			sqlite3_str_appendf(out, "%s\n", line);
+	}
+	all = sqlite3_str_finish(out);
+	free(x->notices);
+	x->notices = NULL;
+	if (all && *all) {
+		for (char *p = all; *p; p += strcspn(p, "\n") + 1)
+			fprintf(stderr, "perf_sql_open: %.*s\n", (int)strcspn(p, "\n"), p);
+		all[strlen(all) - 1] = '\0'; /* the last newline */
+		x->notices = strdup(all);
+	}
+	sqlite3_free(all);
+}
+
 void perf_sql_open_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	struct ext *x = sqlite3_user_data(ctx);
@@ -82,7 +114,8 @@ void perf_sql_open_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (!(x->capture = strdup(raw)))
 		return sqlite3_result_error_nomem(ctx);
 	if ((ret = fill_tables(x->s, &e)))
-		return sql_result_errorf(ctx, "perf_sql_open: %s: %s", path, e.msg);
+		return sql_result_errorf(ctx, "perf_sql_open: %s", e.msg);
+	open_notices(x, x->s);
 	if ((ret = vtabs__register(sqlite3_context_db_handle(ctx), x->s)) != SQLITE_OK)
 		return sql_result_errorf(ctx, "perf_sql_open: %s: registering its tables: %s", path,
 					 sqlite3_errstr(ret));

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <elfutils/libdwelf.h>
 #include "symbols/debuginfo.h"
+#include "symbols/dso.h"
 
 #define MAX_ID 64
 
@@ -66,7 +67,7 @@ static bool crc_matches(int fd, unsigned int want)
 
 static bool matches(const char *path, const struct want *w)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = dso__open_file(path);
 	bool ok = false;
 	struct stat st;
 

@@ -9,6 +9,9 @@
  * (2) DWARF: the separate debug file (symbols/debuginfo.c) when there is one, else the
  *     binary itself if it was built with -g.
  * (3) A file that has neither is tried once, then left alone.
+ * (4) Every file of symbols/ is opened by dso__open_file(): a regular file, never a FIFO, a
+ *     device or a file of /proc or /sys, and without waiting. A capture names paths that
+ *     replay opens here (its MAPS and SYMS blocks), and a capture is anyone's.
  */
 #include <errno.h>
 #include <elfutils/libdwelf.h>
@@ -17,19 +20,60 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include "symbols/debuginfo.h"
 #include "symbols/dso.h"
+
+/* filesystems whose files are the kernel's, not data: reading one may wait or have effects
+ * (/proc/kmsg consumes the kernel's messages) */
+static bool pseudo_fs(int fd)
+{
+	static const long types[] = { PROC_SUPER_MAGIC,   SYSFS_MAGIC,        DEBUGFS_MAGIC,
+				      TRACEFS_MAGIC,      SECURITYFS_MAGIC,   BPF_FS_MAGIC,
+				      CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC };
+	struct statfs fs;
+
+	if (fstatfs(fd, &fs))
+		return true;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if ((long)fs.f_type == types[i])
+			return true;
+	return false;
+}
+
+int dso__open_file(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	/* looked at first, so a device or FIFO is not even opened (opening some has effects) */
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	/* O_NONBLOCK: what the name is now may differ from what stat saw, and is checked again
+	 * on the descriptor; a FIFO swapped in opens at once instead of waiting for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || pseudo_fs(fd)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
 
 /* the file of d: by its real path, else (the process is gone) by its path if it is the same */
 static int open_dso(const struct dso *d)
 {
-	int fd = open(d->real, O_RDONLY | O_CLOEXEC);
+	int fd = dso__open_file(d->real);
 	struct stat st;
 
 	if (fd >= 0 || !strcmp(d->real, d->path))
 		return fd;
-	fd = open(d->path, O_RDONLY | O_CLOEXEC);
+	fd = dso__open_file(d->path);
 	if (fd >= 0 && (fstat(fd, &st) || st.st_dev != d->dev || st.st_ino != d->ino)) {
 		close(fd);
 		return -1;
@@ -95,7 +139,7 @@ Dwarf *dso__dwarf(struct dso *d)
 		return NULL;
 	if (debuginfo__find(elf, access(d->real, F_OK) ? d->path : d->real, path, sizeof(path)) ==
 		    0 &&
-	    (d->dbg_fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+	    (d->dbg_fd = dso__open_file(path)) >= 0) {
 		d->dwarf = dwarf_begin(d->dbg_fd, DWARF_C_READ);
 		if (d->dwarf)
 			d->debug_path = strdup(path);

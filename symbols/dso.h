@@ -41,6 +41,9 @@ struct dso *symbols__dso_at(struct symbols *sy, uint32_t pid, uint64_t addr, uin
 bool symbols__mapped(struct symbols *sy, uint32_t pid, uint64_t addr);
 /* The unwinding counters of sy (symbols/unwind.c). */
 struct unwind_stats *symbols__ustats(struct symbols *sy);
+/* The one way symbols/ opens a file (read-only): an fd, or -errno (-EINVAL: not a regular file,
+ * or one of /proc, /sys and the like). Never waits: a FIFO or device is not opened at all. */
+int dso__open_file(const char *path);
 /* Opens what unwinding needs (once); the CFI that covers vaddr, or NULL. */
 Dwarf_CFI *dso__cfi(struct dso *d, uint64_t vaddr, Dwarf_Frame **frame_out);
 /* Opens the DWARF (once): the debug file's, else the binary's; NULL if there is none. */

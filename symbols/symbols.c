@@ -154,11 +154,12 @@ static struct dso *dso_get(struct symbols *sy, const char *path, uint32_t pid)
 	sy->dsos = n;
 	d->path = strdup(path);
 	d->fd = d->dbg_fd = -1;
-	/* through the process's root, so a container's files are the ones it maps */
+	/* through the process's root, so a container's files are the ones it maps; a replay's
+	 * pids are another machine's (or time's): the path as it is */
 	snprintf(real, sizeof(real), "/proc/%u/root%s", pid, path);
 	if (path[0] != '/' && !vdso_file(sy, real, sizeof(real)))
 		snprintf(real, sizeof(real), "/nonexistent");
-	else if (path[0] == '/' && access(real, R_OK))
+	else if (path[0] == '/' && (sy->offline || access(real, R_OK)))
 		snprintf(real, sizeof(real), "%s", path);
 	d->loaded = elf_syms__load(real, &d->syms, &d->bias) == 0;
 	/* the process may end between access() and the load, taking /proc/PID/root with it: then
@@ -199,11 +200,15 @@ static void load_jit_map(struct proc *p)
 	char path[64], line[600], name[512];
 	unsigned long long start, size;
 	FILE *f;
+	int fd;
 
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->pid);
-	f = fopen(path, "re");
-	if (!f)
+	fd = dso__open_file(path); /* anyone may make a file in /tmp: a FIFO there is not read */
+	if (fd < 0 || !(f = fdopen(fd, "r"))) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "%llx %llx %511[^\n]", &start, &size, name) == 3)
 			symtab__add(&p->jit, start, size, name);
@@ -526,10 +531,10 @@ static int elf_lookup(const char *path, const char *name, GElf_Sym *out, Elf **e
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	Elf *elf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = dso__open_file(path);
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	while (elf && (scn = elf_nextscn(elf, scn))) {

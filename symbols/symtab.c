@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "symbols/debuginfo.h"
+#include "symbols/dso.h"
 #include "symbols/symtab.h"
 
 int symtab__add(struct symtab *t, uint64_t start, uint64_t size, const char *name)
@@ -250,9 +251,9 @@ static int load_debug_file(Elf *elf, const char *path, struct symtab *t)
 
 	if (debuginfo__find(elf, path, dbg_path, sizeof(dbg_path)))
 		return -ENOENT;
-	fd = open(dbg_path, O_RDONLY | O_CLOEXEC);
+	fd = dso__open_file(dbg_path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (dbg) {
 		find_sections(dbg, &s);
@@ -312,13 +313,13 @@ out:
 
 int elf_syms__load(const char *path, struct symtab *t, int64_t *load_bias_out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -EINVAL;
+	int fd = dso__open_file(path), ret = -EINVAL;
 	struct elf_scns s;
 	size_t nph;
 	Elf *elf;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)

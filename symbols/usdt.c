@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "symbols/dso.h"
 #include "symbols/usdt.h"
 
 #define NT_STAPSDT 3
@@ -70,7 +71,7 @@ static int add_note(Elf *elf, const uint8_t *desc, size_t len, int64_t base_shif
 
 int usdt__list(const char *path, struct usdt_probe **out, int *nr_out, struct err *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+	int fd = dso__open_file(path), ret = 0;
 	Elf_Scn *scn = NULL, *notes = NULL;
 	int64_t base_shift = 0;
 	size_t shstrndx;
@@ -80,7 +81,8 @@ int usdt__list(const char *path, struct usdt_probe **out, int *nr_out, struct er
 	*out = NULL;
 	*nr_out = 0;
 	if (fd < 0)
-		return err_set(e, -errno, "%s: %s", path, strerror(errno));
+		return err_set(e, fd, "%s: %s", path,
+			       fd == -EINVAL ? "not a regular file" : strerror(-fd));
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {

@@ -41,15 +41,25 @@
 #define FUZZ_ENTRY fuzz_http
 #include "../fuzz/fuzz_http.c"
 #undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_capture_text
+#include "../fuzz/fuzz_capture_text.c"
+#undef FUZZ_ENTRY
 
 static const struct {
 	const char *name;
 	int (*fn)(const uint8_t *, size_t);
 } targets[] = {
-	{ "sample", fuzz_sample },   { "window", fuzz_window },         { "kfilter", fuzz_kfilter },
-	{ "elf", fuzz_elf },         { "profiler", fuzz_profiler },     { "sql", fuzz_sql },
-	{ "capture", fuzz_capture }, { "sql_select", fuzz_sql_select }, { "funcs", fuzz_funcs },
+	{ "sample", fuzz_sample },
+	{ "window", fuzz_window },
+	{ "kfilter", fuzz_kfilter },
+	{ "elf", fuzz_elf },
+	{ "profiler", fuzz_profiler },
+	{ "sql", fuzz_sql },
+	{ "capture", fuzz_capture },
+	{ "sql_select", fuzz_sql_select },
+	{ "funcs", fuzz_funcs },
 	{ "http", fuzz_http },
+	{ "capture_text", fuzz_capture_text },
 };
 
 /* every regular file of dir through fn; the number of files, -1 if dir is missing */

@@ -112,11 +112,40 @@ static void test_skipped(void)
 	src.bpf = false;
 }
 
+/* a replay: losses of the recording, rows past --max-memory in this replay, or both */
+static void test_replay(void)
+{
+	int dummy;
+	const char *w;
+
+	s.replay = &dummy;
+	w = warn(3, 4, 0, 0, 0);
+	T(!strcmp(w, "warning: sched:sched_wakeup lost 7 events in this window when it was "
+		     "recorded"),
+	  "recorded losses: %s", w);
+	s.opts.max_memory = 4096;
+	w = warn(5, 0, 0, 0, 5);
+	T(!strcmp(w, "warning: sched:sched_wakeup: 5 rows of this window were past --max-memory "
+		     "(4 KiB) in this replay and not kept (counted as lost); raise --max-memory, "
+		     "replay with -i (a recorded window at a time), or filter more in WHERE"),
+	  "past --max-memory: %s", w);
+	s.opts.max_memory = 0;
+	w = warn(9, 1, 0, 0, 6);
+	T(!strcmp(w,
+		  "warning: sched:sched_wakeup lost 4 events in this window when it was "
+		  "recorded; 6 more rows of this window were past --max-memory (256 MiB) in this "
+		  "replay and not kept (counted as lost); raise --max-memory, replay with -i (a "
+		  "recorded window at a time), or filter more in WHERE"),
+	  "both: %s", w);
+	s.replay = NULL;
+}
+
 int main(void)
 {
 	RUN(test_ring);
 	RUN(test_unwritten);
 	RUN(test_memory_and_bpf);
 	RUN(test_skipped);
+	RUN(test_replay);
 	return t_done("lost_warning");
 }
