@@ -17,10 +17,12 @@
 #   bpf       the BPF path against bpftrace, see bench/bpf.sh;
 #   ustr      user strings against bpftrace's str(), see bench/user_str.sh;
 #   pairs     pairs() in the kernel, perf-sql syscalls and rundelay against bpftrace, perf trace -s
-#             and bcc syscount -L, see bench/bpf_pairs.sh.
+#             and bcc syscount -L, see bench/bpf_pairs.sh;
+#   shapes    the profilers' shapes in the kernel (a bare column, an operation of two columns)
+#             against a bpftrace one-liner, see bench/bpf_shapes.sh.
 # What the sections share (the results file, timed and traced runs, the peers) is bench/lib.sh.
 #
-# perf-sql runs with --no-bpf in every section but bpf, ustr and pairs: they measure the perf ring
+# perf-sql runs with --no-bpf in every section but bpf, ustr, pairs and shapes: they measure the ring
 # path (its sampling, windows and SQLite's aggregates); section bpf measures GROUP BY in the
 # kernel, ustr the BPF program of user strings, pairs pairs() in the kernel (and on the ring).
 #
@@ -42,7 +44,7 @@ SECS=${BENCH_SECS:-2}
 PAGES=${BENCH_PAGES:-64}
 PP=${BENCH_PP:-200000}
 MAXMEM=${BENCH_MAX_MEMORY:-4G}
-ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay unwind serve bpf ustr pairs"
+ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay unwind serve bpf ustr pairs shapes"
 SECTIONS=${BENCH_SECTIONS:-$ALL_SECTIONS}
 BURN_SECS=${BENCH_BURN_SECS:-10}
 SYM_COPIES=${BENCH_SYM_COPIES:-200}
@@ -123,6 +125,12 @@ section_pairs() {
 	BENCH_REPS=$REPS bash "$HERE/bpf_pairs.sh" > "$TMP/pairs.out" 2> /dev/null
 }
 
+# the profilers' statement shapes in the kernel against bpftrace (bench/bpf_shapes.sh)
+section_shapes() {
+	log "shapes: a bare column and sum(a != b) by thread, perf-sql's BPF path against bpftrace x$REPS"
+	BENCH_REPS=$REPS bash "$HERE/bpf_shapes.sh" > "$TMP/shapes.out" 2> /dev/null
+}
+
 # record/replay against perf record + perf report / perf script (bench/replay.sh)
 section_replay() {
 	log "replay: record 1M events, then GROUP BY comm on the capture vs perf report / perf script"
@@ -160,6 +168,7 @@ calc report "$RES"
 [ -s "$TMP/bpf.out" ] && cat "$TMP/bpf.out"
 [ -s "$TMP/ustr.out" ] && cat "$TMP/ustr.out"
 [ -s "$TMP/pairs.out" ] && cat "$TMP/pairs.out"
+[ -s "$TMP/shapes.out" ] && cat "$TMP/shapes.out"
 [ -s "$TMP/unwind.out" ] && cat "$TMP/unwind.out"
 [ -s "$TMP/serve.out" ] && cat "$TMP/serve.out"
 if [ -s "$TMP/lostwarn" ]; then

@@ -22,7 +22,7 @@ int bpf_ctl_size(const struct bpf_plan *p)
 }
 
 /* r = k */
-static void load_const(struct cc *c, int r, int64_t k)
+void bpf_cc__load_const(struct cc *c, int r, int64_t k)
 {
 	if (fits32(k))
 		emit(c, bi_mov64_imm(r, (int32_t)k));
@@ -99,10 +99,23 @@ void bpf_cc__load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 	for (int i = 0; i < v->nr_ops; i++) {
 		int64_t k = v->ops[i].k;
 
-		load_const(c, t, k);
+		if (v->ops[i].opnd) { /* a column (no ops of its own: t is not used) */
+			assert(v->ops[i].opnd <= c->p->nr_opnds);
+			assert(!c->p->opnds[v->ops[i].opnd - 1].nr_ops);
+			bpf_cc__load_val(c, &c->p->opnds[v->ops[i].opnd - 1], t, t);
+		} else {
+			bpf_cc__load_const(c, t, k);
+		}
 		if (v->ops[i].op >= BOP_LT) {
 			cmp_op(c, v->ops[i].op, r, t);
 			may_neg = false;
+		} else if (v->ops[i].op == BOP_SHR || v->ops[i].op == BOP_SHL) {
+			assert(k >= 0 && k < 64 && !v->ops[i].opnd);
+			emit(c, bi_alu64_reg(v->ops[i].op == BOP_SHR ? BPF_ARSH : BPF_LSH, r, t));
+			may_neg = v->ops[i].op == BOP_SHL || may_neg;
+		} else if (v->ops[i].op == BOP_ADD || v->ops[i].op == BOP_SUB) {
+			emit(c, bi_alu64_reg(v->ops[i].op == BOP_ADD ? BPF_ADD : BPF_SUB, r, t));
+			may_neg = true;
 		} else if (v->ops[i].op == BOP_AND) {
 			emit(c, bi_alu64_reg(BPF_AND, r, t));
 			may_neg = may_neg && k < 0;
@@ -113,12 +126,33 @@ void bpf_cc__load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 	}
 }
 
+/* a __data_loc text into fp+dst (BPF_MAX_STR bytes, zero after its NUL): read through the
+ * record's address, at most BPF_MAX_STR bytes with the NUL (dstr_check() made sure) (r0-r3) */
+static void copy_dstr(struct cc *c, const struct bpf_val *v, int dst)
+{
+	for (int i = 0; i < BPF_MAX_STR; i += 8)
+		emit(c, bi_st(BPF_DW, FP, (int16_t)(dst + i), 0));
+	emit(c, bi_ldx(BPF_W, BPF_REG_3, BPF_REG_6, (int16_t)v->off));
+	emit(c, bi_alu64_imm(BPF_AND, BPF_REG_3, 0xffff));
+	if (v->rel)
+		emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_3, v->off + 4));
+	emit(c, bi_alu64_reg(BPF_ADD, BPF_REG_3, BPF_REG_6));
+	emit(c, bi_mov64_reg(BPF_REG_1, FP));
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_1, dst));
+	emit(c, bi_mov64_imm(BPF_REG_2, BPF_MAX_STR));
+	emit(c, bi_call(BPF_FUNC_probe_read_kernel_str));
+}
+
 /* char[size] at the record's off into fp+dst, bytes from the first NUL on zeroed (r1, r2) */
 void bpf_cc__copy_str(struct cc *c, const struct bpf_val *v, int dst)
 {
 	int padded = (v->size + 7) & ~7, src = BPF_REG_6, off = v->off;
 	const char *member = NULL;
 
+	if (v->col == BCOL_DSTR) {
+		copy_dstr(c, v, dst);
+		return;
+	}
 	if (c->p->hook == BPF_HOOK_TP_BTF) { /* task->comm: direct loads through the pointer */
 		src = BPF_REG_3;
 		off = bpf_cc__task_arg(c, v->off, src, &member);
@@ -162,7 +196,7 @@ static void pred_streq(struct cc *c, const struct bpf_pred *n, int yes, int no)
 
 	if (n->v.col == BCOL_PAIR_SSTR || n->v.col == BCOL_PAIR_COMM)
 		buf = bpf_pair__str_at(c, &n->v);
-	if (n->v.col == BCOL_STR) {
+	if (n->v.col == BCOL_STR || n->v.col == BCOL_DSTR) {
 		bpf_cc__copy_str(c, &n->v, OFF_STR);
 		buf = OFF_STR;
 	}
@@ -236,6 +270,29 @@ static void prologue(struct cc *c)
 	bpf_cc__who(c, uses(p, BCOL_PID) || uses(p, BCOL_TID), uses(p, BCOL_CPU));
 }
 
+/* a __data_loc text the program reads that is longer than it keeps (BPF_MAX_STR bytes with
+ * its NUL): the event is counted lost, before anything of it is aggregated */
+static void dstr_check(struct cc *c)
+{
+	const struct bpf_val *v[BPF_MAX_VALS];
+	int n = bpf_plan__values(c->p, v), lost = basm__label(c->a), ok = basm__label(c->a);
+	bool any = false;
+
+	for (int i = 0; i < n; i++)
+		if (v[i]->col == BCOL_DSTR) {
+			emit(c, bi_ldx(BPF_W, BPF_REG_1, BPF_REG_6, (int16_t)v[i]->off));
+			emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_1, 16));
+			basm__jmp_imm(c->a, BPF_JGT, BPF_REG_1, BPF_MAX_STR, lost);
+			any = true;
+		}
+	if (!any)
+		return;
+	basm__ja(c->a, ok);
+	basm__place(c->a, lost);
+	bpf_cc__count_lost(c, 0);
+	basm__place(c->a, ok);
+}
+
 /* WHERE: on to the group, or out */
 static void where(struct cc *c)
 {
@@ -276,7 +333,7 @@ static void build_key(struct cc *c)
 
 		if (v->col == BCOL_COMM) {
 			bpf_cc__current_comm(c, at);
-		} else if (v->col == BCOL_STR) {
+		} else if (v->col == BCOL_STR || v->col == BCOL_DSTR) {
 			bpf_cc__copy_str(c, v, at);
 		} else if (v->col == BCOL_STACK) {
 			bpf_cc__stack_key(c, at);
@@ -323,56 +380,6 @@ void bpf_cc__find_group(struct cc *c, int have)
 	bpf_cc__count_lost(c, 0);
 }
 
-/* flags |= 1 << i (r4, r5) */
-static void set_flag(struct cc *c, int i)
-{
-	emit(c, bi_ldx(BPF_DW, BPF_REG_4, BPF_REG_9, BPF_VAL_FLAGS));
-	load_const(c, BPF_REG_5, (int64_t)(1ull << i));
-	emit(c, bi_alu64_reg(BPF_OR, BPF_REG_4, BPF_REG_5));
-	emit(c, bi_stx(BPF_DW, BPF_REG_9, BPF_REG_4, BPF_VAL_FLAGS));
-}
-
-/* sum += r1; a signed overflow sets the flag (SQLite's sum() fails with "integer overflow") */
-static void agg_sum(struct cc *c, const struct bpf_agg *g, int i)
-{
-	int ok = basm__label(c->a);
-
-	emit(c, bi_ldx(BPF_DW, BPF_REG_2, BPF_REG_9, (int16_t)g->off));
-	emit(c, bi_mov64_reg(BPF_REG_3, BPF_REG_2));
-	emit(c, bi_alu64_reg(BPF_ADD, BPF_REG_3, BPF_REG_1));
-	emit(c, bi_stx(BPF_DW, BPF_REG_9, BPF_REG_3, (int16_t)g->off));
-	emit(c, bi_alu64_reg(BPF_XOR, BPF_REG_2, BPF_REG_3));
-	emit(c, bi_alu64_reg(BPF_XOR, BPF_REG_1, BPF_REG_3));
-	emit(c, bi_alu64_reg(BPF_AND, BPF_REG_2, BPF_REG_1));
-	basm__jmp_imm(c->a, BPF_JSGE, BPF_REG_2, 0, ok);
-	set_flag(c, i);
-	basm__place(c->a, ok);
-}
-
-/* min/max: the first value of this CPU's group (count was 0), or a smaller/larger one */
-static void agg_minmax(struct cc *c, const struct bpf_agg *g)
-{
-	int set = basm__label(c->a), skip = basm__label(c->a);
-
-	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_8, 0, set);
-	emit(c, bi_ldx(BPF_DW, BPF_REG_2, BPF_REG_9, (int16_t)g->off));
-	basm__jmp_reg(c->a, g->kind == BA_MIN ? BPF_JSGE : BPF_JSLE, BPF_REG_1, BPF_REG_2, skip);
-	basm__place(c->a, set);
-	emit(c, bi_stx(BPF_DW, BPF_REG_9, BPF_REG_1, (int16_t)g->off));
-	basm__place(c->a, skip);
-}
-
-/* bucket index in r2 -> ++counts[r2] (r3, r4) */
-static void bump_bucket(struct cc *c, const struct bpf_agg *g)
-{
-	emit(c, bi_alu64_imm(BPF_LSH, BPF_REG_2, 3));
-	emit(c, bi_mov64_reg(BPF_REG_3, BPF_REG_9));
-	emit(c, bi_alu64_reg(BPF_ADD, BPF_REG_3, BPF_REG_2));
-	emit(c, bi_ldx(BPF_DW, BPF_REG_4, BPF_REG_3, (int16_t)g->off));
-	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_4, 1));
-	emit(c, bi_stx(BPF_DW, BPF_REG_3, BPF_REG_4, (int16_t)g->off));
-}
-
 /* out = floor(log2(v)) for v >= 0 (0 for 0 and 1), by halving steps; v is consumed, t scratch */
 void bpf_cc__log2(struct cc *c, int v, int out, int t)
 {
@@ -388,72 +395,6 @@ void bpf_cc__log2(struct cc *c, int v, int out, int t)
 		emit(c, bi_alu64_imm(BPF_ADD, out, shift));
 		basm__place(c->a, next);
 	}
-}
-
-/* floor(log2(r1)) by halving steps (0 and 1 go to bucket 0); a negative value sets the flag */
-static void agg_log2(struct cc *c, const struct bpf_agg *g, int i)
-{
-	int pos = basm__label(c->a), done = basm__label(c->a);
-
-	basm__jmp_imm(c->a, BPF_JSGE, BPF_REG_1, 0, pos);
-	emit(c, bi_stx(BPF_DW, BPF_REG_9, BPF_REG_1, (int16_t)(g->off + BPF_LOG2_NEG_OFF)));
-	set_flag(c, i);
-	basm__ja(c->a, done);
-	basm__place(c->a, pos);
-	bpf_cc__log2(c, BPF_REG_1, BPF_REG_2, BPF_REG_4);
-	emit(c, bi_alu64_imm(BPF_AND, BPF_REG_2, BPF_LOG2_SLOTS - 1));
-	bump_bucket(c, g);
-	basm__place(c->a, done);
-}
-
-/* lin_hist's bucket: 0 below lo, nr-1 at or above hi, else 1 + (v - lo) / step (unsigned) */
-static void agg_lin(struct cc *c, const struct bpf_agg *g)
-{
-	int under = basm__label(c->a), over = basm__label(c->a), have = basm__label(c->a);
-	int last = g->nr_buckets - 1;
-
-	load_const(c, BPF_REG_3, g->lo);
-	basm__jmp_reg(c->a, BPF_JSLT, BPF_REG_1, BPF_REG_3, under);
-	load_const(c, BPF_REG_4, g->hi);
-	basm__jmp_reg(c->a, BPF_JSGE, BPF_REG_1, BPF_REG_4, over);
-	emit(c, bi_mov64_reg(BPF_REG_2, BPF_REG_1));
-	emit(c, bi_alu64_reg(BPF_SUB, BPF_REG_2, BPF_REG_3));
-	load_const(c, BPF_REG_4, g->step);
-	emit(c, bi_divmod64_reg(BPF_DIV, BPF_REG_2, BPF_REG_4, false));
-	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, 1));
-	basm__jmp_imm(c->a, BPF_JLE, BPF_REG_2, last, have);
-	basm__place(c->a, over);
-	emit(c, bi_mov64_imm(BPF_REG_2, last));
-	basm__ja(c->a, have);
-	basm__place(c->a, under);
-	emit(c, bi_mov64_imm(BPF_REG_2, 0));
-	basm__place(c->a, have);
-	bump_bucket(c, g);
-}
-
-static void update_group(struct cc *c)
-{
-	emit(c, bi_mov64_reg(BPF_REG_9, BPF_REG_0));
-	emit(c, bi_ldx(BPF_DW, BPF_REG_8, BPF_REG_9, BPF_VAL_COUNT));
-	for (int i = 0; i < c->p->nr_aggs; i++) {
-		const struct bpf_agg *g = &c->p->aggs[i];
-
-		if (g->kind == BA_LOGLIN) /* after the group (bpf/pairs.c) */
-			continue;
-		bpf_cc__load_val(c, &g->v, BPF_REG_1, BPF_REG_2);
-		switch (g->kind) {
-		case BA_LOGLIN: break;
-		case BA_SUM: agg_sum(c, g, i); break;
-		case BA_MIN:
-		case BA_MAX: agg_minmax(c, g); break;
-		case BA_LOG2: agg_log2(c, g, i); break;
-		case BA_LIN: agg_lin(c, g); break;
-		}
-	}
-	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_8, 1));
-	emit(c, bi_stx(BPF_DW, BPF_REG_9, BPF_REG_8, BPF_VAL_COUNT));
-	if (bpf_plan__has_loglin(c->p))
-		bpf_pair__loglin(c);
 }
 
 int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
@@ -475,6 +416,7 @@ int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 	c.out = basm__label(a);
 	have = basm__label(a);
 	prologue(&c);
+	dstr_check(&c);
 	if (p->pair.role == BPF_PAIR_START) {
 		bpf_pair__start(&c);
 		goto out;
@@ -485,7 +427,7 @@ int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 	build_key(&c);
 	bpf_cc__find_group(&c, have);
 	basm__place(a, have);
-	update_group(&c);
+	bpf_cc__update_group(&c);
 	if (p->pair.role == BPF_PAIR_BOTH)
 		bpf_pair__both_start(&c);
 out:

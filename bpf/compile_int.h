@@ -32,6 +32,10 @@ struct cc {
 static inline void emit(struct cc *c, struct bpf_insn i) { basm__emit(c->a, i); }
 /* ++stats[cpu] at byte off of the stats value, then return */
 void bpf_cc__count_lost(struct cc *c, int off);
+/* r = k */
+void bpf_cc__load_const(struct cc *c, int r, int64_t k);
+/* bpf/agg.c: r0 the group's value: count and aggregates updated (bpf/compile.h (5)) */
+void bpf_cc__update_group(struct cc *c);
 /* the value v into register r (t: scratch) */
 void bpf_cc__load_val(struct cc *c, const struct bpf_val *v, int r, int t);
 /* char[size] at the record's off into fp+dst, bytes from the first NUL on zeroed */
@@ -62,7 +66,7 @@ void bpf_cc__load_reg(struct cc *c, const struct bpf_val *v, int r);
 void bpf_cc__stack_key(struct cc *c, int at);
 
 /* bpf/pairs.c */
-#define BPF_PAIR_AREA 56 /* key, then the pending value (bpf/pairs.h) */
+#define BPF_PAIR_AREA 104 /* key, then the largest pending value (bpf/pairs.h) */
 bool bpf_pair__load(struct cc *c, const struct bpf_val *v, int r);
 int bpf_pair__str_at(const struct cc *c, const struct bpf_val *v);
 void bpf_pair__copy_str(struct cc *c, const struct bpf_val *v, int dst);

@@ -21,7 +21,7 @@ static bool syscall_fields(const struct bpf_plan *p, bool enter)
 	int n = bpf_plan__values(p, v);
 
 	for (int i = 0; i < n; i++)
-		if (v[i]->col == BCOL_STR ||
+		if (v[i]->col == BCOL_STR || v[i]->col == BCOL_DSTR ||
 		    (v[i]->col == BCOL_FIELD &&
 		     bpf_syscall__field(enter, v[i]->off, v[i]->size) == BPF_SYSF_NONE))
 			return false;

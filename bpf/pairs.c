@@ -5,9 +5,10 @@
  * The pair's area on the stack, at c->pair:
  *   +0  the key (u64): the pending map's key
  *   +8  start: the start time; end: the latency (ns)     \
- *   +16 the start value: an integer, or text (16 bytes)   | the pending value
- *   +32 the start's pid_tgid                              |  (BPF_PAIR_VALUE bytes)
- *   +40 the start's comm                                  /
+ *   +16 the start value: an integer, or text (16 bytes,  | the pending value
+ *       or BPF_MAX_STR of a __data_loc text: bpf/pairs.h) |  (BPF_PAIR_VALUE bytes)
+ *   +32 (+80) the start's pid_tgid                        |
+ *   +40 (+88) the start's comm                            /
  */
 #include <errno.h>
 #include "bpf/compile_int.h"
@@ -16,18 +17,18 @@
 #define PA_KEY 0
 #define PA_TIME 8 /* the end program: the latency */
 #define PA_VAL 16
-#define PA_PIDTGID 32
-#define PA_COMM 40
+#define PA_PIDTGID(pp) (PA_VAL + bpf_pair__val_size(pp))
+#define PA_COMM(pp) (PA_PIDTGID(pp) + 8)
 
 bool bpf_pair__load(struct cc *c, const struct bpf_val *v, int r)
 {
-	static const int at[] = { [BCOL_PAIR_KEY] = PA_KEY,
-				  [BCOL_PAIR_LAT] = PA_TIME,
-				  [BCOL_PAIR_SVAL] = PA_VAL,
-				  [BCOL_PAIR_STID] = PA_PIDTGID,
-				  [BCOL_PAIR_SPID] = PA_PIDTGID };
+	const struct bpf_pair *pp = &c->p->pair;
+	int at = v->col == BCOL_PAIR_KEY    ? PA_KEY
+		 : v->col == BCOL_PAIR_LAT  ? PA_TIME
+		 : v->col == BCOL_PAIR_SVAL ? PA_VAL
+					    : PA_PIDTGID(pp);
 
-	emit(c, bi_ldx(BPF_DW, r, FP, (int16_t)(c->pair + at[v->col])));
+	emit(c, bi_ldx(BPF_DW, r, FP, (int16_t)(c->pair + at)));
 	if (v->col == BCOL_PAIR_STID) {
 		emit(c, bi_alu64_imm(BPF_LSH, r, 32));
 		emit(c, bi_alu64_imm(BPF_RSH, r, 32));
@@ -39,14 +40,14 @@ bool bpf_pair__load(struct cc *c, const struct bpf_val *v, int r)
 
 int bpf_pair__str_at(const struct cc *c, const struct bpf_val *v)
 {
-	return c->pair + (v->col == BCOL_PAIR_COMM ? PA_COMM : PA_VAL);
+	return c->pair + (v->col == BCOL_PAIR_COMM ? PA_COMM(&c->p->pair) : PA_VAL);
 }
 
 void bpf_pair__copy_str(struct cc *c, const struct bpf_val *v, int dst)
 {
 	int src = bpf_pair__str_at(c, v);
 
-	for (int i = 0; i < 16; i += 8) {
+	for (int i = 0; i < bpf_val__str_size(v); i += 8) {
 		emit(c, bi_ldx(BPF_DW, BPF_REG_1, FP, (int16_t)(src + i)));
 		emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(dst + i)));
 	}
@@ -84,13 +85,14 @@ void bpf_pair__start(struct cc *c)
 	int p = c->pair, dropped = basm__label(c->a), done = basm__label(c->a);
 	int stored = basm__label(c->a);
 
-	for (int i = 0; i < BPF_PAIR_VALUE; i += 8)
+	for (int i = 0; i < BPF_PAIR_VALUE(pp); i += 8)
 		emit(c, bi_st(BPF_DW, FP, (int16_t)(p + PA_TIME + i), 0));
 	bpf_cc__load_val(c, &pp->start_key, BPF_REG_1, BPF_REG_2);
 	emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_KEY)));
 	if (pp->has_start_val && pp->start_val.col == BCOL_COMM) {
 		comm_to(c, p + PA_VAL);
-	} else if (pp->has_start_val && pp->start_val.col == BCOL_STR) {
+	} else if (pp->has_start_val &&
+		   (pp->start_val.col == BCOL_STR || pp->start_val.col == BCOL_DSTR)) {
 		bpf_cc__copy_str(c, &pp->start_val, p + PA_VAL);
 	} else if (pp->has_start_val) {
 		bpf_cc__load_val(c, &pp->start_val, BPF_REG_1, BPF_REG_2);
@@ -98,10 +100,10 @@ void bpf_pair__start(struct cc *c)
 	}
 	if (pp->need_tid) {
 		emit(c, bi_call(BPF_FUNC_get_current_pid_tgid));
-		emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)(p + PA_PIDTGID)));
+		emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)(p + PA_PIDTGID(pp))));
 	}
 	if (pp->need_comm)
-		comm_to(c, p + PA_COMM);
+		comm_to(c, p + PA_COMM(pp));
 	emit(c, bi_call(BPF_FUNC_ktime_get_ns));
 	emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)(p + PA_TIME)));
 	basm__ld_map(c->a, BPF_REG_1, pp->pending_fd);
@@ -148,7 +150,7 @@ void bpf_pair__end(struct cc *c)
 	bump(c, BPF_PAIR_UNMATCHED);
 	basm__ja(c->a, c->out);
 	basm__place(c->a, found);
-	for (int i = 0; i < BPF_PAIR_VALUE; i += 8) {
+	for (int i = 0; i < BPF_PAIR_VALUE(pp); i += 8) {
 		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_0, (int16_t)i));
 		emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_TIME + i)));
 	}

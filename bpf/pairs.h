@@ -31,9 +31,16 @@
 #ifndef PERF_SQL_BPF_PAIRS_H
 #define PERF_SQL_BPF_PAIRS_H
 #include <stdint.h>
+#include "bpf/plan.h"
 
 #define BPF_PAIRS_MAX_PENDING (1 << 15) /* pending starts, or --max-groups when larger */
-#define BPF_PAIR_VALUE 48 /* pending value: time, start value[16], pid_tgid, comm[16] */
+/* the pending value: time, start value (16 bytes, or BPF_MAX_STR of a __data_loc text),
+ * pid_tgid, comm[16] */
+static inline int bpf_pair__val_size(const struct bpf_pair *pp)
+{
+	return pp->has_start_val && pp->start_val.col == BCOL_DSTR ? BPF_MAX_STR : 16;
+}
+#define BPF_PAIR_VALUE(pp) (8 + bpf_pair__val_size(pp) + 8 + 16)
 #define BPF_PAIR_STARTS 0 /* counts: u64 each */
 #define BPF_PAIR_DROPPED 1
 #define BPF_PAIR_PAIRS 2

@@ -42,6 +42,10 @@ enum bpf_col {
 	BCOL_CPU,
 	BCOL_COMM,   /* the current task's name (16 bytes) */
 	BCOL_STR,    /* char[size] field at off */
+	BCOL_DSTR,   /* __data_loc char[] field: its u32 (len << 16 | offset) at off, the text up
+		      * to its NUL, at most BPF_MAX_STR bytes with it (size BPF_MAX_STR); rel:
+		      * __rel_loc (the offset counts from the end of the u32). A longer text is
+		      * not aggregated: the event is counted lost, as one the map has no room for */
 	BCOL_IP,     /* PMU samples: the sampled instruction pointer */
 	BCOL_ADDR,   /* PMU samples: the data address (page faults) */
 	BCOL_PERIOD, /* PMU samples: events this sample stands for */
@@ -58,16 +62,35 @@ enum bpf_col {
 };
 
 /* BOP_LT..BOP_NE: "v < k" as SQLite gives it, 1 or 0 (signed) */
-enum bpf_op { BOP_DIV, BOP_MOD, BOP_AND, BOP_LT, BOP_LE, BOP_GT, BOP_GE, BOP_EQ, BOP_NE };
+enum bpf_op {
+	BOP_DIV,
+	BOP_MOD,
+	BOP_AND,
+	BOP_ADD, /* wrapping at 64 bits (SQLite would turn a sum past 2^63 into a REAL) */
+	BOP_SUB,
+	BOP_SHR, /* >> k, 0 <= k < 64: arithmetic, as SQLite shifts its signed integers */
+	BOP_SHL, /* << k, 0 <= k < 64 */
+	BOP_LT,
+	BOP_LE,
+	BOP_GT,
+	BOP_GE,
+	BOP_EQ,
+	BOP_NE
+};
+
+#define BPF_MAX_OPNDS 8 /* columns a plan's operations take as their right side */
 
 struct bpf_val {
 	enum bpf_col col;
-	int off, size;  /* BCOL_FIELD, BCOL_STR */
+	int off, size;  /* BCOL_FIELD, BCOL_STR, BCOL_DSTR; BCOL_PAIR_SSTR: 0 (16) or 64 bytes */
 	bool is_signed; /* BCOL_FIELD */
+	bool rel;       /* BCOL_DSTR */
 	int nr_ops;
 	struct {
 		enum bpf_op op;
 		int64_t k; /* DIV, MOD: k > 0 */
+		int opnd;  /* 0: k; n > 0: the plan's opnds[n - 1], an integer column (no ops):
+			    * "bytes_alloc - bytes_req", "target_cpu != _cpu" (ADD, SUB, LT..NE) */
 	} ops[BPF_MAX_OPS];
 };
 
@@ -76,14 +99,16 @@ struct bpf_val {
 
 static inline bool bpf_val__is_str(const struct bpf_val *v)
 {
-	return v->col == BCOL_COMM || v->col == BCOL_STR || v->col == BCOL_PAIR_SSTR ||
-	       v->col == BCOL_PAIR_COMM;
+	return v->col == BCOL_COMM || v->col == BCOL_STR || v->col == BCOL_DSTR ||
+	       v->col == BCOL_PAIR_SSTR || v->col == BCOL_PAIR_COMM;
 }
 
 /* the bytes a text value is compared and grouped on */
 static inline int bpf_val__str_size(const struct bpf_val *v)
 {
-	return v->col == BCOL_STR ? v->size : 16;
+	return v->col == BCOL_STR || v->col == BCOL_DSTR || (v->col == BCOL_PAIR_SSTR && v->size)
+		       ? v->size
+		       : 16;
 }
 
 enum bpf_cmp { BC_EQ, BC_NE, BC_LT, BC_LE, BC_GT, BC_GE };
@@ -97,11 +122,23 @@ struct bpf_pred {
 	char s[BPF_MAX_STR + 8]; /* STREQ: the text, zero-padded */
 };
 
-enum bpf_agg_kind { BA_SUM, BA_MIN, BA_MAX, BA_LOG2, BA_LIN, BA_LOGLIN };
+/*
+ * BA_BARE: a column beside aggregates that is not a key ("_comm" of GROUP BY _pid), with
+ * SQLite 3.40's meaning: the value of the group's first row (rows come in time order), or,
+ * when the statement has min() or max() aggregates, of the row where the last of them (in
+ * SQLite's list) took its value (the first row reaching it). The state is the row's time
+ * (bpf_ktime_get_ns()) and the value (an integer, or text of bpf_val__str_size() bytes):
+ * CPUs merge to the earliest row, or to the followed aggregate's best value and the earliest
+ * row of it.
+ */
+enum bpf_agg_kind { BA_SUM, BA_MIN, BA_MAX, BA_LOG2, BA_LIN, BA_LOGLIN, BA_BARE };
+
+#define BPF_BARE_VAL 8 /* BA_BARE: the value's offset in the state, after the time */
 
 struct bpf_agg {
 	enum bpf_agg_kind kind;
 	struct bpf_val v;
+	int follow; /* BA_BARE: -1 the first row, or the BA_MIN/BA_MAX aggregate followed */
 	int64_t lo, hi, step; /* BA_LIN; BA_LOGLIN: step is the percentile x 1000 */
 	int nr_buckets;       /* BA_LIN: with under- and overflow; BA_LOG2: BPF_LOG2_SLOTS */
 	int off;              /* in the value (bpf_plan__layout) */
@@ -179,7 +216,9 @@ struct bpf_plan {
 	struct bpf_agg aggs[BPF_MAX_AGGS];
 	int nr_aggs;
 	struct bpf_pred where[BPF_MAX_PRED];
-	int nr_where, where_root; /* root -1: no WHERE */
+	int nr_where, where_root;            /* root -1: no WHERE */
+	struct bpf_val opnds[BPF_MAX_OPNDS]; /* right sides of operations (struct bpf_val) */
+	int nr_opnds;
 	/* where the events come from and whose they are */
 	int tp_id; /* tracepoint id (perf_event_open config) */
 	enum bpf_hook hook;
@@ -222,6 +261,10 @@ struct bpf_plan {
 bool bpf_plan__has_stack(const struct bpf_plan *p);
 /* Fills key_off/key_size, the aggregates' off/size and value_size. */
 void bpf_plan__layout(struct bpf_plan *p);
+/* One CPU's group value v merged into the row's value r (r's count 0: v's states are taken as
+ * they are): counts and sums add, min and max keep the extreme, buckets add, bare columns
+ * keep their row (BA_BARE). */
+void bpf_plan__merge(const struct bpf_plan *p, uint8_t *r, const uint8_t *v);
 /* Folds TRUE and FALSE into their parents: after it, only the root may be FALSE (no WHERE
  * when it would be TRUE). */
 void bpf_plan__fold(struct bpf_plan *p);
@@ -230,7 +273,7 @@ bool bpf_plan__has_loglin(const struct bpf_plan *p);
 /* pairs(): the start table's own program's plan (bpf/pairs.h): it stores starts only. */
 struct bpf_plan bpf_plan__start(const struct bpf_plan *p);
 /* the most values a plan reads (bpf_plan__values) */
-#define BPF_MAX_VALS (BPF_MAX_KEYS + BPF_MAX_AGGS + BPF_MAX_PRED + 5)
+#define BPF_MAX_VALS (BPF_MAX_KEYS + BPF_MAX_AGGS + BPF_MAX_PRED + BPF_MAX_OPNDS + 5)
 /* The values p's program reads into v[] (BPF_MAX_VALS): its keys, aggregates' values, WHERE's
  * compared values, the fields that name tasks and pairs()'s keys and start value as its role
  * reads them; how many. */

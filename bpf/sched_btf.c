@@ -96,6 +96,12 @@ void bpf_sched_btf__pick(const struct tp_event *ev, struct bpf_plan *p)
 		return;
 	}
 	for (int i = 0; i < n; i++)
+		if (v[i]->col == BCOL_DSTR) {
+			snprintf(p->hook_why, sizeof(p->hook_why),
+				 "a __data_loc text is read from the tracepoint's record");
+			return;
+		}
+	for (int i = 0; i < n; i++)
 		if ((v[i]->col == BCOL_FIELD || v[i]->col == BCOL_STR) &&
 		    !add_field(ev, p, &t, v[i]))
 			return;

@@ -24,7 +24,7 @@ struct bpf_session {
 	unsigned long long nr_refused_said; /* the tree's refused members, already said */
 	struct bpf_note {
 		const struct source *src;
-		char text[768];
+		char text[1200];
 		char *sql, *listing; /* --explain: the rewritten statement, the programs */
 	} * notes;
 	int nr_notes;
@@ -54,6 +54,22 @@ int bpf_session__add(struct session *s, struct bpf_table *t)
 	b->tables[b->nr_tables++] = t;
 	t->src->bpf = true;
 	return 0;
+}
+
+void bpf_session__remove(struct session *s, struct bpf_table *t)
+{
+	struct bpf_session *b = s->bpf;
+
+	for (int i = 0; b && i < b->nr_tables; i++)
+		if (b->tables[i] == t) {
+			memmove(&b->tables[i], &b->tables[i + 1],
+				(size_t)(b->nr_tables - i - 1) * sizeof(*b->tables));
+			b->nr_tables--;
+			t->src->bpf = false;
+			if (t->start_src) /* pairs(): its start table too */
+				t->start_src->bpf = false;
+			return;
+		}
 }
 
 int bpf_session__tree(struct session *s, bool attach, struct err *e)

@@ -15,6 +15,8 @@ struct bpf_table;
 struct bpf_session *bpf_session__get(struct session *s);
 /* Table t now feeds its source (src->bpf): the rings leave that source alone. */
 int bpf_session__add(struct session *s, struct bpf_table *t);
+/* Takes t back (its source to the rings again); the caller frees it. */
+void bpf_session__remove(struct session *s, struct bpf_table *t);
 /* The map of the workload's tasks (bpf/tree.h), made on first use; its fd, or -errno with e
  * set. attach false (--explain): the map only. */
 int bpf_session__tree(struct session *s, bool attach, struct err *e);

@@ -80,8 +80,9 @@ static int create_maps(struct bpf_table *t, int nr_maps, struct err *e)
 			(uint32_t)(bpf_plan__has_loglin(p) ? p->max_groups * 4 : p->max_groups),
 			p->pair.role != BPF_PAIR_NONE ? 0 : BPF_F_NO_PREALLOC, -1);
 	if (p->pair.role != BPF_PAIR_NONE) {
-		t->pending_fd = new_map(BPF_MAP_TYPE_HASH, "psql_pending", 8, BPF_PAIR_VALUE,
-					(uint32_t)p->pair.max_pending, 0, -1);
+		t->pending_fd =
+			new_map(BPF_MAP_TYPE_HASH, "psql_pending", 8, BPF_PAIR_VALUE(&p->pair),
+				(uint32_t)p->pair.max_pending, 0, -1);
 		t->counts_fd = new_map(BPF_MAP_TYPE_PERCPU_ARRAY, "psql_pair_counts", 4,
 				       BPF_PAIR_NR_COUNTS * 8, 1, 0, -1);
 		if (t->pending_fd < 0 || t->counts_fd < 0)
@@ -434,45 +435,6 @@ static uint64_t u64_at(const uint8_t *p, int off)
 	return v;
 }
 
-static void put_u64(uint8_t *p, int off, uint64_t v) { memcpy(p + off, &v, 8); }
-
-/* one CPU's value v into the row's value r (r's count 0: v's states are taken as they are) */
-static void merge(const struct bpf_plan *p, uint8_t *r, const uint8_t *v)
-{
-	bool first = u64_at(r, BPF_VAL_COUNT) == 0;
-	uint64_t flags = u64_at(r, BPF_VAL_FLAGS) | u64_at(v, BPF_VAL_FLAGS);
-
-	put_u64(r, BPF_VAL_COUNT, u64_at(r, BPF_VAL_COUNT) + u64_at(v, BPF_VAL_COUNT));
-	for (int i = 0; i < p->nr_aggs; i++) {
-		const struct bpf_agg *g = &p->aggs[i];
-		int64_t a = (int64_t)u64_at(r, g->off), b = (int64_t)u64_at(v, g->off), sum;
-
-		switch (g->kind) {
-		case BA_SUM:
-			if (__builtin_add_overflow(a, b, &sum))
-				flags |= 1ull << i;
-			put_u64(r, g->off, (uint64_t)sum);
-			break;
-		case BA_MIN:
-		case BA_MAX:
-			if (first || (g->kind == BA_MIN ? b < a : b > a))
-				put_u64(r, g->off, (uint64_t)b);
-			break;
-		case BA_LOGLIN: break; /* rows of their own */
-		case BA_LOG2:
-		case BA_LIN:
-			for (int k = 0; k < g->nr_buckets; k++)
-				put_u64(r, g->off + 8 * k,
-					u64_at(r, g->off + 8 * k) + u64_at(v, g->off + 8 * k));
-			if (g->kind == BA_LOG2 && (u64_at(v, BPF_VAL_FLAGS) >> i) & 1)
-				memcpy(r + g->off + BPF_LOG2_NEG_OFF, v + g->off + BPF_LOG2_NEG_OFF,
-				       8);
-			break;
-		}
-	}
-	put_u64(r, BPF_VAL_FLAGS, flags);
-}
-
 /* keys[0..n) with their per-CPU values: one row each; each CPU's count to its stream */
 static int take(struct bpf_table *t, uint32_t n)
 {
@@ -499,7 +461,7 @@ static int take(struct bpf_table *t, uint32_t n)
 
 			if (!count)
 				continue;
-			merge(&t->plan, row + ks, v);
+			bpf_plan__merge(&t->plan, row + ks, v);
 			if (idx >= 0)
 				t->src->received[idx] += count;
 			else

@@ -25,7 +25,7 @@ static int slot(struct an *a, enum bpf_agg_kind kind, int arg, const struct bpf_
 			return i;
 	if (p->nr_aggs == BPF_MAX_AGGS)
 		return bpf_an__no(a, "more than %d aggregates", BPF_MAX_AGGS), -1;
-	p->aggs[p->nr_aggs] = (struct bpf_agg){ .kind = kind, .v = *v };
+	p->aggs[p->nr_aggs] = (struct bpf_agg){ .kind = kind, .v = *v, .follow = -1 };
 	if (kind == BA_LIN) {
 		uint64_t range = (uint64_t)lin[1] - (uint64_t)lin[0];
 
@@ -122,6 +122,29 @@ static bool folded(struct an *a, int n)
 			       opts[0] ? ", " : "", opts);
 }
 
+/* count(DISTINCT V): V a key of the kernel's groups only (not of the statement's, as
+ * folded_stack()'s stack), so the rewrite counts V's distinct values over its group's rows */
+static bool distinct(struct an *a, int n)
+{
+	struct bpf_plan *p = &a->b->plan;
+	int arg = nd(a, n)->first, k;
+	struct bpf_val v;
+
+	if (!bpf_an__val(a, arg, &v))
+		return false;
+	for (k = 0; k < p->nr_keys; k++)
+		if (sql_select__same(a->sel, arg, a->key_node[k]))
+			break;
+	if (k == p->nr_keys) {
+		if (k == BPF_MAX_KEYS)
+			return bpf_an__no(a, "more than %d GROUP BY keys", BPF_MAX_KEYS);
+		p->keys[p->nr_keys++] = v;
+		a->key_node[k] = arg;
+	}
+	a->b->distinct = true;
+	return bpf_an__replace(a, n, "count(DISTINCT \"_k%d\")", k);
+}
+
 /* p50()...percentile(): of a pair's latency, P a number literal */
 static bool loglin_ok(struct an *a, int n, const char *name, const struct bpf_val *v)
 {
@@ -157,6 +180,8 @@ bool bpf_agg__post_func(struct an *a, int n, enum where_in in)
 	int i = -1, s, lo, hi;
 
 	bpf_an__name(a, x->name, name);
+	if (!strcasecmp(name, "count") && x->distinct && x->nr_kids == 1)
+		return distinct(a, n);
 	if (!strcasecmp(name, "count") && !x->distinct && (x->star || x->nr_kids == 1)) {
 		return (x->star || bpf_an__val(a, x->first, &v)) &&
 		       bpf_an__replace(a, n, "ifnull(sum(\"_c\"), 0)");
@@ -193,8 +218,12 @@ bool bpf_agg__post_func(struct an *a, int n, enum where_in in)
 		return bpf_an__replace(a, n, "sum(\"_a%d\")", s);
 	case BA_MIN:
 	case BA_MAX:
+		if (s == a->b->plan.nr_aggs - 1 && a->b->plan.aggs[s].kind == aggs[i].kind &&
+		    sql_select__same(a->sel, a->agg_arg[s], x->first))
+			a->minmax_last = s; /* new in the list: SQLite's last min/max so far */
 		return bpf_an__replace(a, n, "%s(\"_a%d\")", aggs[i].kind == BA_MIN ? "min" : "max",
 				       s);
+	case BA_BARE: return false;
 	case BA_LOG2:
 		return bpf_an__replace(a, n, "log2_hist_merge(\"_a%d\"%s%s)", s,
 				       unit[0] ? ", " : "", unit);
@@ -219,4 +248,40 @@ bool bpf_agg__post_func(struct an *a, int n, enum where_in in)
 				       t[2], t[3], unit[0] ? ", " : "", unit);
 	}
 	return false;
+}
+
+bool bpf_agg__bare(struct an *a, int n)
+{
+	static const int64_t lin[3] = { 0, 0, 0 };
+	struct bpf_val v;
+	char buf[64];
+	int s;
+
+	if (!bpf_an__val(a, n, &v))
+		return bpf_an__no(
+			a,
+			"%s is neither a GROUP BY key nor inside an aggregate, nor a value the "
+			"kernel program keeps per group",
+			bpf_an__text(a, n, buf, sizeof(buf)));
+	if ((s = slot(a, BA_BARE, n, &v, lin)) < 0)
+		return false;
+	return bpf_an__replace(a, n, "\"_a%d\"", s);
+}
+
+/*
+ * SQLite 3.40 gives a bare column the value of the group's first row, unless the statement
+ * has min() or max() aggregates: then of the row where the last of them in its list (result
+ * columns, ORDER BY, HAVING; each once) took its value (ties keep the first). Where the
+ * kernel's keys split a statement's group (count(DISTINCT x), folded_stack()), the groups'
+ * rows come in the order of their bare columns' rows (vtab/bpf_groups.c), so SQLite's pick
+ * over them is the same.
+ */
+bool bpf_agg__bare_follow(struct an *a)
+{
+	struct bpf_plan *p = &a->b->plan;
+
+	for (int i = 0; i < p->nr_aggs; i++)
+		if (p->aggs[i].kind == BA_BARE)
+			p->aggs[i].follow = a->minmax_last;
+	return true;
 }

@@ -88,9 +88,10 @@ int bpf_offline__list(struct query *q, struct session *s, struct bpf_stmt *b)
 						 : 127);
 	bpf_session__note(s, b->src,
 			  "aggregated in the kernel: BPF program of %d insns on %s (built from %s, "
-			  "not loaded: offline), per-CPU hash %s, up to %d groups%s%s",
+			  "not loaded: offline), per-CPU hash %s, up to %d groups%s%s%s",
 			  l.nr_insns, where, l.facts, b->desc, b->plan.max_groups, stacks,
-			  nr_maps == 2 ? ", two maps swapped per window" : "");
+			  nr_maps == 2 ? ", two maps swapped per window" : "",
+			  b->is_part ? "; a sub-SELECT of its statement, compiled alone" : "");
 	bpf_session__listing(s, b->src, strdup(b->sql), l.text);
 	return 0;
 }

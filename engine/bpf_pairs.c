@@ -94,6 +94,8 @@ bool bpf_pairs__val(struct an *a, int n, struct bpf_val *v)
 		if (!pp->has_start_val)
 			return bpf_an__no(a, "start_value without a START_COL is NULL");
 		v->col = pp->start_val_str ? BCOL_PAIR_SSTR : BCOL_PAIR_SVAL;
+		if (pp->start_val.col == BCOL_DSTR) /* the pending value's longer text */
+			v->size = bpf_pair__val_size(pp);
 		return true;
 	case P_END_VALUE:
 		if (!a->has_end_val)
@@ -145,7 +147,7 @@ static bool spec_val(struct an *a, const struct tp_event *ev, const char *name, 
 				  ev->name);
 	if (!bpf_an__field_val(a, f, v))
 		return false;
-	if (v->col == BCOL_STR && (!value || v->size > 16))
+	if ((v->col == BCOL_STR && (!value || v->size > 16)) || (v->col == BCOL_DSTR && !value))
 		return bpf_an__no(a, "pairs()'s %s (%s) is not read by the kernel program", name,
 				  f->type);
 	return true;
@@ -215,12 +217,26 @@ static int src_index(const struct session *s, const struct source *src)
 }
 
 /* why the pair's tables stay on the ring, or NULL */
+/* the pairs() of statement i (itself, or its parts) that read src, as start and end each */
+static int pair_refs(const struct bpf_stmt *parent, const struct bpf_stmt *b,
+		     const struct source *src)
+{
+	int n = (b->start_src == src) + (b->src == src);
+
+	for (int k = 0; parent && k < parent->nr_parts; k++) {
+		const struct bpf_stmt *p = &parent->parts[k].st;
+
+		if (p != b && p->start_src)
+			n += (p->start_src == src) + (p->src == src);
+	}
+	return n;
+}
+
 static const char *pair_reason(struct query *q, struct session *s, const struct bpf_stmt *b, int i,
-			       const int *reads)
+			       const int *reads, const struct bpf_stmt *parent)
 {
 	const struct source *srcs[2] = { b->start_src, b->src };
 	const int *all = reads + q->nr_stmts * s->nr_src;
-	bool same = b->start_src == b->src;
 
 	for (int k = 0; k < 2; k++) {
 		int j = src_index(s, srcs[k]);
@@ -233,7 +249,7 @@ static const char *pair_reason(struct query *q, struct session *s, const struct 
 			if (reads[st * s->nr_src + j]) /* pairs() plans once: the rest is others' */
 				return "read by more than one statement or table (another "
 				       "statement reads its tables)";
-		if (all[j] != (same ? 2 : 1))
+		if (all[j] != pair_refs(parent, b, srcs[k])) /* a pairs() plans its tables once */
 			return "read by more than one statement or table (another pairs() "
 			       "reads its tables)";
 		if (srcs[k]->user_str)
@@ -275,12 +291,17 @@ static void pair_notes(struct session *s, const struct bpf_stmt *b, const struct
 	if (prog_id)
 		snprintf(id, sizeof(id), " %u", prog_id);
 	if (pp->role == BPF_PAIR_END) {
+		const char *was = bpf_session__note_of(s, b->start_src);
+		char before[720] = "";
+
+		if (was && strncmp(was, "perf ring", 9)) /* it ends another pairs() too */
+			snprintf(before, sizeof(before), "%.700s%s", was, "; and ");
 		hook_text(b->start_src->ev, pp, where, sizeof(where));
 		bpf_session__note(s, b->start_src,
-				  "pairs() starts in the kernel: BPF program%s of %d insns on %s "
+				  "%spairs() starts in the kernel: BPF program%s of %d insns on %s "
 				  "stores (time, start value) by key in a hash of up to %d pending "
 				  "starts, which %s's program pairs%s",
-				  id, nr_insns, where, pp->max_pending, b->src->ev->name,
+				  before, id, nr_insns, where, pp->max_pending, b->src->ev->name,
 				  p->tree_fd >= 0 ? "; both programs count only the tasks in the "
 						    "map of tasks (target, below)"
 						  : "");
@@ -300,9 +321,10 @@ static void pair_notes(struct session *s, const struct bpf_stmt *b, const struct
 }
 
 void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int i,
-		     const int *reads, const struct query_ops *ops, void *ctx)
+		     const int *reads, const struct bpf_stmt *parent, const struct query_ops *ops,
+		     void *ctx)
 {
-	const char *why = b->ok ? pair_reason(q, s, b, i, reads) : b->why;
+	const char *why = b->ok ? pair_reason(q, s, b, i, reads, parent) : b->why;
 	struct bpf_table *t = NULL;
 
 	if (why) {
@@ -314,7 +336,7 @@ void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int
 	b->plan.pair.max_pending =
 		q->max_groups > BPF_PAIRS_MAX_PENDING ? q->max_groups : BPF_PAIRS_MAX_PENDING;
 	if (bpf_pick__to_kernel(q, s, b, i, ops, ctx) ||
-	    (!s->replay && !(t = bpf_session__table(s, b->src)))) {
+	    (!s->replay && !(t = b->is_part ? b->table : bpf_session__table(s, b->src)))) {
 		char was[768];
 		const char *n = bpf_session__note_of(s, b->src);
 

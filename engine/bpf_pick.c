@@ -81,9 +81,11 @@ static int *who_reads(struct query *q, struct session *s)
 /* -- CMD (without -a), -p, -t, --cgroup: only some tasks count (bpf/tree.h) */
 static bool targets(const struct session *s) { return (s->wl.pid && !s->opts.all) || s->nr_tids; }
 
-/* why src stays on the ring, or NULL: it may run in the kernel (statement *which) */
-static const char *ring_reason(struct query *q, struct session *s, const struct bpf_stmt *st,
-			       const int *reads, int j, int *which, char *buf, size_t len)
+/* why src stays on the ring, or NULL: it may run in the kernel (statement *which, as *use: the
+ * statement or one of its parts) */
+static const char *ring_reason(struct query *q, struct session *s, struct bpf_stmt *st,
+			       const int *reads, int j, int *which, struct bpf_stmt **use,
+			       char *buf, size_t len)
 {
 	int n = 0;
 
@@ -97,9 +99,18 @@ static const char *ring_reason(struct query *q, struct session *s, const struct 
 			 "read by %d statements (one statement per table runs in the kernel)", n);
 		return buf;
 	}
+	if (n == 1 && !st[*which].ok && bpf_parts__of(&st[*which], s->src[j]) &&
+	    !bpf_parts__of(&st[*which], s->src[j])->ok) { /* its sub-SELECT's own reason */
+		snprintf(buf, len, "a sub-SELECT of it: %s",
+			 bpf_parts__of(&st[*which], s->src[j])->why);
+		return buf;
+	}
 	if (n == 0 || reads[*which * s->nr_src + j] != reads[q->nr_stmts * s->nr_src + j])
 		return "read by more than one statement or table (pairs(), a profiler's view, ...)";
 	st = &st[*which];
+	if (!st->ok && bpf_parts__of(st, s->src[j]))
+		st = bpf_parts__of(st, s->src[j]);
+	*use = st;
 	if (!st->ok || st->src != s->src[j]) {
 		snprintf(buf, len, "%s",
 			 !st->ok ? st->why : "its statement reads another table too");
@@ -194,8 +205,9 @@ static void pair_hooks(struct bpf_stmt *b)
 		b->plan.hook = pp->start_hook = BPF_HOOK_TP;
 }
 
-static void swap_in(struct query *q, struct session *s, int i, struct bpf_table *t,
-		    sqlite3_stmt *st, const struct bpf_stmt *b)
+/* --explain: the table's path */
+static void note_kernel(struct query *q, struct session *s, struct bpf_table *t,
+			const struct bpf_stmt *b)
 {
 	char where[256], stacks[128] = "";
 	struct bpf_listing l;
@@ -206,16 +218,15 @@ static void swap_in(struct query *q, struct session *s, int i, struct bpf_table 
 		snprintf(stacks, sizeof(stacks),
 			 ", stack map of %d chains (%s, up to %d frames each)", t->nr_stacks,
 			 t->plan.stack_user ? "user" : "kernel and user", t->plan.stack_depth);
-	sqlite3_finalize(q->stmts[i]);
-	q->stmts[i] = st;
 	bpf_session__note(s, t->src,
 			  "aggregated in the kernel: BPF program %u of %d insns on %s%s, "
-			  "per-CPU hash %s, up to %d groups%s%s",
+			  "per-CPU hash %s, up to %d groups%s%s%s",
 			  t->prog_id, t->nr_insns, where,
 			  t->perf_fd >= 0 || t->nr_pmu_fds ? ""
 							   : " (loaded, not attached: --explain)",
 			  b->desc, t->plan.max_groups, stacks,
-			  t->nr_maps == 2 ? ", two maps swapped per window" : "");
+			  t->nr_maps == 2 ? ", two maps swapped per window" : "",
+			  b->is_part ? "; a sub-SELECT of its statement, compiled alone" : "");
 	if (q->plan_only && !bpf_listing__table(t, &l, &e)) /* --explain: what was loaded */
 		bpf_session__listing(s, t->src, strdup(b->sql), l.text);
 }
@@ -224,7 +235,7 @@ static void swap_in(struct query *q, struct session *s, int i, struct bpf_table 
 int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, int i,
 			const struct query_ops *ops, void *ctx)
 {
-	char module[32], self_f[120], log[512];
+	char module[40], self_f[120], log[512];
 	struct source *src = b->src;
 	struct err e = { 0 };
 	struct bpf_table *t;
@@ -235,6 +246,9 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 	b->plan.nr_task_vals = task_vals(src->ev, b->plan.task_vals);
 	b->plan.cpu_filter = s->opts.cpu_list != NULL; /* -C */
 	b->plan.max_groups = q->max_groups > 0 ? q->max_groups : BPF_DEFAULT_MAX_GROUPS;
+	if (b->distinct) /* a group per distinct value of the statement's groups: its map
+			  * grows as used (no preallocation) */
+		b->plan.max_groups *= BPF_DISTINCT_GROUPS;
 	if (targets(s) && !s->replay && /* the workload's or targets' tasks, as inherit follows */
 	    (b->plan.tree_fd = bpf_session__tree(s, !q->plan_only, &e)) < 0) {
 		bpf_session__note(s, src, "perf ring: %s", e.msg);
@@ -284,7 +298,18 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 			pick_notice(ops, ctx, "%s: the verifier said: %s", src->ev->full, log);
 		return e.code ? e.code : -EINVAL;
 	}
-	snprintf(module, sizeof(module), "perf_sql_bpf_%d", i);
+	snprintf(module, sizeof(module), "%s", b->module);
+	if (b->is_part) { /* its statement is prepared once all its parts are in */
+		if (bpf_groups__register(q->db, module, t) != SQLITE_OK || bpf_session__add(s, t)) {
+			bpf_session__note(s, src, "perf ring: out of memory");
+			bpf_groups__register(q->db, module, NULL);
+			bpf_table__free(t);
+			return -ENOMEM;
+		}
+		b->table = t;
+		note_kernel(q, s, t, b);
+		return 0;
+	}
 	if (bpf_groups__register(q->db, module, t) != SQLITE_OK ||
 	    sqlite3_prepare_v2(q->db, b->sql, -1, &st, NULL) != SQLITE_OK ||
 	    query__bind_params(q, st) != SQLITE_OK || bpf_session__add(s, t)) {
@@ -295,7 +320,9 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 		bpf_table__free(t);
 		return -EINVAL;
 	}
-	swap_in(q, s, i, t, st, b);
+	sqlite3_finalize(q->stmts[i]);
+	q->stmts[i] = st;
+	note_kernel(q, s, t, b);
 	return 0;
 }
 
@@ -325,24 +352,34 @@ int bpf_pick__apply(struct query *q, struct session *s, const struct query_ops *
 		char module[32];
 
 		snprintf(module, sizeof(module), "perf_sql_bpf_%d", i);
-		bpf_stmt__analyze(&st[i], q, s, i, module);
+		bpf_stmt__analyze(&st[i], q, s, q->stmts[i], module);
+		if (!st[i].ok && !st[i].start_src)
+			bpf_parts__find(&st[i], q, s, i);
 	}
 	for (int i = 0; i < q->nr_stmts; i++)
 		if (st[i].start_src)
-			bpf_pairs__pick(q, s, &st[i], i, reads, ops, ctx);
+			bpf_pairs__pick(q, s, &st[i], i, reads, NULL, ops, ctx);
+	for (int i = 0; i < q->nr_stmts; i++) /* pairs() of parts (blktrace's arms) */
+		for (int k = 0; k < st[i].nr_parts; k++)
+			if (st[i].parts[k].st.start_src)
+				bpf_pairs__pick(q, s, &st[i].parts[k].st, i, reads, &st[i], ops,
+						ctx);
 	for (int j = 0; j < s->nr_src; j++) {
+		struct bpf_stmt *use = NULL;
 		const char *r;
 		int i = -1;
 
 		r = bpf_session__note_of(s, s->src[j]);
 		if (s->src[j]->counter || (r && strstr(r, "pairs()"))) /* bpf_pairs__pick's */
 			continue;
-		r = ring_reason(q, s, st, reads, j, &i, why, sizeof(why));
+		r = ring_reason(q, s, st, reads, j, &i, &use, why, sizeof(why));
 		if (r)
 			bpf_session__note(s, s->src[j], "perf ring: %s", r);
 		else
-			bpf_pick__to_kernel(q, s, &st[i], i, ops, ctx);
+			bpf_pick__to_kernel(q, s, use, i, ops, ctx);
 	}
+	for (int i = 0; i < q->nr_stmts; i++) /* statements of parts in the kernel */
+		bpf_parts__swap(q, s, &st[i], i);
 	for (int i = 0; i < q->nr_stmts; i++)
 		bpf_stmt__free(&st[i]);
 	free(st);

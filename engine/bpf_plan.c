@@ -18,14 +18,16 @@
  * Result names come from the original statement, as SQLite named them.
  *
  * What is read is deliberately narrow; anything else is a reason, kept for --explain:
- *   keys        integer fields, _pid, _tid, _cpu, comm, char[N] fields, and "value / N",
- *               "value % N" (N > 0), "value & N"; stack (its chains in a stack map);
- *               GROUP BY 1 and GROUP BY alias as SQLite
+ *   keys        integer fields, _pid, _tid, _cpu, comm, char[N] and __data_loc char[] fields,
+ *               and operations on them (engine/bpf_val.c); stack (its chains in a stack
+ *               map); GROUP BY 1 and GROUP BY alias as SQLite
  *   WHERE       =, ==, !=, <>, <, <=, >, >=, IS [NOT], [NOT] IN (...), [NOT] BETWEEN, AND,
  *               OR, NOT; one side a value, the other a constant: literals, :parameters,
- *               workload_pid() and arithmetic of them, evaluated once by SQLite itself
+ *               workload_pid() and arithmetic of them, evaluated once by SQLite itself; a term
+ *               of keys only that is not compiled runs on the groups (engine/bpf_where.c)
  *   elsewhere   keys, the aggregates above, scalar functions of them; a column outside an
- *               aggregate must be a key; other aggregates (p99, group_concat, ...) are not
+ *               aggregate that is not a key is a bare column (BA_BARE: SQLite's first row's,
+ *               or its last min()/max()'s); other aggregates (group_concat, ...) are not
  */
 #include <ctype.h>
 #include <errno.h>
@@ -65,193 +67,6 @@ const char *bpf_an__text(const struct an *a, int n, char *buf, int len)
 const char *bpf_an__name(const struct an *a, int tok, char *buf)
 {
 	return sql_select__ident(a->sel, tok, buf, 128);
-}
-
-/* ------------------------------------------------------------------------ columns, values */
-
-/* a column of the event table, in the order vtab/tp_table.c declares them */
-enum colk bpf_an__resolve(struct an *a, int n, const struct tp_field **f)
-{
-	static const char *const meta[] = { "_time", "_cpu", "_pid", "_tid", "_comm", "_period" };
-	static const char *const alias[] = { "time", "cpu", "pid", "tid", "comm" };
-	static const enum colk kinds[] = { CK_TIME, CK_CPU, CK_PID, CK_TID, CK_COMM, CK_PERIOD };
-	char name[128], qual[128], table[128];
-
-	if (nd(a, n)->kind != SN_COL)
-		return CK_NONE;
-	if (a->pairs)
-		return bpf_pairs__is_col(a, n) ? CK_PAIR : CK_NONE;
-	if (nd(a, n)->qual >= 0) {
-		bpf_an__name(a, nd(a, n)->qual, qual);
-		bpf_an__name(a, a->sel->table_alias >= 0 ? a->sel->table_alias : a->sel->table,
-			     table);
-		if (strcasecmp(qual, table))
-			return CK_NONE;
-	}
-	bpf_an__name(a, nd(a, n)->name, name);
-	for (int k = 0; k < 6; k++)
-		if (!strcasecmp(name, meta[k]))
-			return kinds[k];
-	for (int k = 0; k < 5; k++)
-		if (!field__find(a->ev, alias[k]) && !strcasecmp(name, alias[k]))
-			return kinds[k];
-	for (int i = 0; i < a->ev->nr_fields; i++)
-		if (!strcasecmp(name, a->ev->fields[i].name)) {
-			*f = &a->ev->fields[i];
-			return CK_FIELD;
-		}
-	if (a->ev->kind != EV_TRACEPOINT && !strcasecmp(name, "ip"))
-		return CK_IP;
-	if (a->ev->kind != EV_TRACEPOINT && !strcasecmp(name, "addr"))
-		return CK_ADDR;
-	if (a->ev->kind == EV_UPROBE && !strcasecmp(name, "ret"))
-		return CK_RET;
-	if (a->ev->kind == EV_UPROBE && !strncasecmp(name, "arg", 3) && name[3] >= '0' &&
-	    name[3] <= '5' && !name[4])
-		return CK_ARG;
-	return !strcasecmp(name, "stack") ? CK_STACK : CK_NONE;
-}
-
-/* an integer literal, maybe negated */
-bool bpf_an__int_const(const struct an *a, int n, int64_t *out)
-{
-	const struct sql_node *x = nd(a, n);
-
-	if (x->kind == SN_INT) {
-		*out = x->i;
-		return true;
-	}
-	if (x->kind == SN_UNARY && (x->op == TK_MINUS || x->op == TK_PLUS) &&
-	    nd(a, x->first)->kind == SN_INT && nd(a, x->first)->i != INT64_MIN) {
-		*out = x->op == TK_MINUS ? -nd(a, x->first)->i : nd(a, x->first)->i;
-		return true;
-	}
-	return false;
-}
-
-bool bpf_an__field_val(struct an *a, const struct tp_field *f, struct bpf_val *v)
-{
-	v->off = f->offset;
-	v->size = f->size;
-	v->is_signed = f->is_signed;
-	if (f->kind == FIELD_INT &&
-	    (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) && f->offset >= 8 &&
-	    f->offset % f->size == 0 && f->offset + f->size <= 2048) {
-		v->col = BCOL_FIELD;
-		return true;
-	}
-	if (f->kind == FIELD_STR && f->size <= BPF_MAX_STR && f->offset >= 8 &&
-	    f->offset + f->size <= 2048) {
-		v->col = BCOL_STR;
-		return true;
-	}
-	return bpf_an__no(a, "field %s (%s) is not read by the kernel program", f->name, f->type);
-}
-
-/* a uprobe's argK or ret: the register the perf ring samples for it, in its size and sign */
-static bool reg_val(struct an *a, int n, struct bpf_val *v)
-{
-	char name[128];
-	int k, reg;
-
-	bpf_an__name(a, nd(a, n)->name, name);
-	k = tolower((unsigned char)name[0]) == 'r' ? -1 : name[3] - '0';
-	reg = k < 0 ? 0 /* ax */ : a->ev->arg_reg[k];
-	if (reg < 0 || uprobe_reg_slot(reg) < 0 || !bpf_reg_readable(reg))
-		return bpf_an__no(a, "%s of %s is in no register the kernel program reads", name,
-				  a->ev->name);
-	v->col = BCOL_REG;
-	v->off = reg;
-	v->size = k < 0 ? 8 : a->ev->arg_size[k];
-	v->is_signed = k >= 0 && a->ev->arg_signed[k];
-	return true;
-}
-
-/* a comparison operator as the value's operation (end_value < 0: 1 or 0), or -1 */
-static int cmp_of(int op)
-{
-	switch (op) {
-	case TK_LT: return BOP_LT;
-	case TK_LE: return BOP_LE;
-	case TK_GT: return BOP_GT;
-	case TK_GE: return BOP_GE;
-	case TK_EQ: return BOP_EQ;
-	case TK_NE: return BOP_NE;
-	default: return -1;
-	}
-}
-
-/* node n as a value the program computes (bpf/plan.h (1)) */
-bool bpf_an__val(struct an *a, int n, struct bpf_val *v)
-{
-	const struct sql_node *x = nd(a, n);
-	const struct tp_field *f = NULL;
-	char buf[128];
-	int64_t k;
-
-	if (x->kind == SN_BINARY && x->kw == KW_NONE && cmp_of(x->op) >= 0) {
-		if (!bpf_an__val(a, x->first, v))
-			return false;
-		if (bpf_val__is_str(v) || v->nr_ops == BPF_MAX_OPS ||
-		    !bpf_an__int_const(a, kid(a, n, 1), &k))
-			return bpf_an__no(a,
-					  "'%s' is not read by the kernel program (VALUE CMP N is)",
-					  bpf_an__text(a, n, buf, 64));
-		v->ops[v->nr_ops].op = (enum bpf_op)cmp_of(x->op);
-		v->ops[v->nr_ops++].k = k;
-		return true;
-	}
-	if (x->kind == SN_BINARY && x->kw == KW_NONE &&
-	    (x->op == TK_SLASH || x->op == TK_REM || x->op == TK_BITAND)) {
-		if (!bpf_an__val(a, x->first, v))
-			return false;
-		if (bpf_val__is_str(v) || v->nr_ops == BPF_MAX_OPS ||
-		    !bpf_an__int_const(a, kid(a, n, 1), &k) || (x->op != TK_BITAND && k <= 0))
-			return bpf_an__no(
-				a,
-				"'%s' is not read by the kernel program (VALUE / N, VALUE %% N "
-				"with N > 0 and VALUE & N are)",
-				bpf_an__text(a, n, buf, 64));
-		v->ops[v->nr_ops].op = x->op == TK_SLASH ? BOP_DIV
-				       : x->op == TK_REM ? BOP_MOD
-							 : BOP_AND;
-		v->ops[v->nr_ops++].k = k;
-		return true;
-	}
-	*v = (struct bpf_val){ 0 };
-	if (a->pairs && x->kind == SN_COL)
-		return bpf_pairs__val(a, n, v);
-	switch (x->kind == SN_COL ? bpf_an__resolve(a, n, &f) : CK_NONE) {
-	case CK_CPU: v->col = BCOL_CPU; return true;
-	case CK_PID: v->col = BCOL_PID; return true;
-	case CK_TID: v->col = BCOL_TID; return true;
-	case CK_COMM: v->col = BCOL_COMM; return true;
-	case CK_FIELD: return bpf_an__field_val(a, f, v);
-	case CK_IP: v->col = BCOL_IP; return true;
-	case CK_ARG:
-	case CK_RET: return reg_val(a, n, v);
-	case CK_ADDR:
-		if (a->ev->kind == EV_UPROBE)
-			return bpf_an__no(a, "addr of a uprobe is not read by the kernel program");
-		v->col = BCOL_ADDR;
-		return true;
-	case CK_PERIOD:
-		if (a->ev->kind == EV_TRACEPOINT || a->ev->kind == EV_UPROBE)
-			return bpf_an__no(
-				a, "_period of a tracepoint is not read by the kernel program");
-		v->col = BCOL_PERIOD;
-		return true;
-	case CK_NONE:
-		return bpf_an__no(a, "'%s' is not a value the kernel program reads",
-				  bpf_an__text(a, n, buf, 64));
-	case CK_STACK:
-		return bpf_an__no(
-			a, "stack is a GROUP BY key in the kernel, not a value to compare or "
-			   "aggregate");
-	default:
-		return bpf_an__no(a, "%s is not read by the kernel program",
-				  bpf_an__text(a, n, buf, 64));
-	}
 }
 
 /* --------------------------------------------------------------- keys, aggregates, rewrite */
@@ -328,8 +143,10 @@ bool bpf_an__post(struct an *a, int n, enum where_in in)
 			return true;
 		if (bpf_an__resolve(a, n, &f) == CK_NONE && in != IN_ITEM && is_alias(a, n))
 			return true;
-		return bpf_an__no(a, "%s is neither a GROUP BY key nor inside an aggregate",
-				  bpf_an__text(a, n, buf, sizeof(buf)));
+		if (bpf_an__resolve(a, n, &f) == CK_NONE)
+			return bpf_an__no(a, "%s is neither a GROUP BY key nor inside an aggregate",
+					  bpf_an__text(a, n, buf, sizeof(buf)));
+		return bpf_agg__bare(a, n); /* a bare column: its group's row's value */
 	case SN_FUNC: return bpf_agg__post_func(a, n, in);
 	default:
 		for (int k = nd(a, n)->first; k >= 0; k = nd(a, k)->next)
@@ -379,10 +196,18 @@ static bool rewrite(struct an *a, const char *module)
 	sqlite3_str_appendf(o, " FROM \"%w\"", module);
 	for (int k = 0; k < sel->nr_group; k++)
 		sqlite3_str_appendf(o, "%s\"_k%d\"", k ? ", " : " GROUP BY ", k);
+	for (int i = 0; i < a->nr_on_groups; i++) { /* WHERE terms of keys: the same groups */
+		int n = a->on_groups[i];
+
+		sqlite3_str_appendall(o, i ? ") AND (" : " HAVING (");
+		emit(a, o, sql_select__start(sel, n), sql_select__end(sel, n));
+	}
 	if (sel->having >= 0) {
-		sqlite3_str_appendall(o, " HAVING ");
+		sqlite3_str_appendall(o, a->nr_on_groups ? ") AND (" : " HAVING (");
 		emit(a, o, sql_select__start(sel, sel->having), sql_select__end(sel, sel->having));
 	}
+	if (sel->having >= 0 || a->nr_on_groups)
+		sqlite3_str_appendall(o, ")");
 	for (int i = 0; i < sel->nr_order; i++) {
 		const struct sql_token *t = &sel->tok[sel->order[i].tok1 - 1];
 
@@ -444,8 +269,8 @@ static bool own_names_free(struct an *a)
 
 static void describe(struct an *a)
 {
-	static const char *const names[] = { "sum",       "min",      "max",
-					     "log2_hist", "lin_hist", "percentiles" };
+	static const char *const names[] = { "sum",      "min",         "max",  "log2_hist",
+					     "lin_hist", "percentiles", "first" };
 	const struct bpf_plan *p = &a->b->plan;
 	size_t off = 0, len = sizeof(a->b->desc);
 	char buf[64], where[192];
@@ -456,10 +281,17 @@ static void describe(struct an *a)
 					bpf_an__text(a, a->key_node[k], buf, sizeof(buf)));
 	if (off < len)
 		off += (size_t)snprintf(a->b->desc + off, len - off, ") -> count");
-	for (int i = 0; i < p->nr_aggs && off < len; i++)
-		off += (size_t)snprintf(a->b->desc + off, len - off, ", %s(%s)",
-					names[p->aggs[i].kind],
+	for (int i = 0; i < p->nr_aggs && off < len; i++) {
+		const struct bpf_agg *g = &p->aggs[i];
+
+		off += (size_t)snprintf(a->b->desc + off, len - off, ", %s(%s)", names[g->kind],
 					bpf_an__text(a, a->agg_arg[i], buf, sizeof(buf)));
+		if (g->kind == BA_BARE && g->follow >= 0 && off < len)
+			off += (size_t)snprintf(
+				a->b->desc + off, len - off, " at %s(%s)",
+				names[p->aggs[g->follow].kind],
+				bpf_an__text(a, a->agg_arg[g->follow], buf, sizeof(buf)));
+	}
 	if (a->sel->where >= 0 && off < len)
 		snprintf(a->b->desc + off, len - off, ", WHERE %s%s%s%s",
 			 bpf_an__text(a, a->sel->where, where, sizeof(where)),
@@ -484,25 +316,29 @@ static bool read_stmt(struct an *a, const char *module)
 	for (p->nr_keys = 0; p->nr_keys < sel->nr_group; p->nr_keys++)
 		if (!key_of(a, p->nr_keys))
 			return false;
+	/* in SQLite's order (its aggregates' list): which min() or max() bare columns follow */
 	for (int i = 0; i < sel->nr_items; i++)
 		if (!bpf_an__post(a, sel->items[i].expr, IN_ITEM))
 			return false;
-	if (sel->having >= 0 && !bpf_an__post(a, sel->having, IN_HAVING))
-		return false;
 	for (int i = 0; i < sel->nr_order; i++)
 		if (!bpf_an__post(a, sel->order[i].expr, IN_ORDER_TERM))
 			return false;
-	if (sel->where >= 0 && (p->where_root = bpf_where__pred(a, sel->where)) < 0)
+	if (sel->having >= 0 && !bpf_an__post(a, sel->having, IN_HAVING))
+		return false;
+	if (!bpf_agg__bare_follow(a))
+		return false;
+	if (sel->where >= 0 && (p->where_root = bpf_where__of(a, sel->where)) < 0)
 		return bpf_an__no(a, "its WHERE is too large");
 	return rewrite(a, module);
 }
 
-void bpf_stmt__analyze(struct bpf_stmt *b, struct query *q, struct session *s, int i,
+void bpf_stmt__analyze(struct bpf_stmt *b, struct query *q, struct session *s, sqlite3_stmt *orig,
 		       const char *module)
 {
-	struct an a = { .b = b, .q = q, .s = s, .orig = q->stmts[i] };
+	struct an a = { .b = b, .q = q, .s = s, .orig = orig, .minmax_last = -1 };
 
 	memset(b, 0, sizeof(*b));
+	snprintf(b->module, sizeof(b->module), "%s", module);
 	b->plan.where_root = -1;
 	b->plan.tree_fd = -1;
 	if (!(a.sel = malloc(sizeof(*a.sel)))) {
@@ -526,4 +362,9 @@ void bpf_stmt__free(struct bpf_stmt *b)
 {
 	sqlite3_free(b->sql);
 	b->sql = NULL;
+	for (int k = 0; k < b->nr_parts; k++)
+		bpf_stmt__free(&b->parts[k].st);
+	free(b->parts);
+	b->parts = NULL;
+	b->nr_parts = 0;
 }

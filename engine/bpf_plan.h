@@ -21,6 +21,7 @@
 #include "engine/query.h"
 
 #define BPF_DEFAULT_MAX_GROUPS 10240
+#define BPF_DISTINCT_GROUPS 16 /* count(DISTINCT x): --max-groups times this many groups */
 
 /* One statement, read. */
 struct bpf_stmt {
@@ -29,15 +30,29 @@ struct bpf_stmt {
 	char pair_name[96];       /* pairs(): its perf_sql_stats row */
 	bool ok;                  /* it can run in the kernel */
 	bool count_only;          /* count(*) with no key and no WHERE: counting mode is cheaper */
+	bool distinct;            /* count(DISTINCT x): x a key, a group per value (more room) */
 	char why[256];            /* when not ok */
 	struct bpf_plan plan;
 	char *sql;          /* the rewritten statement (sqlite3_free) */
 	char desc[512];     /* "(comm) -> count, sum(count)" */
 	int nr_start_insns; /* offline: pairs()' start program's (engine/bpf_offline.c) */
+	char module[40];    /* the groups' table the rewrite reads */
+	/* a statement that is not one SELECT of one table: its sub-SELECTs that are
+	 * (engine/bpf_parts.c), each compiled as when it stands alone */
+	struct bpf_part *parts;
+	int nr_parts;
+	bool is_part;            /* this is one: loaded, its statement swapped in later */
+	struct bpf_table *table; /* a part, once in the kernel */
 };
 
-/* Reads statement i of q into b; the rewritten statement reads table `module`. */
-void bpf_stmt__analyze(struct bpf_stmt *b, struct query *q, struct session *s, int i,
+/* a sub-SELECT of a statement: a CTE's body, a subquery in FROM, an arm of a compound */
+struct bpf_part {
+	int start, end; /* its text in the statement */
+	struct bpf_stmt st;
+};
+
+/* Reads statement orig (of q) into b; the rewritten statement reads table `module`. */
+void bpf_stmt__analyze(struct bpf_stmt *b, struct query *q, struct session *s, sqlite3_stmt *orig,
 		       const char *module);
 void bpf_stmt__free(struct bpf_stmt *b);
 

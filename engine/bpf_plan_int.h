@@ -51,6 +51,9 @@ struct an {
 	struct bpf_val end_val; /* END_COL, a value of the end event */
 	bool has_end_val;
 	char where_note[128]; /* how WHERE was read where it is not its text (--explain) */
+	int minmax_last;      /* the last new min()/max() slot in SQLite's order, or -1 */
+	int on_groups[16];    /* WHERE terms of keys only the program cannot test: on the groups */
+	int nr_on_groups;
 };
 
 bool bpf_an__no(struct an *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -79,6 +82,10 @@ bool bpf_an__post(struct an *a, int n, enum where_in in);
 /* engine/bpf_agg.c: does the statement call an aggregate; an aggregate call's slot and merge */
 bool bpf_agg__any(struct an *a);
 bool bpf_agg__post_func(struct an *a, int n, enum where_in in);
+/* a column beside aggregates (BA_BARE) read from the groups; after every aggregate is read,
+ * the bare columns follow the statement's last min() or max() as SQLite's do */
+bool bpf_agg__bare(struct an *a, int n);
+bool bpf_agg__bare_follow(struct an *a);
 /* engine/bpf_pairs.c: FROM pairs(...); a column of it as a value (refused: false) */
 bool bpf_pairs__table(struct an *a);
 bool bpf_pairs__val(struct an *a, int n, struct bpf_val *v);
@@ -98,7 +105,17 @@ bool bpf_pick__tp_btf(const struct bpf_plan *p);
 int bpf_offline__list(struct query *q, struct session *s, struct bpf_stmt *b);
 /* engine/bpf_pairs.c: statement i over pairs() to the kernel, when its tables allow */
 void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int i,
-		     const int *reads, const struct query_ops *ops, void *ctx);
+		     const int *reads, const struct bpf_stmt *parent, const struct query_ops *ops,
+		     void *ctx);
+/* engine/bpf_parts.c: statement i's sub-SELECTs that read one table each, analyzed (b->parts);
+ * the part of b that reads src, if any; statement i with its parts in the kernel read from
+ * their groups (a part that could not be: all of them back on the ring) */
+void bpf_parts__find(struct bpf_stmt *b, struct query *q, struct session *s, int i);
+struct bpf_stmt *bpf_parts__of(struct bpf_stmt *b, const struct source *src);
+void bpf_parts__swap(struct query *q, struct session *s, struct bpf_stmt *b, int i);
 /* the WHERE tree at node n as a predicate of the program (engine/bpf_where.c); -1: refused */
 int bpf_where__pred(struct an *a, int n);
+/* the statement's WHERE: its terms (AND) as the program's predicate, each a term that reads
+ * only GROUP BY keys and is not compiled left to the groups (a->on_groups); -1: refused */
+int bpf_where__of(struct an *a, int n);
 #endif

@@ -11,7 +11,19 @@
 #include "core/field.h"
 #include "engine/bpf_plan_int.h"
 
-/* no column inside: literals, parameters, workload_pid(), arithmetic of them */
+/* is_target(...) of a session that follows no tree is NULL, whatever its arguments
+ * (sqlite/is_target.c (2)): a constant */
+static bool null_is_target(const struct an *a, int n)
+{
+	const struct sql_node *x = nd(a, n);
+	char name[128];
+
+	return x->kind == SN_FUNC && !x->star && (x->nr_kids == 1 || x->nr_kids == 2) &&
+	       !strcasecmp(bpf_an__name(a, x->name, name), "is_target") && !a->s->tree.active;
+}
+
+/* no column inside: literals, parameters, workload_pid(), arithmetic of them, coalesce() and
+ * ifnull() of them, is_target() where it is NULL */
 static bool is_const(const struct an *a, int n)
 {
 	const struct sql_node *x = nd(a, n);
@@ -24,8 +36,13 @@ static bool is_const(const struct an *a, int n)
 	case SN_NULL:
 	case SN_PARAM: return true;
 	case SN_FUNC:
-		return x->nr_kids == 0 && !x->star &&
-		       !strcasecmp(bpf_an__name(a, x->name, name), "workload_pid");
+		if (null_is_target(a, n))
+			return true;
+		bpf_an__name(a, x->name, name);
+		if (x->star || (x->nr_kids == 0 && strcasecmp(name, "workload_pid")) ||
+		    (x->nr_kids > 0 && strcasecmp(name, "coalesce") && strcasecmp(name, "ifnull")))
+			return false;
+		break;
 	case SN_UNARY:
 		if (x->op == TK_ID)
 			return false;
@@ -44,12 +61,33 @@ static bool is_const(const struct an *a, int n)
 	return true;
 }
 
+/* the columns inside node n (only arguments of a NULL is_target()) as NULL columns of a FROM */
+static void null_cols(struct an *a, int n, sqlite3_str *o, int *nr)
+{
+	char name[128];
+
+	if (nd(a, n)->kind == SN_COL) {
+		sqlite3_str_appendf(o, "%sNULL AS \"%w\"", (*nr)++ ? ", " : " FROM (SELECT ",
+				    bpf_an__name(a, nd(a, n)->name, name));
+		return;
+	}
+	for (int k = nd(a, n)->first; k >= 0; k = nd(a, k)->next)
+		null_cols(a, k, o, nr);
+}
+
 /* SQLite evaluates constant node n once (the values every row would see); NULL: failed */
 static sqlite3_value *eval(struct an *a, int n)
 {
-	char *sql = sqlite3_mprintf("SELECT %.*s",
-				    sql_select__end(a->sel, n) - sql_select__start(a->sel, n),
-				    a->sel->text + sql_select__start(a->sel, n));
+	sqlite3_str *o = sqlite3_str_new(NULL);
+	int nr = 0;
+	char *sql;
+
+	sqlite3_str_appendf(o, "SELECT %.*s",
+			    sql_select__end(a->sel, n) - sql_select__start(a->sel, n),
+			    a->sel->text + sql_select__start(a->sel, n));
+	null_cols(a, n, o, &nr);
+	sqlite3_str_appendall(o, nr ? ")" : "");
+	sql = sqlite3_str_finish(o);
 	sqlite3_stmt *st = NULL;
 	sqlite3_value *v = NULL;
 
@@ -247,4 +285,44 @@ int bpf_where__pred(struct an *a, int n)
 	return bpf_an__no(a, "WHERE term '%s' is not compiled to BPF",
 			  bpf_an__text(a, n, buf, sizeof(buf))),
 	       -1;
+}
+
+/* does node n read nothing but GROUP BY keys (and constants)? */
+static bool keys_only(struct an *a, int n)
+{
+	const struct sql_node *x = nd(a, n);
+
+	for (int k = 0; k < a->sel->nr_group; k++)
+		if (sql_select__same(a->sel, n, a->key_node[k]))
+			return true;
+	if (x->kind == SN_COL || (x->kind == SN_FUNC && x->star))
+		return false;
+	for (int k = x->first; k >= 0; k = nd(a, k)->next)
+		if (!keys_only(a, k))
+			return false;
+	return true;
+}
+
+/*
+ * A term the program cannot test but that reads only keys (start_value GLOB :comm) keeps or
+ * drops whole groups, as every row of a group has the group's keys: it runs on the groups, in
+ * the rewrite's HAVING, and is TRUE for the program. Only terms of the top AND are split.
+ */
+int bpf_where__of(struct an *a, int n)
+{
+	const struct sql_node *x = nd(a, n);
+	int r;
+
+	if (x->kind == SN_BINARY && x->kw == KW_AND)
+		return join(a, BP_AND, bpf_where__of(a, kid(a, n, 0)),
+			    bpf_where__of(a, kid(a, n, 1)));
+	if ((r = bpf_where__pred(a, n)) >= 0 || !a->sel->nr_group || !keys_only(a, n) ||
+	    a->nr_on_groups == (int)(sizeof(a->on_groups) / sizeof(a->on_groups[0])))
+		return r;
+	a->b->why[0] = '\0'; /* pred_of's reason: not one */
+	if (!bpf_an__post(a, n, IN_HAVING))
+		return -1;
+	a->on_groups[a->nr_on_groups++] = n;
+	snprintf(a->where_note, sizeof(a->where_note), "terms of keys only on the groups");
+	return leaf(a, BP_TRUE, NULL, BC_EQ, 0);
 }

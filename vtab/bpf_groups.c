@@ -12,7 +12,8 @@
  *   _a0, _a1, ...  each aggregate's state: sum, min, max INTEGER; log2_hist and lin_hist
  *                  bucket counts as a BLOB of little-endian u64 (read by log2_hist_merge()
  *                  and lin_hist_merge()); percentiles' log-linear buckets as (u64 bucket,
- *                  u64 count) pairs (read by loglin_percentile(), bpf/pairs.h)
+ *                  u64 count) pairs (read by loglin_percentile(), bpf/pairs.h); a bare
+ *                  column's value (bpf/plan.h, BA_BARE), INTEGER or TEXT
  *
  * A state the kernel flagged is an error with SQLite's own words, as the rows would have
  * given on the ring path: a sum past 64 bits ("integer overflow"), a negative value in
@@ -31,6 +32,8 @@
 struct bg_vtab {
 	sqlite3_vtab base;
 	struct bpf_table *t;
+	size_t *order; /* with a bare column: the rows by its row's time (bg_filter) */
+	size_t nr_order, cap_order;
 };
 
 static char *schema(const struct bpf_plan *p)
@@ -49,6 +52,8 @@ static char *schema(const struct bpf_plan *p)
 				    p->aggs[i].kind == BA_LOG2 || p->aggs[i].kind == BA_LIN ||
 						    p->aggs[i].kind == BA_LOGLIN
 					    ? "BLOB"
+				    : p->aggs[i].kind == BA_BARE && bpf_val__is_str(&p->aggs[i].v)
+					    ? "TEXT"
 					    : "INTEGER");
 	sqlite3_str_appendall(s, ")");
 	return sqlite3_str_finish(s);
@@ -80,6 +85,57 @@ static int bg_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	return SQLITE_OK;
 }
 
+struct stamped {
+	uint64_t time;
+	size_t row;
+};
+
+static int by_time(const void *x, const void *y)
+{
+	const struct stamped *a = x, *b = y;
+
+	return a->time < b->time ? -1 : a->time > b->time;
+}
+
+/*
+ * A bare column (bpf/plan.h, BA_BARE) is SQLite's value of a group's first row, or of the row
+ * of its last min()/max(); where the kernel's groups split a statement's group (count(DISTINCT
+ * x), folded_stack()) the rewrite reads several rows of it, and SQLite takes the first of
+ * them (or of those with the extreme): the rows go in the order of the bare column's rows
+ */
+static int order_rows(struct bg_vtab *vt)
+{
+	const struct bpf_table *t = vt->t;
+	struct stamped *st;
+	int a = 0;
+
+	while (a < t->plan.nr_aggs && t->plan.aggs[a].kind != BA_BARE)
+		a++;
+	if (a == t->plan.nr_aggs)
+		return SQLITE_OK;
+	if (vt->cap_order < t->nr_rows) {
+		size_t *o = sqlite3_realloc64(vt->order, t->nr_rows * sizeof(*o));
+
+		if (!o)
+			return SQLITE_NOMEM;
+		vt->order = o;
+		vt->cap_order = t->nr_rows;
+	}
+	vt->nr_order = 0;
+	if (!(st = sqlite3_malloc64(t->nr_rows * sizeof(*st) + 1)))
+		return SQLITE_NOMEM;
+	for (size_t i = 0; i < t->nr_rows; i++) {
+		memcpy(&st[i].time, bpf_table__value(t, i) + t->plan.aggs[a].off, 8);
+		st[i].row = i;
+	}
+	qsort(st, t->nr_rows, sizeof(*st), by_time);
+	for (size_t i = 0; i < t->nr_rows; i++)
+		vt->order[i] = st[i].row;
+	vt->nr_order = t->nr_rows;
+	sqlite3_free(st);
+	return SQLITE_OK;
+}
+
 /* a window whose groups could not all be read has no answer: the statement fails */
 static int bg_filter(sqlite3_vtab_cursor *c, int idx_num, const char *idx_str, int argc,
 		     sqlite3_value **argv)
@@ -92,6 +148,8 @@ static int bg_filter(sqlite3_vtab_cursor *c, int idx_num, const char *idx_str, i
 						    t->src->ev->full, strerror(t->read_errno));
 		return SQLITE_ERROR;
 	}
+	if (order_rows((struct bg_vtab *)c->pVtab) != SQLITE_OK)
+		return SQLITE_NOMEM;
 	return idx_cursor__filter(c, idx_num, idx_str, argc, argv);
 }
 
@@ -196,6 +254,15 @@ static void agg_column(sqlite3_context *ctx, const struct bpf_plan *p, const uin
 		sqlite3_result_blob(ctx, val + g->off, g->nr_buckets * 8, SQLITE_TRANSIENT);
 		break;
 	case BA_LOGLIN: break; /* loglin_column() */
+	case BA_BARE:
+		if (bpf_val__is_str(&g->v))
+			sqlite3_result_text(ctx, (const char *)val + g->off + BPF_BARE_VAL,
+					    (int)strnlen((const char *)val + g->off + BPF_BARE_VAL,
+							 (size_t)bpf_val__str_size(&g->v)),
+					    SQLITE_TRANSIENT);
+		else
+			sqlite3_result_int64(ctx, i64_at(val, g->off + BPF_BARE_VAL));
+		break;
 	}
 }
 
@@ -219,10 +286,13 @@ static void loglin_column(sqlite3_context *ctx, const struct bpf_table *t, size_
 
 static int bg_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 {
-	const struct bpf_table *t = ((struct bg_vtab *)c->pVtab)->t;
+	const struct bg_vtab *vt = (struct bg_vtab *)c->pVtab;
+	const struct bpf_table *t = vt->t;
 	const struct bpf_plan *p = &t->plan;
 	size_t row = (size_t)idx_of(c);
 
+	if (vt->order && row < vt->nr_order)
+		row = vt->order[row];
 	if (col < p->nr_keys)
 		key_column(ctx, t, bpf_table__key(t, row), col);
 	else if (col == p->nr_keys)
@@ -234,12 +304,18 @@ static int bg_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
 	return SQLITE_OK;
 }
 
+static int bg_disconnect(sqlite3_vtab *v)
+{
+	sqlite3_free(((struct bg_vtab *)v)->order);
+	return vtab__free(v);
+}
+
 static const sqlite3_module bg_module = {
 	.xCreate = NULL, /* eponymous-only */
 	.xConnect = bg_connect,
 	.xBestIndex = bg_best_index,
-	.xDisconnect = vtab__free,
-	.xDestroy = vtab__free,
+	.xDisconnect = bg_disconnect,
+	.xDestroy = bg_disconnect,
 	.xOpen = idx_cursor__open,
 	.xClose = idx_cursor__close,
 	.xFilter = bg_filter,

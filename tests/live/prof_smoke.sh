@@ -22,7 +22,7 @@ for p in $("$PERF_SQL" list | awk 'NR > 1 && $2 == "built-in" { print $1 }'); do
 	# the kernel path's losses too: a full BPF map, a chain the stack map's bucket had no room
 	# for (a hash collision, counted and said, as bcc's profile does)
 	errs=$(grep -v 'perf-sql: warning: .* lost [0-9]* events' "$tmp/err" |
-		grep -v 'perf-sql: warning: .*: [0-9]* events of this window .* were not aggregated')
+		grep -v 'perf-sql: warning: .*: [0-9]* events of this window.* were not aggregated')
 	if [ $rc != 0 ] && grep -q 'not supported by this CPU/VM' "$tmp/err"; then
 		echo "skip: $p ($(head -1 "$tmp/err" | sed 's/^perf-sql: //'))"
 		skipped=$((skipped + 1)); continue
