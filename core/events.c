@@ -247,7 +247,7 @@ static int open_one(struct session *s, struct perf_evsel *evsel, struct perf_thr
 
 static int open_events(struct session *s, struct err *e)
 {
-	bool need_comm = false;
+	bool need_comm = false, names = s->keep_names;
 	int ret;
 
 	s->evlists = calloc((size_t)s->nr_src + 1, sizeof(*s->evlists));
@@ -259,6 +259,7 @@ static int open_events(struct session *s, struct err *e)
 		if (src->bpf) { /* its events reach a BPF map instead (bpf/); a stack's names and
 				 * mappings still come from the sideband */
 			need_comm |= src->need_stack;
+			names |= src->need_stack;
 			s->need_mmaps |= src->need_stack;
 			continue;
 		}
@@ -282,6 +283,7 @@ static int open_events(struct session *s, struct err *e)
 		if ((ret = ring__add_ids(s, src->evsel, src)))
 			return err_set(e, ret, "%s: cannot read event ids", src->ev->full);
 		need_comm |= src->need_comm || src->tree_filter || src->need_stack;
+		names |= src->need_comm || src->need_stack;
 		s->need_mmaps |= src->need_stack;
 	}
 	if (need_comm) {
@@ -296,9 +298,10 @@ static int open_events(struct session *s, struct err *e)
 			return ret;
 		if ((ret = ring__add_ids(s, s->sideband, NULL)))
 			return err_set(e, ret, "sideband: cannot read event ids");
-		if (!s->comms)
+		/* the tree alone needs the forks, not every task's name (~1,000 files read) */
+		if (names && !s->comms)
 			s->comms = comm_map__new();
-		if (!s->comms || comm_map__snapshot(s->comms))
+		if (names && (!s->comms || comm_map__snapshot(s->comms)))
 			return err_set(e, -ENOMEM, "cannot read task names from /proc");
 	}
 	ring__sort_ids(s);

@@ -546,6 +546,7 @@ void session__close(struct session *s)
 	if (s->stack_ctx_free)
 		s->stack_ctx_free(s->stack_ctx);
 	catalog__free(s->cat);
+	free(s->tables);
 	if (s->replay_free)
 		s->replay_free(s->replay);
 	free(s);

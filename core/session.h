@@ -220,6 +220,11 @@ struct session {
 	void (*replay_free)(void *replay);
 	struct extra_stat extra[32];
 	int nr_extra;
+
+	/* vtab/tp_lazy.c: the event tables registered as statements name them (one malloc) */
+	void *tables;
+	/* a recording: every task's name is kept (the /proc snapshot), whatever the query reads */
+	bool keep_names;
 };
 
 /* Set by SIGINT/SIGTERM/SIGHUP handlers: the one process-wide flag. Non-zero ends collection;
