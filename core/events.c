@@ -10,6 +10,7 @@
  * (4) A failed open is explained once, from one errno table (perf's evsel__open_strerror).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -377,13 +378,39 @@ void events__enable(struct session *s)
 
 void events__disable(struct session *s) { for_each_evlist(s, perf_evlist__disable); }
 
-void events__close(struct session *s)
+static void *close_evlists(void *arg)
 {
+	struct session *s = arg;
+
 	for (int i = 0; i < s->nr_evlists; i++) {
 		if (i < s->nr_open) /* an evlist whose open failed has no fds to disable */
 			perf_evlist__disable(s->evlists[i]);
 		perf_evlist__delete(s->evlists[i]); /* unmaps, closes, deletes its evsel */
 	}
+	return NULL;
+}
+
+/*
+ * The last close of a tracepoint's perf events waits for an RCU grace period (tens of ms
+ * here), under the kernel's event_mutex (kernel/trace/trace_event_perf.c), so closes do not
+ * overlap each other, even from several threads; they overlap the last window's query, its
+ * printing and the rest of the tear-down instead: a thread closes them from the moment the
+ * last counts are read and the rings drained.
+ */
+void events__release(struct session *s)
+{
+	if (s->closer_on || !s->nr_evlists)
+		return;
+	s->closer_on = pthread_create(&s->closer, NULL, close_evlists, s) == 0;
+}
+
+void events__close(struct session *s)
+{
+	if (s->closer_on)
+		pthread_join(s->closer, NULL);
+	else
+		close_evlists(s);
+	s->closer_on = false;
 	free(s->evlists);
 	free(s->pollfds);
 	free(s->ids);
