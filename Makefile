@@ -34,7 +34,7 @@ LDFLAGS += -fsanitize=$(SANITIZE)
 BUILD   := $(BUILD)/san
 endif
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -MMD -MP $(CPPFLAGS) $(CFLAGS) $(WFLAGS) -I. -I$(LIBPERF)/include $(PKG_CFLAGS)
-LIBS       = $(LIBPERF)/out/libperf.a $(LIBPERF)/out/libapi.a $(PKG_LIBS) -lreadline -lpthread -lm -lstdc++
+LIBS       = $(LIBPERF)/out/libperf.a $(LIBPERF)/out/libapi.a $(PKG_LIBS) -lreadline -lpthread -lm -ldl
 
 ifeq ($(V),1)
 Q :=
@@ -72,7 +72,7 @@ EXT_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(EXT_SRCS))
 EXT_PKGS := libtraceevent libelf libdw liblz4 liblzma libbpf
 EXT_LIBS  = $(LIBPERF)/out/libperf.a $(LIBPERF)/out/libapi.a \
 	    $(shell pkg-config --libs $(EXT_PKGS) 2>/dev/null || echo -ltraceevent -lelf -ldw -llz4 -llzma -lbpf) \
-	    -lpthread -lm -lstdc++
+	    -lpthread -lm -ldl
 EXT_HOST := $(BUILD)/ext/host
 
 .PHONY: all setup test unit live bench asan valgrind clang-check clean install uninstall deb

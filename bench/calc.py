@@ -314,6 +314,16 @@ def report_startup(R):
         row("start-up+tear-down sched_switch -- true, median of %d" % n,
             val(m * 1e3 if m else None, fmt, " ms"), name, val(p * 1e3 if p else None, fmt, " ms"),
             "lower", R.skip(t.replace("-nobpf", ""), "start"))
+    m20, m1 = R.med("start20", "perf-sql-20", "wall"), R.med("start20", "perf-sql-1", "wall")
+    if m20 is not None:
+        per = " (1 table %s, %s per added table; target <= 5 ms)" % (
+            fmt(m1 * 1e3 if m1 else None, " ms"),
+            fmt((m20 - m1) / 19 * 1e3 if m1 is not None else None, " ms"))
+        p = R.med("start20", "perf-stat-20", "wall")
+        row("start-up+tear-down 20 tracepoint tables -- true (ring, counting), median of %d"
+            % R.count("start20", "perf-sql-20", "wall"),
+            ("%s%s" % (fmt(m20 * 1e3, " ms"), per), m20 * 1e3), "perf-stat -e (same 20)",
+            val(p * 1e3 if p else None, fmt, " ms"), "lower", R.skip("perf-stat", "start"))
     for t in ("perf-stat", "perf-record"):
         row("peak RSS sched_switch -- true", val(mb(R.med("start", "perf-sql", "rss")), fmt, " MB"),
             t, val(mb(R.med("start", t, "rss")), fmt, " MB"), "lower", R.skip(t, "start"))

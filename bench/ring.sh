@@ -14,7 +14,9 @@
 #  pp     pingpong -c 0 N (both tasks on CPU 0) traced on sched:sched_switch: round trips/s.
 #  count  slow1 counted, not sampled: perf-sql "select count(*)" (counting mode: no column read)
 #         against perf stat -e syscalls:sys_enter_getppid -a.
-#  start  (4) wall time of `TOOL ... sched_switch -- true`, median of 10; and its peak RSS.
+#  start  (4) wall time of `TOOL ... sched_switch -- true`, median of 10; and its peak RSS;
+#         (4b) 20 tracepoint tables counted over `-- true` (perf-sql --no-bpf, 20 count(*)
+#         statements, against perf stat -e of the same 20) and 1 of them: the cost per table.
 #  win    (5) peak RSS over a 1,000,000-event window (`-- getppid_loop 1000000`, per task);
 #         (6) the GROUP BY comm query: perf-sql's group-by run minus its count(_cpu) run, against
 #         `perf report --sort comm --stdio` and `perf script` timed on perf record's file.
@@ -97,6 +99,37 @@ section_start() {
 		done
 	done
 	rm -f "$TMP"/start.data*
+	section_start20
+}
+
+# 20 system calls' sys_enter tables: tracepoints every kernel has, with no task field (each is
+# counted on the workload's tasks, as perf stat counts)
+START20="read write openat close mmap munmap brk ioctl pread64 pwrite64 readv writev access pipe
+	select sched_yield mremap msync mincore madvise"
+
+section_start20() {
+	local i t cmd sql= evs= n
+	for n in $START20; do
+		sql="$sql select count(*) from sys_enter_$n;"
+		evs="$evs${evs:+,}syscalls:sys_enter_$n"
+	done
+	log "start-up + tear-down, 20 tracepoint tables, x10"
+	for ((i = 0; i < 10; i++)); do
+		for t in perf-sql-20 perf-sql-1 perf-stat-20; do
+			[ "$t" = perf-stat-20 ] && [ "$HAVE_PERF" = 0 ] && continue
+			case $t in
+			perf-sql-20) cmd=("$PERF_SQL" --no-bpf "$sql" -- true) ;;
+			perf-sql-1) cmd=("$PERF_SQL" --no-bpf "select count(*) from sys_enter_read" -- true) ;;
+			perf-stat-20) cmd=(perf stat -e "$evs" -o /dev/null -- true) ;;
+			esac
+			run_timed "${cmd[@]}"
+			if [ "$TRACER_RC" != 0 ]; then
+				anomaly "start-up, 20 tables: $t exit $TRACER_RC: $(oneline < "$TMP/t.err")"
+				continue
+			fi
+			put "start20.$t.wall" "$WALL"
+		done
+	done
 }
 
 section_win() {

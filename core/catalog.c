@@ -29,7 +29,8 @@
 
 struct catalog {
 	char tracefs[256];
-	struct tp_event *events; /* sorted by full name */
+	struct tp_event *events;   /* sorted by full name */
+	struct tp_event **by_name; /* the same, sorted by short name (catalog__find) */
 	int nr_events, cap;
 	struct tep_handle *tep;
 	bool header_parsed;
@@ -55,6 +56,8 @@ static int add_event(struct catalog *c, const char *sys, const char *name)
 {
 	struct tp_event *ev;
 
+	free(c->by_name); /* stale until catalog__sort(): catalog__find() scans meanwhile */
+	c->by_name = NULL;
 	if (c->nr_events == c->cap) {
 		int ncap = c->cap ? c->cap * 2 : 1024;
 		void *n = realloc(c->events, (size_t)ncap * sizeof(*c->events));
@@ -95,12 +98,14 @@ static int list_system(struct catalog *c, const char *sys)
 	return ret;
 }
 
+/* the by-name index, and which short names are unique */
 static void mark_unique(struct catalog *c)
 {
-	struct tp_event **by_name = malloc((size_t)c->nr_events * sizeof(*by_name));
+	struct tp_event **by_name = realloc(c->by_name, (size_t)c->nr_events * sizeof(*by_name));
 
 	if (!by_name)
-		return;
+		return; /* catalog__find() then scans */
+	c->by_name = by_name;
 	for (int i = 0; i < c->nr_events; i++)
 		by_name[i] = &c->events[i];
 	qsort(by_name, (size_t)c->nr_events, sizeof(*by_name), cmp_name_ptr);
@@ -110,7 +115,6 @@ static void mark_unique(struct catalog *c)
 			(i + 1 < c->nr_events && !strcmp(by_name[i]->name, by_name[i + 1]->name));
 		by_name[i]->short_unique = !dup;
 	}
-	free(by_name);
 }
 
 static void catalog__sort(struct catalog *c)
@@ -211,6 +215,7 @@ void catalog__free(struct catalog *c)
 		free(c->events[i].format_text);
 	}
 	free(c->events);
+	free(c->by_name);
 	if (c->tep)
 		tep_free(c->tep);
 	free(c);
@@ -234,6 +239,15 @@ struct tp_event *catalog__find(struct catalog *c, const char *name)
 		if (!c->nr_events) /* events is NULL: bsearch wants an array */
 			return NULL;
 		return bsearch(&key, c->events, (size_t)c->nr_events, sizeof(*c->events), cmp_full);
+	}
+	if (c->by_name) {
+		struct tp_event **hit;
+
+		key.name = (char *)name;
+		ev = &key;
+		hit = bsearch(&ev, c->by_name, (size_t)c->nr_events, sizeof(*c->by_name),
+			      cmp_name_ptr);
+		return hit && (*hit)->short_unique ? *hit : NULL;
 	}
 	for (int i = 0; i < c->nr_events; i++) {
 		ev = &c->events[i];

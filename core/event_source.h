@@ -6,7 +6,8 @@
  *   session__start      ->open, then ->enable (after every source opened)
  *   each wakeup         ->drain                  records into the tables' window stores
  *   end of a window     ->read_counts, ->drain   then the lost accounting, then the query
- *   end of collecting   ->disable;  session__close: ->close
+ *   end of collecting   ->disable, then the last window: ->read_counts, ->drain, the lost
+ *                       accounting, ->release (may be NULL), the query;  session__close: ->close
  *
  * A source keeps its state in the session (struct session) and adds the file descriptors the
  * loop should poll to s->pollfds. The kernel's counts a source reads go to each table's
@@ -25,6 +26,9 @@ struct event_source_ops {
 	void (*disable)(struct session *s);
 	void (*drain)(struct session *s);       /* what arrived so far into the window stores */
 	void (*read_counts)(struct session *s); /* the kernel's event counts, per table and CPU */
-	void (*close)(struct session *s);       /* safe after a failed open, or none */
+	/* nothing is read from the source any more: its kernel objects may start going, in the
+	 * background, while the last window's query runs; ->close waits for them */
+	void (*release)(struct session *s);
+	void (*close)(struct session *s); /* safe after a failed open, or none, or a release */
 };
 #endif

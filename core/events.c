@@ -10,6 +10,7 @@
  * (4) A failed open is explained once, from one errno table (perf's evsel__open_strerror).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,7 +248,7 @@ static int open_one(struct session *s, struct perf_evsel *evsel, struct perf_thr
 
 static int open_events(struct session *s, struct err *e)
 {
-	bool need_comm = false;
+	bool need_comm = false, names = s->keep_names;
 	int ret;
 
 	s->evlists = calloc((size_t)s->nr_src + 1, sizeof(*s->evlists));
@@ -259,6 +260,7 @@ static int open_events(struct session *s, struct err *e)
 		if (src->bpf) { /* its events reach a BPF map instead (bpf/); a stack's names and
 				 * mappings still come from the sideband */
 			need_comm |= src->need_stack;
+			names |= src->need_stack;
 			s->need_mmaps |= src->need_stack;
 			continue;
 		}
@@ -282,6 +284,7 @@ static int open_events(struct session *s, struct err *e)
 		if ((ret = ring__add_ids(s, src->evsel, src)))
 			return err_set(e, ret, "%s: cannot read event ids", src->ev->full);
 		need_comm |= src->need_comm || src->tree_filter || src->need_stack;
+		names |= src->need_comm || src->need_stack;
 		s->need_mmaps |= src->need_stack;
 	}
 	if (need_comm) {
@@ -296,9 +299,10 @@ static int open_events(struct session *s, struct err *e)
 			return ret;
 		if ((ret = ring__add_ids(s, s->sideband, NULL)))
 			return err_set(e, ret, "sideband: cannot read event ids");
-		if (!s->comms)
+		/* the tree alone needs the forks, not every task's name (~1,000 files read) */
+		if (names && !s->comms)
 			s->comms = comm_map__new();
-		if (!s->comms || comm_map__snapshot(s->comms))
+		if (names && (!s->comms || comm_map__snapshot(s->comms)))
 			return err_set(e, -ENOMEM, "cannot read task names from /proc");
 	}
 	ring__sort_ids(s);
@@ -374,13 +378,39 @@ void events__enable(struct session *s)
 
 void events__disable(struct session *s) { for_each_evlist(s, perf_evlist__disable); }
 
-void events__close(struct session *s)
+static void *close_evlists(void *arg)
 {
+	struct session *s = arg;
+
 	for (int i = 0; i < s->nr_evlists; i++) {
 		if (i < s->nr_open) /* an evlist whose open failed has no fds to disable */
 			perf_evlist__disable(s->evlists[i]);
 		perf_evlist__delete(s->evlists[i]); /* unmaps, closes, deletes its evsel */
 	}
+	return NULL;
+}
+
+/*
+ * The last close of a tracepoint's perf events waits for an RCU grace period (tens of ms
+ * here), under the kernel's event_mutex (kernel/trace/trace_event_perf.c), so closes do not
+ * overlap each other, even from several threads; they overlap the last window's query, its
+ * printing and the rest of the tear-down instead: a thread closes them from the moment the
+ * last counts are read and the rings drained.
+ */
+void events__release(struct session *s)
+{
+	if (s->closer_on || !s->nr_evlists)
+		return;
+	s->closer_on = pthread_create(&s->closer, NULL, close_evlists, s) == 0;
+}
+
+void events__close(struct session *s)
+{
+	if (s->closer_on)
+		pthread_join(s->closer, NULL);
+	else
+		close_evlists(s);
+	s->closer_on = false;
 	free(s->evlists);
 	free(s->pollfds);
 	free(s->ids);

@@ -12,5 +12,7 @@ int events__open(struct session *s, struct err *e);
 void events__enable(struct session *s);
 void events__disable(struct session *s);
 /* Unmaps and closes every event; safe after a failed or no open. */
+/* the events closed in a thread of their own from now (events__close() waits for it) */
+void events__release(struct session *s);
 void events__close(struct session *s);
 #endif

@@ -336,5 +336,6 @@ const struct event_source_ops ring_source = {
 	.disable = events__disable,
 	.drain = ring_drain,
 	.read_counts = ring_read_counts,
+	.release = events__release,
 	.close = events__close,
 };

@@ -443,7 +443,7 @@ static void drain(struct session *s)
 		s->evsrc[i]->drain(s);
 }
 
-static int end_window(struct session *s, window_fn fn, void *ctx)
+static int end_window(struct session *s, window_fn fn, void *ctx, bool last)
 {
 	int ret;
 
@@ -451,6 +451,9 @@ static int end_window(struct session *s, window_fn fn, void *ctx)
 		s->evsrc[i]->read_counts(s);
 	drain(s);
 	session__account_lost(s);
+	for (int i = 0; i < s->nr_evsrc && last; i++) /* the answer before the tear-down */
+		if (s->evsrc[i]->release)
+			s->evsrc[i]->release(s);
 	ret = fn(ctx, s);
 	session__clear_window(s);
 	return ret;
@@ -509,7 +512,7 @@ int session__run(struct session *s, window_fn on_window, void *ctx, struct err *
 			next_tick = now + SESSION_TICK_MS * 1000000ull;
 		}
 		if (now >= next && now < stop_at) {
-			ret = end_window(s, on_window, ctx);
+			ret = end_window(s, on_window, ctx, false);
 			next += (uint64_t)s->opts.interval_ms * 1000000;
 			if (next < now)
 				next = now + (uint64_t)s->opts.interval_ms * 1000000;
@@ -519,7 +522,7 @@ int session__run(struct session *s, window_fn on_window, void *ctx, struct err *
 		s->evsrc[i]->disable(s);
 	s->collecting = false;
 	if (!ret)
-		ret = end_window(s, on_window, ctx);
+		ret = end_window(s, on_window, ctx, true);
 	return ret ? err_set(e, ret < 0 ? ret : -EIO, "query failed") : 0;
 }
 
@@ -546,6 +549,7 @@ void session__close(struct session *s)
 	if (s->stack_ctx_free)
 		s->stack_ctx_free(s->stack_ctx);
 	catalog__free(s->cat);
+	free(s->tables);
 	if (s->replay_free)
 		s->replay_free(s->replay);
 	free(s);

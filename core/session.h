@@ -7,6 +7,7 @@
  */
 #ifndef PERF_SQL_SESSION_H
 #define PERF_SQL_SESSION_H
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -220,6 +221,13 @@ struct session {
 	void (*replay_free)(void *replay);
 	struct extra_stat extra[32];
 	int nr_extra;
+
+	/* vtab/tp_lazy.c: the event tables registered as statements name them (one malloc) */
+	void *tables;
+	/* a recording: every task's name is kept (the /proc snapshot), whatever the query reads */
+	bool keep_names;
+	pthread_t closer; /* core/events.c: closing the events in the background */
+	bool closer_on;
 };
 
 /* Set by SIGINT/SIGTERM/SIGHUP handlers: the one process-wide flag. Non-zero ends collection;

@@ -101,6 +101,8 @@ static int prepare_all(struct query *q, struct session *s, struct err *e)
 {
 	const char *sql = q->sql, *tail;
 
+	if (vtabs__need_sql(q->db, s, sql) != SQLITE_OK)
+		return err_set(e, -ENOMEM, "sqlite: %s", sqlite3_errmsg(q->db));
 	while (sql && *sql) {
 		sqlite3_stmt *st = NULL;
 
@@ -473,7 +475,8 @@ static int record_finish(struct query *q, struct session *s, const struct query_
 	return 0;
 }
 
-/* the connection: every table and function of s, locked down */
+/* the connection: the tables of s (an event's once a statement names it: prepare_all()) and
+ * its functions, locked down */
 static int open_db(struct query *q, struct session *s, struct err *e)
 {
 	char *msg = NULL;
@@ -481,7 +484,7 @@ static int open_db(struct query *q, struct session *s, struct err *e)
 	int rc = sqlite3_open_v2(":memory:", &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY,
 				 NULL);
 
-	if (rc == SQLITE_OK && (rc = vtabs__register(q->db, s)) == SQLITE_OK)
+	if (rc == SQLITE_OK && (rc = vtabs__register_lazy(q->db, s)) == SQLITE_OK)
 		rc = sql_functions__register(q->db, s);
 	if (rc != SQLITE_OK)
 		return err_set(e, -ENOMEM, "sqlite: %s", sqlite3_errstr(rc));
@@ -501,6 +504,7 @@ static int plan(struct query *q, struct session *s, const struct query_ops *ops,
 	int ret;
 
 	s->no_pushdown = q->no_pushdown;
+	s->keep_names = q->record_path != NULL; /* a replay may read any task's name */
 	if ((ret = add_probes(q, s, e)) || (ret = open_db(q, s, e)) ||
 	    (ret = prepare_all(q, s, e)) || (ret = session__fork(s, e)) ||
 	    (ret = bpf_pick__apply(q, s, ops, ctx)) ||

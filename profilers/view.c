@@ -34,6 +34,7 @@
 #include "engine/query.h"
 #include "profilers/profiler.h"
 #include "profilers/view.h"
+#include "vtab/tp_table.h"
 
 #define MAX_ARGS PROF_MAX_PARAMS
 
@@ -212,6 +213,10 @@ static int connect_sql(struct view_vtab *vt, char **pzErr)
 				  "arguments, in the order perf-sql help lists them"
 				: "");
 		return rc;
+	}
+	if (vtabs__need_sql(vt->db, m->s, all) != SQLITE_OK) { /* the tables it names */
+		sqlite3_free(all);
+		return vtab_error(pzErr, "%s: %s", m->p->name, sqlite3_errmsg(vt->db));
 	}
 	vt->sql = main_statement(vt->db, all, pzErr);
 	sqlite3_free(all);

@@ -206,10 +206,16 @@ static void percentile_step_p(sqlite3_context *ctx, const char *fname, sqlite3_v
 		sql_result_errorf(ctx, "%s: P must be the same on every row", fname);
 		return;
 	}
-	if (sqlite3_value_type(val) == SQLITE_NULL)
+	type = sqlite3_value_type(val);
+	if (type == SQLITE_NULL)
 		return;
-	type = sqlite3_value_numeric_type(val);
-	v = sqlite3_value_double(val);
+	if (type == SQLITE_INTEGER) { /* the common case: no conversion asked of SQLite */
+		v = (double)sqlite3_value_int64(val);
+	} else {
+		if (type != SQLITE_FLOAT)
+			type = sqlite3_value_numeric_type(val);
+		v = sqlite3_value_double(val);
+	}
 	if ((type != SQLITE_INTEGER && type != SQLITE_FLOAT) || !isfinite(v)) {
 		char *v = sql_value_quote(val);
 
@@ -221,33 +227,45 @@ static void percentile_step_p(sqlite3_context *ctx, const char *fname, sqlite3_v
 		sqlite3_result_error_nomem(ctx);
 }
 
-/* k-th smallest of a[0..n) (quickselect, Hoare partition); afterwards a[k+1..n) >= a[k] */
-static double select_kth(double *a, size_t n, size_t k)
+/*
+ * k-th smallest of a[0..n): quickselect with a three-way partition (Dijkstra's), the pivot the
+ * median of the range's first, middle and last values (sorted input, such as times, stays
+ * linear). Values equal to the pivot are left in place and end the search as soon as rank k
+ * is among them, so many equal values (a constant column, integer latencies) cost one pass.
+ * Afterwards a[k+1..n) >= a[k], and a[k..*same_out) all equal a[k].
+ */
+static double select_kth(double *a, size_t n, size_t k, size_t *same_out)
 {
-	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+	size_t lo = 0, hi = n; /* rank k is in [lo, hi) */
 
-	while (lo < hi) {
-		double pivot = a[lo + (hi - lo) / 2], t;
-		ptrdiff_t i = lo - 1, j = hi + 1;
+	while (hi - lo > 1) {
+		double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1], pivot;
+		size_t lt = lo, i = lo, gt = hi; /* [lo,lt) < pivot, [lt,i) == pivot, [gt,hi) > */
 
-		for (;;) {
-			do
+		pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+		while (i < gt) {
+			double v = a[i];
+
+			if (v < pivot) {
+				a[i++] = a[lt];
+				a[lt++] = v;
+			} else if (v > pivot) {
+				a[i] = a[--gt];
+				a[gt] = v;
+			} else {
 				i++;
-			while (a[i] < pivot);
-			do
-				j--;
-			while (a[j] > pivot);
-			if (i >= j)
-				break;
-			t = a[i];
-			a[i] = a[j];
-			a[j] = t;
+			}
 		}
-		if (kk <= j)
-			hi = j;
-		else
-			lo = j + 1;
+		if (k < lt) {
+			hi = lt;
+		} else if (k >= gt) {
+			lo = gt;
+		} else {
+			*same_out = gt;
+			return pivot;
+		}
 	}
+	*same_out = k + 1;
 	return a[k];
 }
 
@@ -262,12 +280,12 @@ static double lerp(double a, double b, double frac)
 static double exact_result(struct percentile_state *st)
 {
 	double rank = st->p * (double)(st->nr - 1) / 100.0;
-	size_t lo = (size_t)rank;
+	size_t lo = (size_t)rank, same;
 	double frac = rank - (double)lo, a, b;
 
-	a = select_kth(st->vals, st->nr, lo);
-	if (frac == 0 || lo + 1 >= st->nr)
-		return a;
+	a = select_kth(st->vals, st->nr, lo, &same);
+	if (frac == 0 || lo + 1 >= st->nr || lo + 1 < same)
+		return a; /* rank lo + 1 holds a too: a + frac * 0 */
 	b = st->vals[lo + 1];
 	for (size_t i = lo + 2; i < st->nr; i++)
 		if (st->vals[i] < b)

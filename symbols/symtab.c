@@ -11,8 +11,10 @@
  *     then MiniDebugInfo (.gnu_debugdata, xz) with .dynsym, then .dynsym alone. C++ (and
  *     legacy Rust) names are demangled.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <lzma.h>
@@ -158,12 +160,24 @@ int kallsyms__load(struct symtab *t)
 	return ret;
 }
 
-static const char *demangled(const char *name, char **to_free);
+/* libstdc++'s demangler, opened at a section's first mangled name: most runs name no C++
+ * function, and linking libstdc++ cost every run ~4,300 relocations at load. RTLD_NODELETE
+ * keeps it loaded, so each later section's dlopen() only counts a reference. */
+typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+
+struct demangler {
+	void *lib;
+	demangle_fn fn;
+	bool tried;
+};
+
+static const char *demangled(struct demangler *d, const char *name, char **to_free);
 
 static int load_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct symtab *t)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	struct demangler d = { 0 };
 	int ret = 0;
 
 	for (size_t i = 0; data && !ret && i < n; i++) {
@@ -182,27 +196,36 @@ static int load_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct symtab *t)
 
 			int bind = GELF_ST_BIND(sym.st_info);
 
-			ret = symtab__add_elf(t, sym.st_value, sym.st_size, demangled(name, &dm),
+			ret = symtab__add_elf(t, sym.st_value, sym.st_size,
+					      demangled(&d, name, &dm),
 					      bind == STB_WEAK    ? SYM_WEAK
 					      : bind == STB_LOCAL ? SYM_LOCAL
 								  : SYM_GLOBAL);
 			free(dm);
 		}
 	}
+	if (d.lib)
+		dlclose(d.lib);
 	return ret;
 }
 
-/* C++ and Rust (legacy mangling is Itanium's) names, through libstdc++'s demangler */
-char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
-static const char *demangled(const char *name, char **to_free)
+/* C++ and Rust (legacy mangling is Itanium's) names, through libstdc++'s demangler; mangled
+ * as they are if libstdc++ is not installed */
+static const char *demangled(struct demangler *d, const char *name, char **to_free)
 {
 	int status = -1;
 
 	*to_free = NULL;
 	if (strncmp(name, "_Z", 2))
 		return name;
-	*to_free = __cxa_demangle(name, NULL, NULL, &status);
+	if (!d->tried) {
+		d->tried = true;
+		d->lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE);
+		d->fn = d->lib ? (demangle_fn)dlsym(d->lib, "__cxa_demangle") : NULL;
+	}
+	if (!d->fn)
+		return name;
+	*to_free = d->fn(name, NULL, NULL, &status);
 	return status == 0 && *to_free ? *to_free : name;
 }
 

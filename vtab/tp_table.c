@@ -398,6 +398,8 @@ int stack_hooks__install(struct session *s)
 	return 0;
 }
 
+const sqlite3_module *tp_table__module(void) { return &tp_module; }
+
 int vtabs__register(sqlite3 *db, struct session *s)
 {
 	int n = catalog__nr_events(s->cat), rc;
@@ -428,6 +430,13 @@ int vtabs__register(sqlite3 *db, struct session *s)
 		if (rc != SQLITE_OK)
 			return rc;
 	}
+	return vtabs__register_builtin(db, s);
+}
+
+int vtabs__register_builtin(sqlite3 *db, struct session *s)
+{
+	int rc;
+
 	if ((rc = perf_sql_events__register(db, s)) || (rc = perf_sql_stats__register(db, s)) ||
 	    (rc = pairs__register(db, s)) || (rc = counters__register(db, s)) ||
 	    (rc = blob_rows__register(db)))

@@ -34,6 +34,22 @@ static void test_exact(void)
 	Q("SELECT p90(column1) FROM (VALUES (0.5), (1.5))", "1.4");
 }
 
+/* the selection (three-way partition): a constant column, few distinct values, sorted and
+ * reverse-sorted input, each against numpy's rule worked out by hand */
+static void test_select(void)
+{
+	Q(SEQ(1000) "SELECT p99(7) || ' ' || p50(7) || ' ' || percentile(7, 0) FROM s",
+	  "7.0 7.0 7.0");
+	/* x % 3 over 1..1000: 333 zeros, 334 ones, 333 twos; p99 rank 989.01 is a 2, p50 rank
+	 * 499.5 between the ones */
+	Q(SEQ(1000) "SELECT p99(x % 3) || ' ' || p50(x % 3) FROM s", "2.0 1.0");
+	/* rank 332.7, between the last 0 (rank 332) and the first 1 (rank 333) */
+	Q(SEQ(1000) "SELECT abs(percentile(x % 3, 332.7 * 100 / 999) - 0.7) < 1e-9 FROM s", "1");
+	Q(SEQ(1000) "SELECT p99(x) || ' ' || p99(-x) || ' ' || p50(x / 10) FROM s",
+	  "990.01 -10.99 50.0");
+	Q(SEQ(1001) "SELECT p50(x) || ' ' || p50(1002 - x) FROM s", "501.0 501.0");
+}
+
 /* (3), (4) NULL, empty input, errors */
 static void test_edges(void)
 {
@@ -128,6 +144,7 @@ int main(void)
 {
 	open_db();
 	RUN(test_exact);
+	RUN(test_select);
 	RUN(test_edges);
 	RUN(test_cap);
 	RUN(test_sketch_error);
