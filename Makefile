@@ -4,7 +4,8 @@
 #   make test      unit + live tests (root for the live ones); prints "N passed, N failed, N skipped"
 #   make bench     benchmarks side by side with perf / trace-cmd, printed as ratios
 #   make asan      the tests under ASan+UBSan        V=1 full commands, WERROR=1 -Werror
-#   make check-layers   includes point down core/ bpf/ symbols/ vtab/ sqlite/ engine/ ext/ profilers/ repl/
+#   make check-layers   includes point down core/ bpf/ symbols/ vtab/ sqlite/ engine/ ext/ profilers/
+#                       render/ cli/ shell/|serve/ main/ (scripts/check-layers.sh)
 #   make check-names    bpf/ and engine/ define no unprefixed global (scripts/check-names.sh)
 #   make perf_sql.so    the SQLite loadable extension (also built by `make`; docs/extension.md)
 #   make install / uninstall   PREFIX=/usr/local DESTDIR= (docs/install.md)
@@ -42,7 +43,8 @@ else
 Q := @
 endif
 
-SRCS     := $(filter-out $(EXCLUDE),$(wildcard core/*.c bpf/*.c symbols/*.c vtab/*.c sqlite/*.c engine/*.c profilers/*.c repl/*.c))
+SRCS     := $(filter-out $(EXCLUDE),$(wildcard core/*.c bpf/*.c symbols/*.c vtab/*.c sqlite/*.c engine/*.c profilers/*.c \
+					      render/*.c cli/*.c shell/*.c serve/*.c main/*.c repl/*.c))
 # -f pprof: repl/profile.proto -> build/gen/profile.pb-c.{c,h} (protoc-c), compiled with the rest
 PROTO_OBJ = $(BUILD)/obj/gen/profile.pb-c.o
 OBJS     := $(patsubst %.c,$(BUILD)/obj/%.o,$(SRCS)) $(PROTO_OBJ)

@@ -23,7 +23,6 @@
 #include "repl/flamegraph.h"
 #include "repl/output.h"
 #include "repl/pprof.h"
-#include "repl/run.h"
 #include "sqlite/heatmap.h"
 #include "sqlite/hist.h"
 
