@@ -45,7 +45,7 @@ endif
 
 SRCS     := $(filter-out $(EXCLUDE),$(wildcard core/*.c bpf/*.c symbols/*.c vtab/*.c sqlite/*.c engine/*.c profilers/*.c \
 					      render/*.c cli/*.c shell/*.c serve/*.c main/*.c repl/*.c))
-# -f pprof: repl/profile.proto -> build/gen/profile.pb-c.{c,h} (protoc-c), compiled with the rest
+# -f pprof: render/profile.proto -> build/gen/profile.pb-c.{c,h} (protoc-c), compiled with the rest
 PROTO_OBJ = $(BUILD)/obj/gen/profile.pb-c.o
 OBJS     := $(patsubst %.c,$(BUILD)/obj/%.o,$(SRCS)) $(PROTO_OBJ)
 MAIN_OBJ := $(BUILD)/obj/repl/main.o
@@ -143,17 +143,17 @@ $(BUILD)/gen/queries.h: $(QUERIES) scripts/embed-queries.sh
 $(BUILD)/obj/profilers/registry.o: $(BUILD)/gen/queries.h
 $(BUILD)/obj/profilers/registry.o: PKG_CFLAGS += -I$(BUILD)/gen
 
-# pprof's messages (repl/profile.proto) as C, for repl/pprof_write.c and its unit test
-$(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: repl/%.proto | $(SETUP)
+# pprof's messages (render/profile.proto) as C, for render/pprof_write.c and its unit test
+$(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: render/%.proto | $(SETUP)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  PROTOC  $<"
-	$(Q)protoc-c --c_out=$(BUILD)/gen --proto_path=repl $<
+	$(Q)protoc-c --c_out=$(BUILD)/gen --proto_path=render $<
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(BUILD)/gen -c -o $@ $<
-$(BUILD)/obj/repl/pprof_write.o $(BUILD)/tests/test_pprof: $(BUILD)/gen/profile.pb-c.h
-$(BUILD)/obj/repl/pprof_write.o $(BUILD)/tests/test_pprof: PKG_CFLAGS += -I$(BUILD)/gen
+$(BUILD)/obj/render/pprof_write.o $(BUILD)/tests/test_pprof: $(BUILD)/gen/profile.pb-c.h
+$(BUILD)/obj/render/pprof_write.o $(BUILD)/tests/test_pprof: PKG_CFLAGS += -I$(BUILD)/gen
 
 # syscall numbers -> names, from the installed UAPI header
 $(BUILD)/gen/syscalls.h: scripts/gen-syscalls.sh | $(SETUP)
@@ -331,7 +331,7 @@ $(FUZZ_DIR)/obj/%.o: %.c | $(SETUP)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
 $(FUZZ_DIR)/obj/profilers/registry.o: $(BUILD)/gen/queries.h
 $(FUZZ_DIR)/obj/bpf/syscall.o: $(BUILD)/gen/syscalls.h
-$(FUZZ_DIR)/obj/repl/pprof_write.o: $(BUILD)/gen/profile.pb-c.h
+$(FUZZ_DIR)/obj/render/pprof_write.o: $(BUILD)/gen/profile.pb-c.h
 $(FUZZ_DIR)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<

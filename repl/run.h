@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include "core/err.h"
 #include "engine/query.h"
-#include "repl/output.h"
+#include "render/output.h"
 
 struct status;
 

@@ -1,9 +1,9 @@
 /*
- * tests/unit/test_pprof.c - -f pprof's encoder (repl/pprof.c, repl/pprof_write.c) against a
+ * tests/unit/test_pprof.c - -f pprof's encoder (render/pprof.c, render/pprof_write.c) against a
  * decoded round trip: rows of known stacks (frames in this test's own functions, symbolized
  * from its own mappings, and a kernel frame) and values go in; the gzip'd profile is inflated
  * with zlib and unpacked with protobuf-c's generated unpacker, and every sample, location,
- * mapping, function and line is checked against what went in (repl/pprof.h (1)-(6)).
+ * mapping, function and line is checked against what went in (render/pprof.h (1)-(6)).
  */
 #include <inttypes.h>
 #include <linux/perf_event.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "profile.pb-c.h"
-#include "repl/pprof_int.h"
+#include "render/pprof_int.h"
 #include "symbols/stack.h"
 #include "symbols/symbols.h"
 #include "t.h"

@@ -1,5 +1,5 @@
 /*
- * repl/flamegraph.c - a self-contained SVG flame graph (see repl/flamegraph.h).
+ * render/flamegraph.c - a self-contained SVG flame graph (see render/flamegraph.h).
  *
  * (1) Folded lines merge into a tree of frames; a frame's width is its sample count.
  * (2) The SVG has one <g> per frame (a rect, a clipped label, a <title> tooltip with the
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "core/outfile.h"
-#include "repl/flamegraph.h"
+#include "render/flamegraph.h"
 
 struct node {
 	char *name;

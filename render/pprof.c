@@ -1,12 +1,12 @@
 /*
- * repl/pprof.c - collecting a query's rows as a pprof profile (see repl/pprof.h); the encoding
- * is repl/pprof_write.c.
+ * render/pprof.c - collecting a query's rows as a pprof profile (see render/pprof.h); the encoding
+ * is render/pprof_write.c.
  *
  * HOW IT WORKS: each row is turned into a sample at once, while the window's processes are
  * alive for the symbols layer: its stack's frames become locations, each distinct (mapping,
  * address) symbolized once (names, source lines, inlined functions), its other cells are kept
  * as they came. Whether a column is a sample type or a label is decided at the end, over every
- * value it took (repl/pprof.h (2)); so a column NULL in the first window loses nothing.
+ * value it took (render/pprof.h (2)); so a column NULL in the first window loses nothing.
  */
 #include <errno.h>
 #include <math.h>
@@ -16,7 +16,7 @@
 #include <time.h>
 #include "core/session.h"
 #include "core/units.h"
-#include "repl/pprof_int.h"
+#include "render/pprof_int.h"
 #include "symbols/srcline.h"
 #include "symbols/stack.h"
 #include "symbols/symbols.h"

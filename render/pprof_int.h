@@ -1,13 +1,14 @@
 /*
- * repl/pprof_int.h - the profile as repl/pprof.c collects it and repl/pprof_write.c encodes it.
- * Ids in the profile are array index + 1; strings are indexes into strs (strs[0] is "").
+ * render/pprof_int.h - the profile as render/pprof.c collects it and render/pprof_write.c
+ * encodes it. Ids in the profile are array index + 1; strings are indexes into strs
+ * (strs[0] is "").
  */
 #ifndef PERF_SQL_PPROF_INT_H
 #define PERF_SQL_PPROF_INT_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "repl/pprof.h"
+#include "render/pprof.h"
 
 /* a hash index over one of the arrays below: slots hold the hash and index + 1 (0: empty) */
 struct pp_idx {

@@ -1,5 +1,5 @@
 /*
- * repl/heatmap_svg.h - --heatmap FILE: a heatmap() value as an SVG.
+ * render/heatmap_svg.h - --heatmap FILE: a heatmap() value as an SVG.
  */
 #ifndef PERF_SQL_HEATMAP_SVG_H
 #define PERF_SQL_HEATMAP_SVG_H

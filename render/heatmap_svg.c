@@ -1,5 +1,5 @@
 /*
- * repl/heatmap_svg.c - --heatmap FILE: the heatmap() value of a query's result as an SVG
+ * render/heatmap_svg.c - --heatmap FILE: the heatmap() value of a query's result as an SVG
  * (time across, log2 value buckets up, each cell shaded by its count; a tooltip per cell).
  *
  *   perf-sql --heatmap lat.svg "SELECT heatmap(end_time, latency, 100000000) FROM
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "core/outfile.h"
-#include "repl/heatmap_svg.h"
+#include "render/heatmap_svg.h"
 #include "sqlite/heatmap.h"
 
 static void bucket_label(int b, char *buf, size_t len)

@@ -1,5 +1,5 @@
 /*
- * repl/output.h - result formats: aligned table, CSV (RFC 4180) and JSON Lines.
+ * render/output.h - result formats: aligned table, CSV (RFC 4180) and JSON Lines.
  */
 #ifndef PERF_SQL_OUTPUT_H
 #define PERF_SQL_OUTPUT_H
@@ -8,7 +8,7 @@
 #include <sqlite3.h>
 #include "core/err.h"
 
-enum out_mode { OUT_TABLE, OUT_CSV, OUT_JSON, OUT_PPROF /* repl/pprof.h */ };
+enum out_mode { OUT_TABLE, OUT_CSV, OUT_JSON, OUT_PPROF /* render/pprof.h */ };
 
 struct output {
 	enum out_mode mode;

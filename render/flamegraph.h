@@ -1,5 +1,5 @@
 /*
- * repl/flamegraph.h - --flame-graph FILE: an SVG flame graph and FILE.folded from the
+ * render/flamegraph.h - --flame-graph FILE: an SVG flame graph and FILE.folded from the
  * folded_stack() column of a query's result.
  */
 #ifndef PERF_SQL_FLAMEGRAPH_H

@@ -1,5 +1,5 @@
 /*
- * repl/output.c - printing statement results (see repl/output.h).
+ * render/output.c - printing statement results (see render/output.h).
  *
  * (1) table: rows are buffered to align columns (up to GRID_ROWS rows or GRID_BYTES; past
  *     that they stream in the widths found so far); numbers right-aligned; NULL prints empty.
@@ -8,7 +8,7 @@
  *     column window_start. Flushed after every window, so `tail -f` sees whole rows.
  * (3) json: one object per row (JSON Lines), window_start included with -i; BLOBs as hex
  *     strings, histograms as arrays of {low, high, count}.
- * (4) pprof: the rows go to a profile (repl/pprof.h), written at the end of the run.
+ * (4) pprof: the rows go to a profile (render/pprof.h), written at the end of the run.
  * (5) Every write is checked (the statement's last flush, and the stream's error flag for the
  *     ones before): a failure is o->write_error, which the caller says (repl/run.c); EPIPE
  *     is o->broken_pipe, which ends the run quietly.
@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/outfile.h"
-#include "repl/flamegraph.h"
-#include "repl/output.h"
-#include "repl/pprof.h"
+#include "render/flamegraph.h"
+#include "render/output.h"
+#include "render/pprof.h"
 #include "sqlite/heatmap.h"
 #include "sqlite/hist.h"
 

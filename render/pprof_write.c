@@ -1,6 +1,6 @@
 /*
- * repl/pprof_write.c - the profile repl/pprof.c collected, as pprof's messages (build/gen/
- * profile.pb-c.h, from repl/profile.proto), packed by libprotobuf-c, gzip'd by zlib, written
+ * render/pprof_write.c - the profile render/pprof.c collected, as pprof's messages (build/gen/
+ * profile.pb-c.h, from render/profile.proto), packed by libprotobuf-c, gzip'd by zlib, written
  * whole or not at all (core/outfile.h).
  *
  * The messages point into one allocation per kind (the arrays of pointers protobuf-c wants,
@@ -13,7 +13,7 @@
 #include <zlib.h>
 #include "core/outfile.h"
 #include "profile.pb-c.h"
-#include "repl/pprof_int.h"
+#include "render/pprof_int.h"
 
 typedef Perftools__Profiles__Profile PB_Profile;
 typedef Perftools__Profiles__ValueType PB_ValueType;

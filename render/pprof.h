@@ -1,5 +1,5 @@
 /*
- * repl/pprof.h - -f pprof: a query's rows as a pprof profile (profile.proto, gzip'd), the format
+ * render/pprof.h - -f pprof: a query's rows as a pprof profile (profile.proto, gzip'd), the format
  * `go tool pprof`, Pyroscope, Parca and Grafana read (docs/pprof.md).
  *
  *   perf-sql -f pprof -o cpu.pb.gz "SELECT stack, count(*) AS samples FROM cpu_clock
