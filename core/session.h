@@ -43,7 +43,7 @@ struct session_opts {
 	uint32_t stack_size; /* --stack-size: user stack bytes copied per sample (0: 8192) */
 	bool inline_frames;  /* --inline: stacks list inlined functions as frames */
 	/* called while collecting or replaying, at most every SESSION_TICK_MS, with the counts
-	 * read and the rings drained: the front end's status line (repl/status.c); may be NULL */
+	 * read and the rings drained: the front end's status line (cli/status.c); may be NULL */
 	void (*tick)(void *ctx, struct session *s);
 	void *tick_ctx;
 };

@@ -77,7 +77,7 @@ int profiler__parse(struct profiler *p, const char *name, const char *buf, size_
 		    struct err *e);
 void profiler__free(struct profiler *p);
 const char *param_type__name(enum param_type t);
-/* "a duration like 500us, 4ms or 1s ..." (the man page's parameter types, repl/man.c) */
+/* "a duration like 500us, 4ms or 1s ..." (the man page's parameter types, cli/man.c) */
 const char *param_type__example(enum param_type t);
 
 /* The profiler called name (saved ones shadow built-ins), or NULL with e set. */
@@ -89,7 +89,7 @@ void profilers__free(struct profiler **list, int nr);
 bool profiler__is_builtin(const char *name);
 
 /* 0 if name is [A-Za-z0-9_-]+, at most 64; else -EINVAL (the front end also refuses its
- * subcommands' names: repl/cli.h subcommands__check_name) */
+ * subcommands' names: cli/cli.h subcommands__check_name) */
 int profiler__check_name(const char *name, struct err *e);
 /* The user directory ($XDG_CONFIG_HOME or ~/.config)/perf-sql/profilers. */
 int profilers__user_dir(char *buf, size_t len, struct err *e);

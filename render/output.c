@@ -10,7 +10,7 @@
  *     strings, histograms as arrays of {low, high, count}.
  * (4) pprof: the rows go to a profile (render/pprof.h), written at the end of the run.
  * (5) Every write is checked (the statement's last flush, and the stream's error flag for the
- *     ones before): a failure is o->write_error, which the caller says (repl/run.c); EPIPE
+ *     ones before): a failure is o->write_error, which the caller says (cli/run.c); EPIPE
  *     is o->broken_pipe, which ends the run quietly.
  */
 #include <errno.h>
@@ -444,7 +444,7 @@ int output__statement(struct output *o, sqlite3_stmt *st, int nth, const char *w
 	int rc;
 
 	o->write_error = 0;
-	if (o->mode == OUT_PPROF) /* written once the run ends (repl/run.c) */
+	if (o->mode == OUT_PPROF) /* written once the run ends (cli/run.c) */
 		return pprof__statement(o->pprof, st);
 	if (fstat(fileno(real), &sb) || !S_ISREG(sb.st_mode))
 		return render(o, st, nth, window_start);

@@ -14,7 +14,7 @@
 #include <strings.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include "repl/cli.h"
+#include "cli/cli.h"
 #include "repl/repl.h"
 #include "profilers/profiler.h"
 #include "profilers/view.h"

@@ -3,8 +3,8 @@
  *                                perf-sql [OPTIONS] [--repl]    (the REPL: repl/repl.c)
  *                                perf-sql SUBCOMMAND ...        (repl/subcommands.c)
  *
- * Options are rows of repl/options.c, subcommands rows of repl/subcommands.c; the engine
- * (engine/query.c) plans, collects and hands each window to repl/run.c, which prints. Errors
+ * Options are rows of cli/options.c, subcommands rows of repl/subcommands.c; the engine
+ * (engine/query.c) plans, collects and hands each window to cli/run.c, which prints. Errors
  * are printed here and there only: one line, "perf-sql: what; how to fix".
  *
  * Exit status: 0 ok; 1 a runtime error (SQL, event, workload, output not written); 2 bad usage;
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "repl/cli.h"
+#include "cli/cli.h"
 #include "repl/repl.h"
 #include "repl/subcommands.h"
 
@@ -67,7 +67,7 @@ static void record_args(struct cli *c, int argc, char **argv)
 
 /*
  * At exit, whoever exits: what is left of stdout is written, and a write that failed (one not
- * said already by repl/run.c, which drops what it could not write) is one line and status 1;
+ * said already by cli/run.c, which drops what it could not write) is one line and status 1;
  * EPIPE (a reader that went away, `| head`) stays quiet, with the status as it was.
  */
 static void close_stdout(void)
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 	if (c.record)
 		record_args(&c, argc, argv);
 	/* the REPL writes every query's results to -o: made now; a query's run makes it once the
-	 * SQL holds (repl/run.c) */
+	 * SQL holds (cli/run.c) */
 	if (c.out_path && c.repl && !(c.q.out.f = output__open(c.out_path, &e)))
 		return report(&e);
 	if (!c.repl)

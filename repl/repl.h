@@ -10,7 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <sqlite3.h>
-#include "repl/run.h"
+#include "cli/run.h"
 
 struct repl {
 	struct run q;        /* the settings every query starts from (options, output) */

@@ -35,7 +35,7 @@
 #include <unistd.h>
 #include "profilers/profiler.h"
 #include "profilers/view.h"
-#include "repl/cli.h"
+#include "cli/cli.h"
 #include "repl/serve.h"
 #include "repl/serve_int.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "repl/cli.h"
+#include "cli/cli.h"
 #include "repl/serve_int.h"
 
 static const char serve_usage[] =

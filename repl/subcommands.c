@@ -25,7 +25,7 @@
 #include <sqlite3.h>
 #include "core/record.h"
 #include "profilers/view.h"
-#include "repl/cli.h"
+#include "cli/cli.h"
 #include "repl/serve.h"
 #include "repl/subcommands.h"
 #include "profilers/profiler.h"

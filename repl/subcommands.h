@@ -1,6 +1,6 @@
 /*
  * repl/subcommands.h - the subcommands of the command line (repl/subcommands.c; the table's
- * lookups are declared in repl/cli.h).
+ * lookups are declared in cli/cli.h).
  */
 #ifndef PERF_SQL_SUBCOMMANDS_H
 #define PERF_SQL_SUBCOMMANDS_H

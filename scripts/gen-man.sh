@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/gen-man.sh [DIR] - the manual pages perf-sql.1 and perf-sql-profilers.7 into DIR
-# (default docs/man), written by perf-sql itself (--help-man, repl/man.c) from the registries
+# (default docs/man), written by perf-sql itself (--help-man, cli/man.c) from the registries
 # --help is made from, so they cannot drift: tests/live/man.sh regenerates them and diffs.
 # PERF_SQL: the binary (default ./perf-sql). Saved profilers are kept out: the pages describe
 # the built-in ones only.

@@ -1,5 +1,5 @@
 /*
- * repl/cli.h - the command line: one table of options (repl/options.c) and one of subcommands
+ * cli/cli.h - the command line: one table of options (cli/options.c) and one of subcommands
  * (repl/subcommands.c). getopt's long options and short string, --help, the man page, the
  * profiler runner (which arguments are an option's value) and the names a saved profiler may
  * not take are all made from these two tables, so they cannot drift.
@@ -8,7 +8,7 @@
 #define PERF_SQL_CLI_H
 #include <stdbool.h>
 #include <stdio.h>
-#include "repl/run.h"
+#include "cli/run.h"
 
 #define PERF_SQL_VERSION "0.1.0"
 

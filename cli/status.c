@@ -1,12 +1,12 @@
 /*
- * repl/status.c - the status line (see repl/status.h).
+ * cli/status.c - the status line (see cli/status.h).
  *
  * (1) Only when stderr is a terminal (and TERM is not "dumb"), without -q, for a run that
  *     collects: --explain and --schema plan only and print at once.
  * (2) The session calls status__tick() at most every SESSION_TICK_MS (200 ms), so the line is
  *     redrawn at most 5 times a second: "\r", the text cut to the terminal's width (a wrapped
  *     line could not be redrawn in place), then "erase to the end of the line".
- * (3) Every printer of a run erases it first (repl/run.c: a window's rows, notices, errors,
+ * (3) Every printer of a run erases it first (cli/run.c: a window's rows, notices, errors,
  *     the end of the run), so it never sits among results; it is written to stderr only, so
  *     stdout, -o FILE and pipes never see it.
  * (4) The counts are the ones perf_sql_stats shows at a window's end, taken in between: the
@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "core/session.h"
-#include "repl/run.h"
-#include "repl/status.h"
+#include "cli/run.h"
+#include "cli/status.h"
 
 void status__init(struct status *st, struct run *r)
 {

@@ -1,5 +1,5 @@
 /*
- * repl/run.c - one query as the person sees it (see repl/run.h): the engine plans and collects,
+ * cli/run.c - one query as the person sees it (see cli/run.h): the engine plans and collects,
  * the callbacks here print each window's rows, the plan (--explain, -v), a table's columns
  * (--schema), warnings, and at the end the flame graph and heatmap files.
  */
@@ -16,8 +16,8 @@
 #include "render/flamegraph.h"
 #include "render/heatmap_svg.h"
 #include "render/pprof.h"
-#include "repl/run.h"
-#include "repl/status.h"
+#include "cli/run.h"
+#include "cli/status.h"
 #include "vtab/tp_table.h"
 
 void say(const char *fmt, ...)

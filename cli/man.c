@@ -1,5 +1,5 @@
 /*
- * repl/man.c - the manual pages perf-sql(1) and perf-sql-profilers(7) as roff, made from the
+ * cli/man.c - the manual pages perf-sql(1) and perf-sql-profilers(7) as roff, made from the
  * registries --help and the docs are made from, so they cannot drift:
  *
  *   perf-sql --help-man perf-sql             > docs/man/perf-sql.1      (scripts/gen-man.sh;
@@ -19,8 +19,8 @@
 #include <stdbool.h>
 #include <string.h>
 #include "profilers/profiler.h"
-#include "repl/cli.h"
-#include "repl/man.h"
+#include "cli/cli.h"
+#include "cli/man.h"
 #include "sqlite/functions.h"
 
 /* n bytes of s as roff; code: '-' is a minus (commands, options, SQL) */

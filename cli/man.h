@@ -1,6 +1,6 @@
 /*
- * repl/man.h - the manual pages as roff, made from the registries --help is made from
- * (repl/man.c): perf-sql --help-man perf-sql | perf-sql-profilers.
+ * cli/man.h - the manual pages as roff, made from the registries --help is made from
+ * (cli/man.c): perf-sql --help-man perf-sql | perf-sql-profilers.
  */
 #ifndef PERF_SQL_MAN_H
 #define PERF_SQL_MAN_H

@@ -1,5 +1,5 @@
 /*
- * repl/run.h - the front end's side of a query: the engine runs it (engine/query.h), this
+ * cli/run.h - the front end's side of a query: the engine runs it (engine/query.h), this
  * prints it (table/CSV/JSON, --schema, --explain, -v, flame graph and heatmap files) and
  * turns failures into one line and an exit status. Printing is the front end's (repl/) alone.
  */
@@ -25,7 +25,7 @@ struct run {
 	const char *out_path;       /* -o FILE: checked first, made once planning held (out.f) */
 	const char *out_name;       /* -o FILE or "stdout", for the messages of a failed write */
 	bool unwritten;             /* a statement's rows of the last window were not written */
-	bool quiet;                 /* -q: no status line (repl/status.c) */
+	bool quiet;                 /* -q: no status line (cli/status.c) */
 	struct status *status_line; /* while running: erased before anything is printed */
 	int status;                 /* while running: the first failure's exit status */
 };

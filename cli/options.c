@@ -1,5 +1,5 @@
 /*
- * repl/options.c - the options of perf-sql, one row each (see repl/cli.h): getopt_long's
+ * cli/options.c - the options of perf-sql, one row each (see cli/cli.h): getopt_long's
  * table and short string, --help, and the profiler runner's "does this take a value" are made
  * from cli_options[] at run time.
  *
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
-#include "repl/cli.h"
-#include "repl/man.h"
+#include "cli/cli.h"
+#include "cli/man.h"
 #include "symbols/usdt.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,6 +1,6 @@
 /*
- * repl/status.h - the status line on a terminal's stderr while a query collects, records or
- * replays (repl/status.c):
+ * cli/status.h - the status line on a terminal's stderr while a query collects, records or
+ * replays (cli/status.c):
  *
  *   collecting 2.4s of 5s: 1000 events, 0 lost; Ctrl-C to stop
  *
