@@ -26,7 +26,7 @@
 #include "core/record.h"
 #include "profilers/view.h"
 #include "cli/cli.h"
-#include "repl/serve.h"
+#include "serve/serve.h"
 #include "repl/subcommands.h"
 #include "profilers/profiler.h"
 

@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/fuzz_http.c - the HTTP request path of perf-sql serve (repl/serve_http.c): the
+ * tests/fuzz/fuzz_http.c - the HTTP request path of perf-sql serve (serve/serve_http.c): the
  * input is the bytes a client sends, whole, through a socketpair to the server as serve runs
  * it (libmicrohttpd's parsing, then on_request(): method, URL, Accept header, the snapshot's
  * references), with no listening socket and no thread (serve_http.c (6)).
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "repl/serve.h"
+#include "serve/serve.h"
 #include "fuzz.h"
 
 #define HTTP_TEXT "# TYPE perf_sql_x gauge\nperf_sql_x 1\n"

@@ -1,14 +1,14 @@
 /*
- * tests/unit/test_metrics.c - the Prometheus mapping of perf-sql serve (repl/metrics.h): names,
+ * tests/unit/test_metrics.c - the Prometheus mapping of perf-sql serve (serve/metrics.h): names,
  * labels, counters over windows, histograms, the series cap, a failed statement, both formats,
- * the select-list reading and the Accept header. The numbers cite repl/metrics.h.
+ * the select-list reading and the Accept header. The numbers cite serve/metrics.h.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
-#include "repl/metrics.h"
-#include "repl/serve.h"
+#include "serve/metrics.h"
+#include "serve/serve.h"
 #include "sqlite/functions.h"
 #include "tests/unit/t.h"
 

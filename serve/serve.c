@@ -1,5 +1,5 @@
 /*
- * repl/serve.c - perf-sql serve: the named profilers and queries, every window, as Prometheus
+ * serve/serve.c - perf-sql serve: the named profilers and queries, every window, as Prometheus
  * metrics at http://127.0.0.1:9464/metrics (docs/prometheus.md).
  *
  *   perf-sql serve syscalls
@@ -36,8 +36,8 @@
 #include "profilers/profiler.h"
 #include "profilers/view.h"
 #include "cli/cli.h"
-#include "repl/serve.h"
-#include "repl/serve_int.h"
+#include "serve/serve.h"
+#include "serve/serve_int.h"
 
 static double now_s(clockid_t clock)
 {

@@ -1,5 +1,5 @@
 /*
- * repl/serve_args.c - perf-sql serve's command line (repl/serve.c (1)): NAME [PARAM=VALUE ...],
+ * serve/serve_args.c - perf-sql serve's command line (serve/serve.c (1)): NAME [PARAM=VALUE ...],
  * "SQL", --name, --listen, --max-series, and the collection options of a query, each applied
  * through its handler in cli_options[] as main() would.
  */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
-#include "repl/serve_int.h"
+#include "serve/serve_int.h"
 
 static const char serve_usage[] =
 	"usage: perf-sql serve [--listen ADDR:PORT] [--max-series N] [OPTIONS]\n"

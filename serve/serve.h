@@ -1,15 +1,15 @@
 /*
- * repl/serve.h - perf-sql serve: queries and profilers as a Prometheus exporter
- * (docs/prometheus.md). repl/serve_args.c reads the command line, repl/serve.c runs the
+ * serve/serve.h - perf-sql serve: queries and profilers as a Prometheus exporter
+ * (docs/prometheus.md). serve/serve_args.c reads the command line, serve/serve.c runs the
  * queries through the engine; repl/metrics*.c turn each window into an exposition;
- * repl/serve_http.c serves the latest one at /metrics through libmicrohttpd, in its own thread.
+ * serve/serve_http.c serves the latest one at /metrics through libmicrohttpd, in its own thread.
  */
 #ifndef PERF_SQL_SERVE_H
 #define PERF_SQL_SERVE_H
 #include <stdbool.h>
 #include <stddef.h>
 #include "core/err.h"
-#include "repl/metrics.h"
+#include "serve/metrics.h"
 
 struct cli;
 struct http;

@@ -1,6 +1,6 @@
 /*
- * repl/metrics.c - the state behind perf-sql serve's /metrics (the mapping is in
- * repl/metrics.h): families and their statements' columns, the series (one per statement and
+ * serve/metrics.c - the state behind perf-sql serve's /metrics (the mapping is in
+ * serve/metrics.h): families and their statements' columns, the series (one per statement and
  * label values, found through one hash table), what each window adds, and the renderings in
  * the Prometheus 0.0.4 text format and OpenMetrics 1.0.
  *
@@ -16,10 +16,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "repl/metrics.h"
+#include "serve/metrics.h"
 #include "vtab/blob_format.h"
 
-#include "repl/metrics_int.h"
+#include "serve/metrics_int.h"
 
 /* perf-sql's own metrics: a family or column may not take these names */
 static const char *const health_names[] = {

@@ -1,6 +1,6 @@
 /*
- * repl/metrics_int.h - the state of repl/metrics.c, shared with its renderer
- * (repl/metrics_render.c) and no one else.
+ * serve/metrics_int.h - the state of serve/metrics.c, shared with its renderer
+ * (serve/metrics_render.c) and no one else.
  */
 #ifndef PERF_SQL_METRICS_INT_H
 #define PERF_SQL_METRICS_INT_H

@@ -1,5 +1,5 @@
 /*
- * repl/serve_int.h - what repl/serve.c (the run) and repl/serve_args.c (the command line) share:
+ * serve/serve_int.h - what serve/serve.c (the run) and serve/serve_args.c (the command line) share:
  * the arguments of perf-sql serve and the state of one run.
  */
 #ifndef PERF_SQL_SERVE_INT_H
@@ -8,7 +8,7 @@
 #include "core/err.h"
 #include "engine/query.h"
 #include "profilers/profiler.h"
-#include "repl/metrics.h"
+#include "serve/metrics.h"
 
 #define SERVE_MAX_ARGS 16
 #define SERVE_MARK "perf_sql_serve_next"

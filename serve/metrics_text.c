@@ -1,5 +1,5 @@
 /*
- * repl/metrics_text.c - the text side of the metrics mapping (repl/metrics.h): a growable
+ * serve/metrics_text.c - the text side of the metrics mapping (serve/metrics.h): a growable
  * buffer, metric and label names, escapes, numbers as the exposition formats write them, and
  * a reading of a statement's select list that says which columns are count()/sum()/total().
  *
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "repl/metrics.h"
+#include "serve/metrics.h"
 
 static int mbuf_grow(struct mbuf *b, size_t need)
 {

@@ -1,6 +1,6 @@
 /*
- * repl/metrics.h - query results as Prometheus metrics (docs/prometheus.md), for perf-sql
- * serve (repl/serve.c). Nothing here knows HTTP: the server asks for a rendering after each
+ * serve/metrics.h - query results as Prometheus metrics (docs/prometheus.md), for perf-sql
+ * serve (serve/serve.c). Nothing here knows HTTP: the server asks for a rendering after each
  * window and serves it as is.
  *
  *   struct metrics *m = metrics__new(10000);

@@ -1,6 +1,6 @@
 /*
- * repl/metrics_render.c - the exposition of repl/metrics.h's state: the Prometheus 0.0.4 text
- * format or OpenMetrics 1.0 (the scraper's Accept header chooses, in repl/serve.c).
+ * serve/metrics_render.c - the exposition of serve/metrics.h's state: the Prometheus 0.0.4 text
+ * format or OpenMetrics 1.0 (the scraper's Accept header chooses, in serve/serve.c).
  *
  * (1) Families come in statement and column order, then perf-sql's own health; a family with
  *     no sample is left out.
@@ -11,8 +11,8 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "repl/metrics.h"
-#include "repl/metrics_int.h"
+#include "serve/metrics.h"
+#include "serve/metrics_int.h"
 
 /* ------------------------------------------------------------------------ rendering */
 

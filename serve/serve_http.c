@@ -1,5 +1,5 @@
 /*
- * repl/serve_http.c - /metrics over HTTP with libmicrohttpd (see repl/serve.h).
+ * serve/serve_http.c - /metrics over HTTP with libmicrohttpd (see serve/serve.h).
  *
  * HOW IT WORKS: the collection thread renders each window into a new snapshot (both formats)
  * and swaps it in under a mutex; a request takes a reference to the current snapshot under
@@ -31,7 +31,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <microhttpd.h>
-#include "repl/serve.h"
+#include "serve/serve.h"
 
 #define HTTP_MAX_CONNECTIONS 256
 #define HTTP_TIMEOUT_S 10
