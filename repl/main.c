@@ -1,6 +1,6 @@
 /*
  * repl/main.c - the front end: perf-sql [OPTIONS] "SQL" [-- CMD [ARGS...]]
- *                                perf-sql [OPTIONS] [--repl]    (the REPL: repl/repl.c)
+ *                                perf-sql [OPTIONS] [--repl]    (the REPL: shell/repl.c)
  *                                perf-sql SUBCOMMAND ...        (repl/subcommands.c)
  *
  * Options are rows of cli/options.c, subcommands rows of repl/subcommands.c; the engine
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/cli.h"
-#include "repl/repl.h"
+#include "shell/repl.h"
 #include "repl/subcommands.h"
 
 static void install_signals(void)

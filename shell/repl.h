@@ -1,5 +1,5 @@
 /*
- * repl/repl.h - the interactive shell: `perf-sql` with no SQL (or --repl).
+ * shell/repl.h - the interactive shell: `perf-sql` with no SQL (or --repl).
  *
  * On a terminal: readline editing, history, completion; Ctrl-C stops a running query and
  * returns to the prompt. Otherwise stdin is a script of statements and dot commands, run in
@@ -50,11 +50,11 @@ int repl__run_sql(struct repl *r, const char *sql, const struct query_param *par
 /* Records a failed statement or command's status (the first one sticks). */
 int repl__fail(struct repl *r, int status);
 
-/* repl/commands.c: one dot command line (".mode csv"); its status (0 ok) */
+/* shell/commands.c: one dot command line (".mode csv"); its status (0 ok) */
 int commands__run(struct repl *r, const char *line);
 /* name of the nth dot command ("help"), NULL past the end */
 const char *commands__name(int nth);
 
-/* repl/complete.c: readline completion over r's catalog, columns, functions, commands */
+/* shell/complete.c: readline completion over r's catalog, columns, functions, commands */
 void complete__init(struct repl *r);
 #endif

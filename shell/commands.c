@@ -1,5 +1,5 @@
 /*
- * repl/commands.c - the dot commands: one row each (name, handler, arguments, help), so .help
+ * shell/commands.c - the dot commands: one row each (name, handler, arguments, help), so .help
  * and completion cannot drift from what runs.
  *
  * (1) A setting command without its argument prints the current value (".mode" -> "table").
@@ -15,7 +15,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "cli/cli.h"
-#include "repl/repl.h"
+#include "shell/repl.h"
 #include "profilers/profiler.h"
 #include "profilers/view.h"
 

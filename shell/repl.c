@@ -1,5 +1,5 @@
 /*
- * repl/repl.c - the interactive shell: read statements and dot commands, run each query with
+ * shell/repl.c - the interactive shell: read statements and dot commands, run each query with
  * the current settings, print, and come back to the prompt.
  *
  * (1) Input: on a terminal, readline (callback mode, so a Ctrl-C at the prompt is seen at once)
@@ -7,7 +7,7 @@
  *     mode 0600, directories 0700; opened for each line by core/outfile.h's rules, so never
  *     through a link; its last 1000 lines kept). Otherwise stdin is a script, read line by line.
  * (2) A statement ends with ';' (sqlite3_complete): lines accumulate until then. A line starting
- *     with '.' outside a statement is a dot command (repl/commands.c).
+ *     with '.' outside a statement is a dot command (shell/commands.c).
  * (3) Each query is query__run(): a new session, so events no longer read are closed and new
  *     ones opened ("re-planning"). One-shot: collect for .duration (default 1 s; a query that
  *     reads no event table answers at once). Watched (.interval MS): one result per window until
@@ -33,7 +33,7 @@
 #include <readline/history.h>
 #include "core/outfile.h"
 #include "core/tracefs.h"
-#include "repl/repl.h"
+#include "shell/repl.h"
 #include "sqlite/functions.h"
 #include "vtab/tp_table.h"
 

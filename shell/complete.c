@@ -1,5 +1,5 @@
 /*
- * repl/complete.c - Tab completion: SQL keywords, table names, the columns of the tables the
+ * shell/complete.c - Tab completion: SQL keywords, table names, the columns of the tables the
  * statement names, SQL functions, dot commands and their arguments, saved query names.
  *
  * (1) Tables come from the catalog (short name, or system:event inside double quotes), so no
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <readline/readline.h>
-#include "repl/repl.h"
+#include "shell/repl.h"
 #include "profilers/profiler.h"
 #include "profilers/view.h"
 #include "sqlite/functions.h"
