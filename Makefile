@@ -44,11 +44,11 @@ Q := @
 endif
 
 SRCS     := $(filter-out $(EXCLUDE),$(wildcard core/*.c bpf/*.c symbols/*.c vtab/*.c sqlite/*.c engine/*.c profilers/*.c \
-					      render/*.c cli/*.c shell/*.c serve/*.c main/*.c repl/*.c))
+					      render/*.c cli/*.c shell/*.c serve/*.c main/*.c))
 # -f pprof: render/profile.proto -> build/gen/profile.pb-c.{c,h} (protoc-c), compiled with the rest
 PROTO_OBJ = $(BUILD)/obj/gen/profile.pb-c.o
 OBJS     := $(patsubst %.c,$(BUILD)/obj/%.o,$(SRCS)) $(PROTO_OBJ)
-MAIN_OBJ := $(BUILD)/obj/repl/main.o
+MAIN_OBJ := $(BUILD)/obj/main/main.o
 LIB_OBJS := $(filter-out $(MAIN_OBJ),$(OBJS))
 QUERIES  := $(wildcard queries/*.sql)
 
@@ -317,7 +317,7 @@ FUZZ_DIR     := $(patsubst %/san,%,$(BUILD))/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(WFLAGS) \
 		-I. -I$(LIBPERF)/include -I$(BUILD)/gen $(PKG_CFLAGS)
-FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(filter-out repl/main.c,$(SRCS))) \
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(filter-out main/main.c,$(SRCS))) \
 		$(FUZZ_DIR)/obj/gen/profile.pb-c.o
 FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 

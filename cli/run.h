@@ -1,7 +1,7 @@
 /*
  * cli/run.h - the front end's side of a query: the engine runs it (engine/query.h), this
  * prints it (table/CSV/JSON, --schema, --explain, -v, flame graph and heatmap files) and
- * turns failures into one line and an exit status. Printing is the front end's (repl/) alone.
+ * turns failures into one line and an exit status. Printing is the front end's alone.
  */
 #ifndef PERF_SQL_RUN_H
 #define PERF_SQL_RUN_H

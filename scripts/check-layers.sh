@@ -17,7 +17,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-layers=(core bpf symbols vtab sqlite engine ext profilers render cli "shell serve" main repl)
+layers=(core bpf symbols vtab sqlite engine ext profilers render cli "shell serve" main)
 declare -A rank
 dirs=()
 for i in "${!layers[@]}"; do

@@ -103,7 +103,7 @@ void metrics__render(const struct metrics *m, const struct metrics_health *h,
 /* Series held now (5). */
 long metrics__nr_series(const struct metrics *m);
 
-/* internal to repl/metrics*.c: names, escaping, numbers, the select list */
+/* internal to serve/metrics*.c: names, escaping, numbers, the select list */
 void metrics__sanitize(char *out, size_t len, const char *in);
 /* s (n bytes) as UTF-8 with \ and newline escaped, and " too when quote */
 void metrics__escape(struct mbuf *b, const char *s, size_t n, bool quote);

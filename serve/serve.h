@@ -1,7 +1,7 @@
 /*
  * serve/serve.h - perf-sql serve: queries and profilers as a Prometheus exporter
  * (docs/prometheus.md). serve/serve_args.c reads the command line, serve/serve.c runs the
- * queries through the engine; repl/metrics*.c turn each window into an exposition;
+ * queries through the engine; serve/metrics*.c turn each window into an exposition;
  * serve/serve_http.c serves the latest one at /metrics through libmicrohttpd, in its own thread.
  */
 #ifndef PERF_SQL_SERVE_H

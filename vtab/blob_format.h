@@ -2,7 +2,7 @@
  * vtab/blob_format.h - the byte layouts of the two values that travel through SQL as BLOBs:
  * the histogram (built by log2_hist() and lin_hist()) and the heatmap (built by heatmap()).
  * The aggregates in sqlite/ write them, hist_rows()/heatmap_rows() (vtab/blob_rows.c) and the
- * renderings (sqlite/hist.c, sqlite/heatmap.c, repl/) read them. No SQLite here: the layouts sit
+ * renderings (sqlite/hist.c, sqlite/heatmap.c, render/) read them. No SQLite here: the layouts sit
  * below both their writers and their readers.
  *
  * Histogram:

@@ -1,7 +1,7 @@
-# The locked-down SQL connection (repl/lockdown.c) end to end: writes outside temp objects,
+# The locked-down SQL connection (engine/lockdown.c) end to end: writes outside temp objects,
 # ATTACH and load_extension are refused with a message saying what is allowed; a runaway
 # recursive CTE stops at --query-timeout and the next window still runs. Skips until the
-# front end has --query-timeout (the hook in repl/query.c and repl/main.c).
+# front end has --query-timeout (the hook in engine/query.c, the option in cli/options.c).
 . "$(dirname "$0")/lib.sh"; need_root
 "$PERF_SQL" --help | grep -q -- --query-timeout || skip "perf-sql has no --query-timeout yet"
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT

@@ -1,5 +1,5 @@
 /*
- * repl/subcommands.h - the subcommands of the command line (repl/subcommands.c; the table's
+ * main/subcommands.h - the subcommands of the command line (main/subcommands.c; the table's
  * lookups are declared in cli/cli.h).
  */
 #ifndef PERF_SQL_SUBCOMMANDS_H
