@@ -5,7 +5,8 @@
 #   make bench     benchmarks side by side with perf / trace-cmd, printed as ratios
 #   make asan      the tests under ASan+UBSan        V=1 full commands, WERROR=1 -Werror
 #   make check-layers   includes point down core/ bpf/ symbols/ vtab/ sqlite/ engine/ ext/ profilers/
-#                       render/ cli/ shell/|serve/ main/ (scripts/check-layers.sh)
+#                       render/ cli/ shell/|serve/ main/ (scripts/check-layers.sh); and
+#                       docs/architecture.md names every .c/.h (scripts/check-architecture.sh)
 #   make check-names    bpf/ and engine/ define no unprefixed global (scripts/check-names.sh)
 #   make perf_sql.so    the SQLite loadable extension (also built by `make`; docs/extension.md)
 #   make install / uninstall   PREFIX=/usr/local DESTDIR= (docs/install.md)
@@ -192,6 +193,7 @@ unit: $(UNIT_BINS)
 # make test [REPEAT=N] [TESTS="name ..."]: unit, golden SQL (as nobody), then live tests N times
 test: $(PERF_SQL) $(PERF_SQL_TEST) $(EXT_SO) $(EXT_HOST) $(UNIT_BINS) $(WL_BINS)
 	$(Q)bash scripts/check-names.sh $(BUILD)
+	$(Q)bash scripts/check-architecture.sh
 	$(Q)PERF_SQL=$(abspath $(PERF_SQL_TEST)) PERF_SQL_RELEASE=$(abspath $(PERF_SQL)) \
 		BUILD=$(abspath $(BUILD)) bash tests/run.sh \
 		$(if $(REPEAT),--repeat $(REPEAT))
@@ -222,6 +224,7 @@ build/clang/perf_sql.so: $(EXT_OBJS)
 .PHONY: check-layers check-names
 check-layers:
 	$(Q)bash scripts/check-layers.sh
+	$(Q)bash scripts/check-architecture.sh
 # the planner's and compiler's globals are prefixed (needs the objects: run by make test too)
 check-names: $(PERF_SQL)
 	$(Q)bash scripts/check-names.sh $(BUILD)

@@ -18,6 +18,8 @@ struct wrow {
 	uint64_t regs_off_nr; /* user registers (uprobes): count; they follow the stack */
 	uint8_t data[];
 };
+/* docs/architecture.md ("The window store") and captures (core/capture.h) count on it */
+_Static_assert(sizeof(struct wrow) == 64, "struct wrow is a 64-byte header");
 
 static inline const void *wrow_raw(const struct wrow *r) { return r->data; }
 static inline const uint64_t *wrow_stack(const struct wrow *r)
