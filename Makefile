@@ -5,7 +5,7 @@
 #   make bench     benchmarks side by side with perf / trace-cmd, printed as ratios
 #   make asan      the tests under ASan+UBSan        V=1 full commands, WERROR=1 -Werror
 #   make check-layers   includes point down core/ bpf/ symbols/ vtab/ sqlite/ engine/ ext/ profilers/
-#                       render/ cli/ shell/|serve/ main/ (scripts/check-layers.sh); and
+#                       render/ cli/ shell/|serve/ cmd/ (scripts/check-layers.sh); and
 #                       docs/architecture.md names every .c/.h (scripts/check-architecture.sh)
 #   make check-names    bpf/ and engine/ define no unprefixed global (scripts/check-names.sh)
 #   make perf_sql.so    the SQLite loadable extension (also built by `make`; docs/extension.md)
@@ -45,11 +45,11 @@ Q := @
 endif
 
 SRCS     := $(filter-out $(EXCLUDE),$(wildcard core/*.c bpf/*.c symbols/*.c vtab/*.c sqlite/*.c engine/*.c profilers/*.c \
-					      render/*.c cli/*.c shell/*.c serve/*.c main/*.c))
+					      render/*.c cli/*.c shell/*.c serve/*.c cmd/*.c))
 # -f pprof: render/profile.proto -> build/gen/profile.pb-c.{c,h} (protoc-c), compiled with the rest
 PROTO_OBJ = $(BUILD)/obj/gen/profile.pb-c.o
 OBJS     := $(patsubst %.c,$(BUILD)/obj/%.o,$(SRCS)) $(PROTO_OBJ)
-MAIN_OBJ := $(BUILD)/obj/main/main.o
+MAIN_OBJ := $(BUILD)/obj/cmd/main.o
 LIB_OBJS := $(filter-out $(MAIN_OBJ),$(OBJS))
 QUERIES  := $(wildcard queries/*.sql)
 
@@ -320,7 +320,7 @@ FUZZ_DIR     := $(patsubst %/san,%,$(BUILD))/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(WFLAGS) \
 		-I. -I$(LIBPERF)/include -I$(BUILD)/gen $(PKG_CFLAGS)
-FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(filter-out main/main.c,$(SRCS))) \
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(filter-out cmd/main.c,$(SRCS))) \
 		$(FUZZ_DIR)/obj/gen/profile.pb-c.o
 FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 

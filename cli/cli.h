@@ -1,6 +1,6 @@
 /*
  * cli/cli.h - the command line: one table of options (cli/options.c) and one of subcommands
- * (main/subcommands.c). getopt's long options and short string, --help, the man page, the
+ * (cmd/subcommands.c). getopt's long options and short string, --help, the man page, the
  * profiler runner (which arguments are an option's value) and the names a saved profiler may
  * not take are all made from these two tables, so they cannot drift.
  */

@@ -3,7 +3,7 @@
 # (`make check-layers`).
 #
 #   core/ -> bpf/ -> symbols/ -> vtab/ -> sqlite/ -> engine/ -> ext/ -> profilers/
-#         -> render/ -> cli/ -> { shell/ | serve/ } -> main/
+#         -> render/ -> cli/ -> { shell/ | serve/ } -> cmd/
 #
 # For every .c and .h in those folders, each `#include "DIR/..."` that names one of them must
 # name the file's own layer or a lower one. Layers written together ("shell serve") share a
@@ -17,7 +17,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-layers=(core bpf symbols vtab sqlite engine ext profilers render cli "shell serve" main)
+layers=(core bpf symbols vtab sqlite engine ext profilers render cli "shell serve" cmd)
 declare -A rank
 dirs=()
 for i in "${!layers[@]}"; do

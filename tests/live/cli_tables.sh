@@ -1,4 +1,4 @@
-# The command line's two tables (cli/options.c, main/subcommands.c): a saved profiler can take
+# The command line's two tables (cli/options.c, cmd/subcommands.c): a saved profiler can take
 # no subcommand's name (every subcommand --help lists, by every way of saving), save checks the
 # SQL (prepares it with the parameters' defaults bound) and saves nothing when it does not
 # prepare, and an option's value is never taken for a profiler's PARAM=VALUE.

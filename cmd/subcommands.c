@@ -1,5 +1,5 @@
 /*
- * main/subcommands.c - perf-sql list | help NAME | save NAME SQL | delete NAME | NAME [PARAM=VALUE]
+ * cmd/subcommands.c - perf-sql list | help NAME | save NAME SQL | delete NAME | NAME [PARAM=VALUE]
  *
  *   perf-sql list                                  every profiler: name, kind, summary, needs
  *   perf-sql help rundelay                         its parameters, an example, its SQL
@@ -27,7 +27,7 @@
 #include "profilers/view.h"
 #include "cli/cli.h"
 #include "serve/serve.h"
-#include "main/subcommands.h"
+#include "cmd/subcommands.h"
 #include "profilers/profiler.h"
 
 static struct profiler *running; /* (3) */

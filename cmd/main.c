@@ -1,9 +1,9 @@
 /*
- * main/main.c - the front end: perf-sql [OPTIONS] "SQL" [-- CMD [ARGS...]]
+ * cmd/main.c - the front end: perf-sql [OPTIONS] "SQL" [-- CMD [ARGS...]]
  *                                perf-sql [OPTIONS] [--repl]    (the REPL: shell/repl.c)
- *                                perf-sql SUBCOMMAND ...        (main/subcommands.c)
+ *                                perf-sql SUBCOMMAND ...        (cmd/subcommands.c)
  *
- * Options are rows of cli/options.c, subcommands rows of main/subcommands.c; the engine
+ * Options are rows of cli/options.c, subcommands rows of cmd/subcommands.c; the engine
  * (engine/query.c) plans, collects and hands each window to cli/run.c, which prints. Errors
  * are printed here and there only: one line, "perf-sql: what; how to fix".
  *
@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "shell/repl.h"
-#include "main/subcommands.h"
+#include "cmd/subcommands.h"
 
 static void install_signals(void)
 {

@@ -1,5 +1,5 @@
 /*
- * main/subcommands.h - the subcommands of the command line (main/subcommands.c; the table's
+ * cmd/subcommands.h - the subcommands of the command line (cmd/subcommands.c; the table's
  * lookups are declared in cli/cli.h).
  */
 #ifndef PERF_SQL_SUBCOMMANDS_H
