@@ -76,6 +76,7 @@ struct pb {
 	PB_Line *lines, **lines_p;
 	PB_Function *funcs, **funcs_p;
 	uint32_t *vcols;
+	uint32_t *map_pos; /* mapping i's index in the profile (map_order) */
 	size_t nr_types;
 	bool cpu; /* (6): a cpu/nanoseconds type after the first */
 };
@@ -91,6 +92,7 @@ static void pb_free(struct pb *b)
 	free(b->values);
 	free(b->maps);
 	free(b->maps_p);
+	free(b->map_pos);
 	free(b->locs);
 	free(b->locs_p);
 	free(b->lines);
@@ -215,15 +217,24 @@ static void pb_map(const struct pprof *p, const struct pp_map *m, size_t i, PB_M
 	out->has_inline_frames = m->lines && p->inlines;
 }
 
-/* where mapping i goes in the profile: [kernel.kallsyms] last, as pprof takes the first
- * mapping for the profile's main binary ("File:") */
-static size_t map_index(const struct pprof *p, size_t i)
+/* where each mapping goes in the profile, in pos[]: pprof takes the first mapping for the
+ * profile's main binary ("File:", "Build ID:"), so the first is the user mapping of the lowest
+ * address (the kernel loads an executable below the shared objects and the vDSO: 0x400000, or
+ * PIE's 0x55...), then the others in the order met, [kernel.kallsyms] last */
+static void map_order(const struct pprof *p, uint32_t *pos)
 {
-	size_t k = p->kernel_map;
+	size_t main = p->nr_maps, k = p->kernel_map ? p->kernel_map - 1 : p->nr_maps, n = 0;
 
-	if (!k || i < k - 1)
-		return i;
-	return i == k - 1 ? p->nr_maps - 1 : i - 1;
+	for (size_t i = 0; i < p->nr_maps; i++)
+		if (i != k && (main == p->nr_maps || p->maps[i].start < p->maps[main].start))
+			main = i;
+	if (main < p->nr_maps)
+		pos[main] = n++;
+	for (size_t i = 0; i < p->nr_maps; i++)
+		if (i != main && i != k)
+			pos[i] = n++;
+	if (k < p->nr_maps)
+		pos[k] = n;
 }
 
 /* mappings, locations and their lines, functions */
@@ -232,11 +243,13 @@ static int pb_code(struct pprof *p, struct pb *b)
 	if (!ALLOC(b, maps, p->nr_maps) || !ALLOC(b, maps_p, p->nr_maps) ||
 	    !ALLOC(b, locs, p->nr_locs) || !ALLOC(b, locs_p, p->nr_locs) ||
 	    !ALLOC(b, lines, p->nr_lines) || !ALLOC(b, lines_p, p->nr_lines) ||
-	    !ALLOC(b, funcs, p->nr_funcs) || !ALLOC(b, funcs_p, p->nr_funcs))
+	    !ALLOC(b, funcs, p->nr_funcs) || !ALLOC(b, funcs_p, p->nr_funcs) ||
+	    !ALLOC(b, map_pos, p->nr_maps))
 		return -ENOMEM;
+	map_order(p, b->map_pos);
 	for (size_t i = 0; i < p->nr_maps; i++) {
-		pb_map(p, &p->maps[i], map_index(p, i), &b->maps[i]);
-		b->maps_p[map_index(p, i)] = &b->maps[i];
+		pb_map(p, &p->maps[i], b->map_pos[i], &b->maps[i]);
+		b->maps_p[b->map_pos[i]] = &b->maps[i];
 	}
 	for (size_t i = 0; i < p->nr_lines; i++) {
 		perftools__profiles__line__init(&b->lines[i]);
@@ -248,7 +261,7 @@ static int pb_code(struct pprof *p, struct pb *b)
 		perftools__profiles__location__init(&b->locs[i]);
 		b->locs[i].id = i + 1;
 		b->locs[i].mapping_id =
-			p->locs[i].mapping_id ? map_index(p, p->locs[i].mapping_id - 1) + 1 : 0;
+			p->locs[i].mapping_id ? b->map_pos[p->locs[i].mapping_id - 1] + 1 : 0;
 		b->locs[i].address = p->locs[i].address;
 		b->locs[i].n_line = p->locs[i].nr_lines;
 		b->locs[i].line = b->lines_p + p->locs[i].line0;
