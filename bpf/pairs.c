@@ -78,6 +78,20 @@ static void bump(struct cc *c, int i)
 
 static void comm_to(struct cc *c, int off) { bpf_cc__current_comm(c, off); }
 
+/* is_target(key, start_time): on to done unless the key at fp+at (a tid: below 2^32) is in the
+ * map of tasks now, the start's time (core/tree.c's membership never ends before the task is
+ * freed, as the map's; r0-r5) */
+static void member_key(struct cc *c, int at, int done)
+{
+	emit(c, bi_ldx(BPF_DW, BPF_REG_1, FP, (int16_t)at));
+	emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_1, 32));
+	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_1, 0, done);
+	basm__ld_map(c->a, BPF_REG_1, c->p->tree_fd);
+	fp_ptr(c, BPF_REG_2, at); /* the map's key: the low 4 bytes */
+	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, done);
+}
+
 /* pending[START_KEY] = { now, start value, pid_tgid, comm } */
 void bpf_pair__start(struct cc *c)
 {
@@ -89,6 +103,8 @@ void bpf_pair__start(struct cc *c)
 		emit(c, bi_st(BPF_DW, FP, (int16_t)(p + PA_TIME + i), 0));
 	bpf_cc__load_val(c, &pp->start_key, BPF_REG_1, BPF_REG_2);
 	emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_KEY)));
+	if (pp->start_member)
+		member_key(c, p + PA_KEY, done);
 	if (pp->has_start_val && pp->start_val.col == BCOL_COMM) {
 		comm_to(c, p + PA_VAL);
 	} else if (pp->has_start_val &&

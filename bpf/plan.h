@@ -197,6 +197,9 @@ struct bpf_pair {
 	struct bpf_val start_val;          /* .col BCOL_PID...: none when nr_ops < 0 */
 	bool has_start_val, start_val_str; /* a value of the start kept; it is text */
 	bool need_comm, need_tid;          /* the start's comm, pid/tid kept */
+	/* is_target(key, start_time) (a term of the top AND of WHERE): a start whose key is not
+	 * in the map of tasks (plan.tree_fd) when it fires is not stored, so no pair of it is */
+	bool start_member;
 	/* the start table's program: where it runs */
 	int start_tp_id;
 	struct bpf_val start_task_vals[2]; /* the start table's task_vals (bpf_plan) */

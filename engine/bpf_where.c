@@ -303,6 +303,27 @@ static bool keys_only(struct an *a, int n)
 	return true;
 }
 
+/* is node n is_target(key, start_time) of a pairs() statement under targets, or coalesce() of
+ * it and a constant (never NULL then)? */
+static bool start_member(struct an *a, int n)
+{
+	const struct sql_node *x = nd(a, n), *t;
+	char name[128];
+	struct bpf_val v;
+
+	if (!a->pairs || !a->s->tree.active || x->kind != SN_FUNC || x->star)
+		return false;
+	bpf_an__name(a, x->name, name);
+	if (!strcasecmp(name, "coalesce") && x->nr_kids == 2 && is_const(a, kid(a, n, 1)))
+		return start_member(a, kid(a, n, 0));
+	if (strcasecmp(name, "is_target") || x->nr_kids != 2)
+		return false;
+	t = nd(a, kid(a, n, 1));
+	return t->kind == SN_COL && !strcasecmp(bpf_an__name(a, t->name, name), "start_time") &&
+	       nd(a, kid(a, n, 0))->kind == SN_COL && bpf_an__val(a, kid(a, n, 0), &v) &&
+	       v.col == BCOL_PAIR_KEY && !v.nr_ops;
+}
+
 /*
  * A term the program cannot test but that reads only keys (start_value GLOB :comm) keeps or
  * drops whole groups, as every row of a group has the group's keys: it runs on the groups, in
@@ -316,6 +337,10 @@ int bpf_where__of(struct an *a, int n)
 	if (x->kind == SN_BINARY && x->kw == KW_AND)
 		return join(a, BP_AND, bpf_where__of(a, kid(a, n, 0)),
 			    bpf_where__of(a, kid(a, n, 1)));
+	if (start_member(a, n)) { /* the start's program tests it (bpf/plan.h: start_member) */
+		a->b->plan.pair.start_member = true;
+		return leaf(a, BP_TRUE, NULL, BC_EQ, 0);
+	}
 	if ((r = bpf_where__pred(a, n)) >= 0 || !a->sel->nr_group || !keys_only(a, n) ||
 	    a->nr_on_groups == (int)(sizeof(a->on_groups) / sizeof(a->on_groups[0])))
 		return r;
