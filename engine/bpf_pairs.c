@@ -306,21 +306,21 @@ static void pair_notes(struct session *s, const struct bpf_stmt *b, const struct
 						    "map of tasks (target, below)"
 						  : "");
 	}
-	bpf_session__note(s, b->src,
-			  "%s; pairs() %s: looks the key up in the pending starts (hash, up to "
-			  "%d; a start finding it full is dropped, counted lost), deletes it, "
-			  "aggregates latency = end - start%s%s",
-			  end_note,
-			  pp->role == BPF_PAIR_BOTH ? "ended and started by this one program"
-						    : "ended here",
-			  pp->max_pending,
-			  pp->start_member ? "; is_target(key, start_time): a start whose key is not "
-					     "in the map of tasks as it fires is not stored"
-					   : "",
-			  bpf_plan__has_loglin(p)
-				  ? "; percentiles from a log-linear histogram per group (exact "
-				    "below 128 ns, 64 buckets per power of 2 above: within 0.8 %)"
-				  : "");
+	bpf_session__note(
+		s, b->src,
+		"%s; pairs() %s: looks the key up in the pending starts (hash, up to "
+		"%d; a start finding it full is dropped, counted lost), deletes it, "
+		"aggregates latency = end - start%s%s",
+		end_note,
+		pp->role == BPF_PAIR_BOTH ? "ended and started by this one program" : "ended here",
+		pp->max_pending,
+		pp->start_member ? "; is_target(key, start_time): a start whose key is not "
+				   "in the map of tasks as it fires is not stored"
+				 : "",
+		bpf_plan__has_loglin(p)
+			? "; percentiles from a log-linear histogram per group (exact "
+			  "below 128 ns, 64 buckets per power of 2 above: within 0.8 %)"
+			: "");
 }
 
 void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int i,
