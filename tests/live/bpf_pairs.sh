@@ -146,9 +146,11 @@ at_once() {
 		fail "rundelay pairs of one run: the kernel gave '$K', the ring '$r', $w wakeups"
 }
 at_once 100
-# (at most one a sleep, one more for the wakeup after the exec; fewer where a sleep's timer fired
-# before it switched out: no switch in follows that wakeup, on either path)
-between "$(echo "$K" | cut -d, -f2)" 1 101 "wakeup -> run pairs of 100 sleeps, the ring's or more, at most its wakeups ($K)"
+# (about one a sleep, one more for the wakeup after the exec, and the kernel may wake it more
+# (102 seen in one run, every one a wakeup the ring counted too); fewer where a sleep's timer
+# fired before it switched out: no switch in follows that wakeup, on either path. The exact
+# check is at_once's: the ring's pairs or more, never more than the wakeups of the same run)
+between "$(echo "$K" | cut -d, -f2)" 1 105 "wakeup -> run pairs of 100 sleeps, the ring's or more, at most its wakeups ($K)"
 
 idle_cpus
 # While another tool's program on a classic tracepoint runs on the sleeper's CPU (bpftrace on
