@@ -33,6 +33,9 @@ void bpf_cc__stack_key(struct cc *c, int at)
 		emit(c, bi_call(BPF_FUNC_get_stackid));
 		basm__jmp_imm(c->a, BPF_JSGE, BPF_REG_0, 0, have);
 		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, -EFAULT, none); /* no frame at all */
+		if (user) /* 6.18 answers -EPERM for a task with no user memory (the idle task, a
+			   * kernel thread): no user chain, as the ring's sample has none */
+			basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, -EPERM, none);
 		basm__ja(c->a, lost);
 		basm__place(c->a, none);
 		emit(c, bi_mov64_imm(BPF_REG_0, BPF_STACK_NONE));
@@ -95,7 +98,7 @@ void bpf_table__note_stack_pids(struct bpf_table *t, const uint8_t *key)
 	uint32_t pid;
 
 	for (int i = 0; i < t->plan.nr_keys && s->on_new_stack_pid; i++) {
-		if (t->plan.keys[i].col != BCOL_STACK)
+		if (!bpf_val__is_stack(&t->plan.keys[i]))
 			continue;
 		memcpy(&pid, key + t->plan.key_off[i] + 4, 4);
 		if (u32set__add(&s->stack_pids, pid))
