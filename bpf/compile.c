@@ -337,6 +337,8 @@ static void build_key(struct cc *c)
 			bpf_cc__copy_str(c, v, at);
 		} else if (v->col == BCOL_STACK) {
 			bpf_cc__stack_key(c, at);
+		} else if (v->col == BCOL_PAIR_STACK) {
+			bpf_pair__copy_stack(c, at);
 		} else if (v->col == BCOL_PAIR_SSTR || v->col == BCOL_PAIR_COMM) {
 			bpf_pair__copy_str(c, v, at);
 		} else {

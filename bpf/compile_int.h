@@ -70,6 +70,7 @@ void bpf_cc__stack_key(struct cc *c, int at);
 bool bpf_pair__load(struct cc *c, const struct bpf_val *v, int r);
 int bpf_pair__str_at(const struct cc *c, const struct bpf_val *v);
 void bpf_pair__copy_str(struct cc *c, const struct bpf_val *v, int dst);
+void bpf_pair__copy_stack(struct cc *c, int dst);
 void bpf_pair__start(struct cc *c);
 void bpf_pair__end(struct cc *c);
 void bpf_pair__both_start(struct cc *c);

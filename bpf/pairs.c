@@ -43,6 +43,15 @@ int bpf_pair__str_at(const struct cc *c, const struct bpf_val *v)
 	return c->pair + (v->col == BCOL_PAIR_COMM ? PA_COMM(&c->p->pair) : PA_VAL);
 }
 
+/* the start's stack key (bpf/plan.h (5)) to the group's key at fp+dst */
+void bpf_pair__copy_stack(struct cc *c, int dst)
+{
+	for (int i = 0; i < BPF_STACK_KEY; i += 8) {
+		emit(c, bi_ldx(BPF_DW, BPF_REG_1, FP, (int16_t)(c->pair + PA_VAL + i)));
+		emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(dst + i)));
+	}
+}
+
 void bpf_pair__copy_str(struct cc *c, const struct bpf_val *v, int dst)
 {
 	int src = bpf_pair__str_at(c, v);
@@ -105,7 +114,13 @@ void bpf_pair__start(struct cc *c)
 	emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_KEY)));
 	if (pp->start_member)
 		member_key(c, p + PA_KEY, done);
-	if (pp->has_start_val && pp->start_val.col == BCOL_COMM) {
+	if (pp->has_start_val && pp->start_val.col == BCOL_STACK) {
+		int out = c->out; /* a chain the stack map refuses: counted lost, not stored */
+
+		c->out = done;
+		bpf_cc__stack_key(c, p + PA_VAL);
+		c->out = out;
+	} else if (pp->has_start_val && pp->start_val.col == BCOL_COMM) {
 		comm_to(c, p + PA_VAL);
 	} else if (pp->has_start_val &&
 		   (pp->start_val.col == BCOL_STR || pp->start_val.col == BCOL_DSTR)) {

@@ -34,11 +34,15 @@
 #include "bpf/plan.h"
 
 #define BPF_PAIRS_MAX_PENDING (1 << 15) /* pending starts, or --max-groups when larger */
-/* the pending value: time, start value (16 bytes, or BPF_MAX_STR of a __data_loc text),
+/* the pending value: time, start value (16 bytes, BPF_MAX_STR of a __data_loc text, or the
+ * start's stack key, bpf/plan.h (5)),
  * pid_tgid, comm[16] */
 static inline int bpf_pair__val_size(const struct bpf_pair *pp)
 {
-	return pp->has_start_val && pp->start_val.col == BCOL_DSTR ? BPF_MAX_STR : 16;
+	return !pp->has_start_val                ? 16
+	       : pp->start_val.col == BCOL_DSTR  ? BPF_MAX_STR
+	       : pp->start_val.col == BCOL_STACK ? BPF_STACK_KEY
+						 : 16;
 }
 #define BPF_PAIR_VALUE(pp) (8 + bpf_pair__val_size(pp) + 8 + 16)
 #define BPF_PAIR_STARTS 0 /* counts: u64 each */

@@ -8,7 +8,7 @@
 bool bpf_plan__has_stack(const struct bpf_plan *p)
 {
 	for (int i = 0; i < p->nr_keys; i++)
-		if (p->keys[i].col == BCOL_STACK)
+		if (bpf_val__is_stack(&p->keys[i]))
 			return true;
 	return false;
 }
@@ -21,7 +21,7 @@ void bpf_plan__layout(struct bpf_plan *p)
 		const struct bpf_val *v = &p->keys[i];
 
 		p->key_off[i] = off;
-		off += v->col == BCOL_STACK ? BPF_STACK_KEY
+		off += bpf_val__is_stack(v) ? BPF_STACK_KEY
 		       : bpf_val__is_str(v) ? (bpf_val__str_size(v) + 7) & ~7
 					    : 8;
 	}

@@ -52,13 +52,15 @@ enum bpf_col {
 	BCOL_STACK,  /* a key only: the call chain (5) */
 	BCOL_REG,    /* uprobes: the user register of perf number off (x86), size bytes (0: 8) */
 	/* pairs() (bpf/pairs.h): what the end program found of the pair, on its stack */
-	BCOL_PAIR_KEY,  /* the key */
-	BCOL_PAIR_LAT,  /* latency: end time - start time, ns */
-	BCOL_PAIR_SVAL, /* the start value, an integer */
-	BCOL_PAIR_SSTR, /* the start value, text (char[N <= 16] or the start's comm) */
-	BCOL_PAIR_STID, /* the start's thread */
-	BCOL_PAIR_SPID, /* the start's process */
-	BCOL_PAIR_COMM, /* the start task's name */
+	BCOL_PAIR_KEY,   /* the key */
+	BCOL_PAIR_LAT,   /* latency: end time - start time, ns */
+	BCOL_PAIR_SVAL,  /* the start value, an integer */
+	BCOL_PAIR_SSTR,  /* the start value, text (char[N <= 16] or the start's comm) */
+	BCOL_PAIR_STID,  /* the start's thread */
+	BCOL_PAIR_SPID,  /* the start's process */
+	BCOL_PAIR_COMM,  /* the start task's name */
+	BCOL_PAIR_STACK, /* a key only: the start's call chain (pairs()'s START_COL 'stack'), a
+			  * stack key (5) the start's program took into the pending value */
 };
 
 /* BOP_LT..BOP_NE: "v < k" as SQLite gives it, 1 or 0 (signed) */
@@ -96,6 +98,12 @@ struct bpf_val {
 
 #define BPF_STACK_KEY 32
 #define BPF_STACK_NONE (-1) /* a chain with no frame (get_stackid's -EFAULT) */
+
+/* a stack key (5): the event's own chain, or the pair's start's */
+static inline bool bpf_val__is_stack(const struct bpf_val *v)
+{
+	return v->col == BCOL_STACK || v->col == BCOL_PAIR_STACK;
+}
 
 static inline bool bpf_val__is_str(const struct bpf_val *v)
 {

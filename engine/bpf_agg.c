@@ -106,15 +106,19 @@ static bool folded(struct an *a, int n)
 	const struct tp_field *f;
 	int arg = nd(a, n)->first, k;
 
-	if (nd(a, arg)->kind != SN_COL || bpf_an__resolve(a, arg, &f) != CK_STACK)
-		return bpf_an__no(a, "folded_stack() of something other than the stack column");
+	enum bpf_col col = bpf_pairs__is_stack(a, arg) ? BCOL_PAIR_STACK : BCOL_STACK;
+
+	if (col == BCOL_STACK &&
+	    (nd(a, arg)->kind != SN_COL || bpf_an__resolve(a, arg, &f) != CK_STACK))
+		return bpf_an__no(a, "folded_stack() of something other than the stack column "
+				     "(or pairs()'s start_value of 'stack')");
 	for (k = 0; k < p->nr_keys; k++)
-		if (p->keys[k].col == BCOL_STACK && sql_select__same(a->sel, arg, a->key_node[k]))
+		if (p->keys[k].col == col && sql_select__same(a->sel, arg, a->key_node[k]))
 			break;
 	if (k == p->nr_keys) { /* a key of the kernel's groups only, not of the statement's */
 		if (k == BPF_MAX_KEYS)
 			return bpf_an__no(a, "more than %d GROUP BY keys", BPF_MAX_KEYS);
-		p->keys[p->nr_keys++] = (struct bpf_val){ .col = BCOL_STACK };
+		p->keys[p->nr_keys++] = (struct bpf_val){ .col = col };
 		a->key_node[k] = arg;
 	}
 	return (nd(a, n)->nr_kids == 1 || const_arg(a, kid(a, n, 1), opts, 70)) &&

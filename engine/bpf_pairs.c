@@ -81,6 +81,14 @@ static enum pcol pcol_of(struct an *a, int n)
 
 bool bpf_pairs__is_col(struct an *a, int n) { return pcol_of(a, n) != P_NONE; }
 
+bool bpf_pairs__is_stack(struct an *a, int n)
+{
+	const struct bpf_pair *pp = &a->b->plan.pair;
+
+	return a->pairs && pcol_of(a, n) == P_START_VALUE && pp->has_start_val &&
+	       pp->start_val.col == BCOL_STACK;
+}
+
 bool bpf_pairs__val(struct an *a, int n, struct bpf_val *v)
 {
 	struct bpf_pair *pp = &a->b->plan.pair;
@@ -93,6 +101,10 @@ bool bpf_pairs__val(struct an *a, int n, struct bpf_val *v)
 	case P_START_VALUE:
 		if (!pp->has_start_val)
 			return bpf_an__no(a, "start_value without a START_COL is NULL");
+		if (pp->start_val.col == BCOL_STACK)
+			return bpf_an__no(a,
+					  "start_value (the start's stack) is read in the kernel "
+					  "as a GROUP BY key only");
 		v->col = pp->start_val_str ? BCOL_PAIR_SSTR : BCOL_PAIR_SVAL;
 		if (pp->start_val.col == BCOL_DSTR) /* the pending value's longer text */
 			v->size = bpf_pair__val_size(pp);
@@ -140,6 +152,10 @@ static bool spec_val(struct an *a, const struct tp_event *ev, const char *name, 
 		}
 	if (value && !strcmp(name, "_comm")) {
 		v->col = BCOL_COMM;
+		return true;
+	}
+	if (value && !strcmp(name, "stack")) { /* the start's chain: a GROUP BY key only */
+		v->col = BCOL_STACK;
 		return true;
 	}
 	if (!f)

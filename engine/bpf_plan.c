@@ -106,6 +106,10 @@ static bool key_of(struct an *a, int k)
 			}
 	}
 	a->key_node[k] = n;
+	if (bpf_pairs__is_stack(a, n)) { /* the start's chain, kept with the pending start */
+		a->b->plan.keys[k] = (struct bpf_val){ .col = BCOL_PAIR_STACK };
+		return true;
+	}
 	if (nd(a, n)->kind == SN_COL &&
 	    bpf_an__resolve(a, n, &f) == CK_STACK) { /* bpf/plan.h (5) */
 		a->b->plan.keys[k] = (struct bpf_val){ .col = BCOL_STACK };

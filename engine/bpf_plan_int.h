@@ -90,6 +90,8 @@ bool bpf_agg__bare_follow(struct an *a);
 bool bpf_pairs__table(struct an *a);
 bool bpf_pairs__val(struct an *a, int n, struct bpf_val *v);
 bool bpf_pairs__is_col(struct an *a, int n);
+/* is node n start_value of pairs() whose START_COL is 'stack' (a key BCOL_PAIR_STACK)? */
+bool bpf_pairs__is_stack(struct an *a, int n);
 bool bpf_an__field_val(struct an *a, const struct tp_field *f, struct bpf_val *v);
 /* engine/bpf_pick.c: statement i to the kernel (0, or -errno: it stays on the ring, the note
  * says why) */

@@ -5,16 +5,19 @@
 -- example: perf-sql offcpu than=1ms -d 10 -- ./app
 -- example: perf-sql offcpu -d 10 -f csv | cut -d, -f1 > off.folded; flamegraph.pl off.folded
 -- Like bcc offcputime -f. Each switch away from a task pairs with the switch back to it; the
--- stack is the one the task left the CPU with. folded_us is a flame graph line weighted by
--- microseconds off CPU. Run it without -i: the stack comes from the switch-out row, which
--- only the window it happened in holds.
-WITH sw AS MATERIALIZED (SELECT _time, prev_pid, stack FROM sched_switch)
-SELECT rtrim(rtrim(folded_stack(sw.stack), char(10)), '0123456789') ||
-       CAST(sum(p.latency) / 1000 AS INTEGER) AS folded_us,
-       count(*) AS switches, round(max(p.latency) / 1e3, 1) AS max_us
-  FROM pairs('sched_switch', 'prev_pid', 'sched_switch', 'next_pid') AS p
-  JOIN sw ON sw._time = p.start_time AND sw.prev_pid = p.key
- WHERE p.key != 0 AND p.latency >= :than
- GROUP BY stack_text(sw.stack)
- ORDER BY sum(p.latency) DESC
+-- stack is the one the task left the CPU with (pairs()'s start value 'stack'), kept with the
+-- pending switch out (in the kernel, as bcc does). folded_us is a flame graph line weighted by
+-- microseconds off CPU; a stack's tasks are summed (its line names the first task's comm).
+-- Under -- CMD, -p or -t only the targets' tasks are counted (is_target()): the tasks that
+-- switched to or from them are kept for pairing, not shown.
+WITH off AS (SELECT start_value AS stack, sum(latency) AS ns, count(*) AS n, max(latency) AS top
+               FROM pairs('sched_switch', 'prev_pid', 'sched_switch', 'next_pid', 'stack')
+              WHERE key != 0 AND coalesce(is_target(key, start_time), 1) AND latency >= :than
+              GROUP BY start_value)
+SELECT rtrim(rtrim(folded_stack(stack), char(10)), '0123456789') ||
+       CAST(sum(ns) / 1000 AS INTEGER) AS folded_us,
+       sum(n) AS switches, round(max(top) / 1e3, 1) AS max_us
+  FROM off
+ GROUP BY stack_text(stack)
+ ORDER BY sum(ns) DESC
  LIMIT :limit;

@@ -43,7 +43,7 @@ static char *schema(const struct bpf_plan *p)
 	sqlite3_str_appendall(s, "CREATE TABLE x(");
 	for (int i = 0; i < p->nr_keys; i++)
 		sqlite3_str_appendf(s, "\"_k%d\" %s, ", i,
-				    p->keys[i].col == BCOL_STACK   ? "BLOB"
+				    bpf_val__is_stack(&p->keys[i]) ? "BLOB"
 				    : bpf_val__is_str(&p->keys[i]) ? "TEXT"
 								   : "INTEGER");
 	sqlite3_str_appendall(s, "\"_c\" INTEGER");
@@ -217,7 +217,7 @@ static void key_column(sqlite3_context *ctx, const struct bpf_table *t, const ui
 	const struct bpf_val *v = &p->keys[k];
 	const char *s = (const char *)key + p->key_off[k];
 
-	if (v->col == BCOL_STACK)
+	if (bpf_val__is_stack(v))
 		stack_column(ctx, t, key + p->key_off[k]);
 	else if (bpf_val__is_str(v))
 		sqlite3_result_text(ctx, s, (int)strnlen(s, (size_t)bpf_val__str_size(v)),

@@ -11,7 +11,9 @@
  * Schema: key, start_time, end_time, latency (ns), start_cpu, end_cpu, start_pid, start_tid,
  * end_tid, comm (the start task's name), start_value, end_value (START_COL of the start row,
  * END_COL of the end row), lost (1 when either table lost events between start and end).
- * Keys and columns are a field name or one of _tid _pid _cpu _time (_comm for values).
+ * Keys and columns are a field name or one of _tid _pid _cpu _time (_comm for values); the
+ * value 'stack' is the row's call chain, a stack BLOB (as the table's stack column gives it,
+ * kept with the pending start: off-CPU time by the stack a task blocked with).
  * (1) Arguments must be string literals: xBestIndex reads them (sqlite3_vtab_rhs_value) so
  *     planning opens both tables, sampling their raw data only if a field is named.
  * (2) Once per window, both tables' rows are merged in time order: a start row stores a
@@ -110,12 +112,17 @@ static int parse_spec(struct source *src, const char *name, bool value, struct s
 		}
 	if (value && parse_ustr(src, name, out))
 		return 0;
+	if (value && !strcmp(name, "stack")) { /* the row's call chain (stack_result's BLOB) */
+		out->kind = SPEC_STACK;
+		source__plan_more(src, true, false, false);
+		return 0;
+	}
 	out->f = field__find(src->ev, name);
 	if (!out->f || (!value && out->f->kind != FIELD_INT)) {
 		*err = sqlite3_mprintf("pairs: %s has no %s column '%s'; use a field name or "
 				       "_tid _pid _cpu _time%s",
 				       src->ev->full, value ? "" : "integer", name,
-				       value ? " _comm" : "");
+				       value ? " _comm stack" : "");
 		return SQLITE_ERROR;
 	}
 	out->kind = SPEC_FIELD;
@@ -328,6 +335,8 @@ static void cell_result(sqlite3_context *ctx, const struct cell *v)
 		sqlite3_result_int64(ctx, v->i);
 	else if (v->type == SQLITE_TEXT)
 		sqlite3_result_text(ctx, v->text ? v->text : v->s, -1, SQLITE_TRANSIENT);
+	else if (v->type == SQLITE_BLOB)
+		sqlite3_result_blob64(ctx, v->text, v->len, SQLITE_TRANSIENT);
 }
 
 static int pairs_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int col)

@@ -21,7 +21,8 @@ enum spec_kind {
 	SPEC_CPU,
 	SPEC_TIME,
 	SPEC_COMM,
-	SPEC_USTR /* NAME_str: a user string the BPF program copied (bpf/user_str.h) */
+	SPEC_USTR, /* NAME_str: a user string the BPF program copied (bpf/user_str.h) */
+	SPEC_STACK /* stack: the row's call chain, a stack BLOB (symbols/stack.h) */
 };
 
 struct spec {
@@ -32,10 +33,11 @@ struct spec {
 };
 
 struct cell {
-	int type; /* SQLITE_NULL, SQLITE_INTEGER or SQLITE_TEXT */
+	int type; /* SQLITE_NULL, SQLITE_INTEGER, SQLITE_TEXT or SQLITE_BLOB */
 	int64_t i;
 	char s[48];
-	char *text; /* a longer text (a user string): malloc'd, owned by the cell */
+	char *text; /* a longer text (a user string), or the BLOB: malloc'd, owned by the cell */
+	size_t len; /* SQLITE_BLOB: its bytes */
 };
 
 static inline void cell_free(struct cell *c)

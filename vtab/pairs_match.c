@@ -9,6 +9,7 @@
 #include <string.h>
 #include "bpf/user_str.h"
 #include "core/field.h"
+#include "symbols/stack.h"
 #include "vtab/pairs_int.h"
 
 void pairer__rows_free(struct pairer *p)
@@ -58,6 +59,11 @@ static bool read_spec(struct session *s, const struct spec *sp, const struct wro
 			snprintf(out->s, sizeof(out->s), "%.*s", (int)len, (const char *)bytes);
 		else if (!(out->text = strndup((const char *)bytes, len)))
 			out->type = SQLITE_NULL;
+		return true;
+	case SPEC_STACK:
+		out->text = stack_blob__new(r->pid, r->tid, session__comm(s, r->tid, r->time),
+					    wrow_stack(r), r->nr_stack, &out->len);
+		out->type = out->text ? SQLITE_BLOB : SQLITE_NULL;
 		return true;
 	default: out->type = SQLITE_NULL; return true;
 	}

@@ -192,6 +192,28 @@ between "$(printf '%s' "$ROWS" | awk -F, -v sk="$(skipped k)" '{ n += $3 } END {
 both "^sleeper,HELD,S," "4,5,6,7,8,9" task-state state=S limit=-1 -- "$WL/sleeper" 200 1
 between "$(printf '%s' "$ROWS" | cut -d, -f4)" 195 206 "task-state state=S: the sleeps"
 
+# offcpu: pairs() whose start value is the switch out's stack (a key of the kernel's groups,
+# taken by the start's program), a CTE compiled alone, regrouped by stack_text(): the sleeper's
+# 20 sleeps of 10 ms on one stack through do_nanosleep, on both paths at once (system-wide:
+# the sleeper's line picked by its name); the folded line's frames and the switches exact, its
+# microseconds (the line's last number) and max_us within 25 %
+rm -rf "$dir/k" "$dir/r" "$dir/go"
+hold "$dir" "$WL/sleeper" 20 10
+set -- -- tail -s 0.02 --pid="$HELD" -f /dev/null
+start k -a offcpu than=1ms limit=-1 "$@"
+grep -q "path         aggregated in the kernel" "$dir/k/query.err" ||
+	fail "offcpu: not in the kernel: $(grep path "$dir/k/query.err")"
+start r -a --no-bpf -m 1024 offcpu than=1ms limit=-1 "$@"
+release "$dir"
+k=$(rows k '^sleeper;.*;do_nanosleep;')
+r=$(rows r '^sleeper;.*;do_nanosleep;')
+[ "$(printf '%s\n' "$k" | wc -l)" = 1 ] && [ "$(printf '%s\n' "$r" | wc -l)" = 1 ] ||
+	fail "offcpu: one line of the sleeper's sleeps on each path: kernel '$k', ring '$r'"
+[ "$(printf '%s' "$k" | cut -d, -f2)" = 20 ] || fail "offcpu: the kernel's sleeps: $k"
+close "$(printf '%s' "$k" | sed -E 's/ ([0-9]+),/,\1,/')" \
+	"$(printf '%s' "$r" | sed -E 's/ ([0-9]+),/,\1,/')" "2,4" offcpu "$(skipped k)"
+echo "ok: offcpu, kernel and ring: the sleeper's 20 sleeps on one stack: $(printf '%s' "$k" | cut -c1-60)... $(printf '%s' "$k" | sed -E 's/.* //')"
+
 kill $BURN1 $BURN2 2>/dev/null
 wait $BURN1 $BURN2 2>/dev/null
 
