@@ -101,6 +101,24 @@ static void member_key(struct cc *c, int at, int done)
 	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, done);
 }
 
+/* the start's stack key into the pending value; a chain the stack map refuses is counted lost
+ * (bpf_cc__stack_key) and the key's pending start, if any, deleted: its end pairs with none */
+static void start_stack(struct cc *c, int done)
+{
+	int out = c->out, lost = basm__label(c->a), taken = basm__label(c->a);
+
+	c->out = lost;
+	bpf_cc__stack_key(c, c->pair + PA_VAL);
+	c->out = out;
+	basm__ja(c->a, taken);
+	basm__place(c->a, lost);
+	basm__ld_map(c->a, BPF_REG_1, c->p->pair.pending_fd);
+	fp_ptr(c, BPF_REG_2, c->pair + PA_KEY);
+	emit(c, bi_call(BPF_FUNC_map_delete_elem));
+	basm__ja(c->a, done);
+	basm__place(c->a, taken);
+}
+
 /* pending[START_KEY] = { now, start value, pid_tgid, comm } */
 void bpf_pair__start(struct cc *c)
 {
@@ -115,11 +133,7 @@ void bpf_pair__start(struct cc *c)
 	if (pp->start_member)
 		member_key(c, p + PA_KEY, done);
 	if (pp->has_start_val && pp->start_val.col == BCOL_STACK) {
-		int out = c->out; /* a chain the stack map refuses: counted lost, not stored */
-
-		c->out = done;
-		bpf_cc__stack_key(c, p + PA_VAL);
-		c->out = out;
+		start_stack(c, done);
 	} else if (pp->has_start_val && pp->start_val.col == BCOL_COMM) {
 		comm_to(c, p + PA_VAL);
 	} else if (pp->has_start_val &&

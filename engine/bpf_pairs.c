@@ -217,6 +217,8 @@ bool bpf_pairs__table(struct an *a)
 	if (n > 5) {
 		if (!spec_val(a, end, arg[5], true, &a->end_val))
 			return false;
+		if (a->end_val.col == BCOL_STACK) /* the end's own stack: GROUP BY stack */
+			return bpf_an__no(a, "pairs()'s END_COL 'stack' is read on the ring only");
 		a->has_end_val = true;
 	}
 	return true;

@@ -64,7 +64,7 @@ got=$(tail -n +2 "$d/pf/query" | tr -d '\r' | tr '\n' ' ')
 eq "$got" "$dir/a,$((2 * n)) $dir/b,4 $long,2 " "-p of a forking target: opener paths"
 unset BG
 
-# (4d) two openers in sequence, three times: every call, none lost. A ring's reader once stepped
+# (4d) two openers in sequence, three times: every call received or counted lost. A ring's reader once stepped
 # over a record the kernel published between its last read and the end of the drain (about one
 # call in 40000, in the second opener's busy ring): neither received nor counted lost.
 m=20000
@@ -73,7 +73,14 @@ for r in 1 2 3; do
 		(select sum(lost) from perf_sql_stats where \"table\" = 'sys_enter_openat')
 		from sys_enter_openat where _comm = 'opener'" \
 		-- sh -c "$WL/opener $m; sleep 0.2; $WL/opener $m")
-	eq "$got" "$((2 * (m + 5))),$((2 * m)),0" "round $r, opener $m twice: calls, $dir/a, lost"
+	# every call received or counted lost: a ring too slow for the burst (under ASan) loses
+	# some, said and counted (lost may hold the shell's and sleep's calls too, never fewer)
+	IFS=, read -r c a l <<< "$got"
+	[ "$c" -le $((2 * (m + 5))) ] && [ $((c + l)) -ge $((2 * (m + 5))) ] && [ "$a" -le $((2 * m)) ] &&
+		[ $((a + l)) -ge $((2 * m)) ] ||
+		fail "round $r, opener $m twice: calls, $dir/a, lost: '$got': a call neither received nor counted lost"
+	[ "$l" = 0 ] && eq "$got" "$((2 * (m + 5))),$((2 * m)),0" "round $r, opener $m twice: calls, $dir/a, lost"
+	[ "$l" = 0 ] || echo "ok: round $r, opener $m twice: $got: every call received or counted lost (a ring too slow here)"
 done
 
 # (5) windows: every call in exactly one window
