@@ -8,7 +8,8 @@
 #       @n[tid] = count(); @c[tid] = comm; @r[tid] = sum(args->__syscall_nr != cpu); }':
 #       ns added per call (the workload's own ns/call: it times its loop). wakeups, signals,
 #       page-faults and oncpu are this shape (a bare comm beside count() and a sum of a test).
-#   offcpu: pingpong's switches under perf-sql offcpu and a bpftrace script (below).
+#   offcpu, task-state: pingpong's switches under perf-sql offcpu / task-state and a bpftrace
+#       script keeping the same (below).
 # Each tool's answer is checked: the N calls counted.
 # Run by bench/run.sh (section "shapes") or alone: PERF_SQL=... BUILD=... bash bench/bpf_shapes.sh
 # Knobs: BENCH_REPS (3), BENCH_BPF_CALLS (2000000).
@@ -83,18 +84,36 @@ pp_under() {
 	kill -INT $pid
 	wait $pid
 }
-for ((r = 0; r < REPS; r++)); do
-	pp_ns >> "$T/obase"
-	pp_under '^table ' "$PERF_SQL" -v --csv -a offcpu limit=-1 >> "$T/obpf"
-	awk -F, -v n=$((2 * PP)) '$1 ~ /^pingpong;/ { s += $2 } END { exit s < n - 2 }' \
-		"$T/tout" || anomaly "perf-sql offcpu BPF: fewer than $((2 * PP)) switches of pingpong"
-	pp_under '^table ' "$PERF_SQL" -v --csv -a --no-bpf -m 1024 offcpu limit=-1 >> "$T/oring"
-	[ "$have_bt" = 1 ] || continue
-	pp_under 'Attaching' bpftrace -e "$OBT" >> "$T/obt"
-	awk '/^@n: / { s = $2 } END { exit s < n - 2 }' n=$((2 * PP)) "$T/tout" ||
-		anomaly "bpftrace offcpu: fewer than $((2 * PP)) switches counted"
-done
-obase=$(median < "$T/obase")
-oadded() { [ -s "$1" ] && median < "$1" | awk -v b="$obase" -v n=$((2 * PP)) '{ printf "%.1f", ($1 - b) / n }' || echo -; }
-obpf=$(oadded "$T/obpf"); oring=$(oadded "$T/oring"); obt=$(oadded "$T/obt")
-echo "shapes offcpu (pairs() with the start's stack), pingpong -c 0 x $PP ($((2 * PP)) switches, untraced $(awk -v b="$obase" -v n=$((2 * PP)) 'BEGIN { printf "%.0f", b / n }') ns/switch): ns added per switch: perf-sql BPF $obpf  bpftrace $obt  ratio $(ratio "$obpf" "$obt") (target <= 0.5);  perf-sql ring $oring  ratio BPF/ring $(ratio "$obpf" "$oring") (target <= 0.4)"
+# pp_shape NAME PROFILER CHECK BT: REPS pingpong runs untraced and under the profiler (kernel,
+# then ring) and the bpftrace script BT; CHECK, an awk program over the profiler's CSV with n =
+# 2N, exits 0 when its answer holds the switches; prints the section's line
+pp_shape() {
+	local name=$1 prof=$2 check=$3 bt=$4 base bpf ring bts
+	for ((r = 0; r < REPS; r++)); do
+		pp_ns >> "$T/$prof.base"
+		pp_under '^table ' "$PERF_SQL" -v --csv -a "$prof" limit=-1 >> "$T/$prof.bpf"
+		awk -F, -v n=$((2 * PP)) "$check" "$T/tout" ||
+			anomaly "perf-sql $prof BPF: fewer than $((2 * PP)) switches of pingpong"
+		pp_under '^table ' "$PERF_SQL" -v --csv -a --no-bpf -m 1024 "$prof" limit=-1 >> "$T/$prof.ring"
+		[ "$have_bt" = 1 ] || continue
+		pp_under 'Attaching' bpftrace -e "$bt" >> "$T/$prof.bt"
+		awk '/^@n: / { s = $2 } END { exit s < n - 2 }' n=$((2 * PP)) "$T/tout" ||
+			anomaly "bpftrace $prof: fewer than $((2 * PP)) switches counted"
+	done
+	base=$(median < "$T/$prof.base")
+	per() { [ -s "$1" ] && median < "$1" | awk -v b="$base" -v n=$((2 * PP)) '{ printf "%.1f", ($1 - b) / n }' || echo -; }
+	bpf=$(per "$T/$prof.bpf"); ring=$(per "$T/$prof.ring"); bts=$(per "$T/$prof.bt")
+	echo "shapes $name, pingpong -c 0 x $PP ($((2 * PP)) switches, untraced $(awk -v b="$base" -v n=$((2 * PP)) 'BEGIN { printf "%.0f", b / n }') ns/switch): ns added per switch: perf-sql BPF $bpf  bpftrace $bts  ratio $(ratio "$bpf" "$bts") (target <= 0.5);  perf-sql ring $ring  ratio BPF/ring $(ratio "$bpf" "$ring") (target <= 0.4)"
+}
+# the switches, within one at either end (the tracer is attached before the pingpong starts
+# and stopped right after it exits)
+pp_shape "offcpu (pairs() with the start's stack)" offcpu \
+	'$1 ~ /^pingpong;/ { s += $2 } END { exit s < n - 2 }' "$OBT"
+
+# task-state: the same pingpong under perf-sql -a task-state (pairs() of sched_switch with the
+# switch out's state, a bare comm at max(latency), percentiles from a log-linear histogram),
+# its ring path, and a bpftrace script keeping count, sum, min, max and a log2 histogram of
+# the time off CPU by tid and state: ns added per switch.
+TBT='tracepoint:sched:sched_switch { $t = @ts[args->next_pid]; if ($t) { $d = nsecs - $t; @s[args->next_pid, @st[args->next_pid]] = stats($d); @mn[args->next_pid, @st[args->next_pid]] = min($d); @mx[args->next_pid, @st[args->next_pid]] = max($d); @h[args->next_pid, @st[args->next_pid]] = hist($d); @n = count(); delete(@ts[args->next_pid]); } if (args->prev_pid) { @ts[args->prev_pid] = nsecs; @st[args->prev_pid] = args->prev_state; } }'
+pp_shape "task-state (pairs() with the switch out's state, percentiles)" task-state \
+	'$1 == "pingpong" { s += $4 } END { exit s < n - 2 }' "$TBT"
