@@ -146,7 +146,7 @@ both_p . kmemprof limit=100000 -- cat /proc/self/status /proc/self/maps /proc/se
 
 # sched-migrate: bare comm, a __data_loc char[] field of sched_migrate_task. A shell moves
 # itself between CPUs 0 and 1 20 times (taskset: the migrations are the workload, not a way
-# around one); it is migrated when it wakes, which the ring misses on an idle CPU here
+# around one; neither perf-sql nor any other workload here is pinned); it is migrated when it wakes, which the ring misses on an idle CPU here
 # (docs/reliability.md): two unpinned busy loops keep every CPU busy, so both paths see every
 # migration
 "$WL/burn" 60 & BURN1=$!

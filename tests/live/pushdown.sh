@@ -24,7 +24,9 @@ out=$(q "select count(*) from sys_enter_write; select sum(received), sum(lost) f
       -- "$WL/writes" 3000 8 | tr '\n' ' ') || fail "counting run"
 eq "$out" "3000 sum(received),sum(lost) 3000,0 " "count(*) in counting mode, and its stats"
 # -C 0: only CPU 0
-# (sleepers on both CPUs: an idle CPU may not switch at all in a quiet half second)
+# (sleepers on both CPUs: an idle CPU may not switch at all in a quiet half second; the pins
+# make the workload switch on each CPU, which -C must then keep or drop: the unpinned -C case,
+# as a user runs it, is tests/live/bpf_options.sh's, on both paths)
 out=$(q -a -C 0 "select group_concat(distinct _cpu), count(*) >= 20 from sched_switch" \
       -- sh -c "taskset -c 0 $WL/sleeper 20 5 & taskset -c 1 $WL/sleeper 20 5; wait") || fail "-C run"
 eq "$out" "0,1" "cpus seen with -C 0 (and CPU 0's 20 sleeps among them)"
