@@ -58,6 +58,8 @@ void bpf_cc__syscall_filter(struct cc *c);
  * the stack when the program reads them); the current task's name into fp+at (clobbers r0-r5) */
 void bpf_cc__who(struct cc *c, bool need_pidtgid, bool need_cpu);
 void bpf_cc__current_comm(struct cc *c, int at);
+/* r0 = the value in the map of tasks of the tid at fp+at (4 bytes), or 0 (clobbers r0-r5) */
+void bpf_cc__member(struct cc *c, int at);
 
 /* bpf/regs.c: a uprobe's user register (perf's number v->off) in its size and sign */
 void bpf_cc__load_reg(struct cc *c, const struct bpf_val *v, int r);

@@ -95,9 +95,7 @@ static void member_key(struct cc *c, int at, int done)
 	emit(c, bi_ldx(BPF_DW, BPF_REG_1, FP, (int16_t)at));
 	emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_1, 32));
 	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_1, 0, done);
-	basm__ld_map(c->a, BPF_REG_1, c->p->tree_fd);
-	fp_ptr(c, BPF_REG_2, at); /* the map's key: the low 4 bytes */
-	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
+	bpf_cc__member(c, at); /* the map's key: the low 4 bytes */
 	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, done);
 }
 

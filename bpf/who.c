@@ -66,14 +66,15 @@ static void self(struct cc *c)
 	basm__place(c->a, keep);
 }
 
-/* r0 = the member fp+OFF_TID's value in the map of tasks, or 0 */
-static void member(struct cc *c)
+void bpf_cc__member(struct cc *c, int at)
 {
 	basm__ld_map(c->a, BPF_REG_1, c->p->tree_fd);
 	emit(c, bi_mov64_reg(BPF_REG_2, FP));
-	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, OFF_TID));
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, at));
 	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
 }
+
+static void member(struct cc *c) { bpf_cc__member(c, OFF_TID); }
 
 /* (2) */
 static void targets(struct cc *c)
