@@ -425,6 +425,8 @@ int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 	}
 	if (p->pair.role != BPF_PAIR_NONE)
 		bpf_pair__end(&c); /* BOTH: c.out is now the start's part */
+	if (p->pair.pending_rows)  /* pending(): the hash is the rows; no group */
+		goto out;
 	where(&c);
 	build_key(&c);
 	bpf_cc__find_group(&c, have);

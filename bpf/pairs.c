@@ -10,6 +10,7 @@
  *   +32 (+80) the start's pid_tgid                        |
  *   +40 (+88) the start's comm                            /
  */
+#include <assert.h>
 #include <errno.h>
 #include "bpf/compile_int.h"
 #include "bpf/pairs.h"
@@ -141,6 +142,11 @@ void bpf_pair__start(struct cc *c)
 		bpf_cc__load_val(c, &pp->start_val, BPF_REG_1, BPF_REG_2);
 		emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_VAL)));
 	}
+	if (pp->has_start_val2) { /* pending(): integers both, 8 bytes each */
+		assert(pp->has_start_val && !bpf_val__is_str(&pp->start_val));
+		bpf_cc__load_val(c, &pp->start_val2, BPF_REG_1, BPF_REG_2);
+		emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_VAL + 8)));
+	}
 	if (pp->need_tid) {
 		emit(c, bi_call(BPF_FUNC_get_current_pid_tgid));
 		emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)(p + PA_PIDTGID(pp))));
@@ -171,12 +177,35 @@ void bpf_pair__start(struct cc *c)
 	basm__place(c->a, done);
 }
 
+/* pending(): END_KEY's pending start deleted, counted as a pair (or an unmatched end) */
+static void end_pending(struct cc *c)
+{
+	const struct bpf_pair *pp = &c->p->pair;
+	int deleted = basm__label(c->a);
+
+	assert(pp->role == BPF_PAIR_END);
+	bpf_cc__load_val(c, &pp->end_key, BPF_REG_1, BPF_REG_2);
+	emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(c->pair + PA_KEY)));
+	basm__ld_map(c->a, BPF_REG_1, pp->pending_fd);
+	fp_ptr(c, BPF_REG_2, c->pair + PA_KEY);
+	emit(c, bi_call(BPF_FUNC_map_delete_elem));
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, deleted);
+	bump(c, BPF_PAIR_UNMATCHED);
+	basm__ja(c->a, c->out);
+	basm__place(c->a, deleted);
+	bump(c, BPF_PAIR_PAIRS);
+}
+
 /* the pending start of END_KEY into the area, latency computed, deleted; none: c->out */
 void bpf_pair__end(struct cc *c)
 {
 	const struct bpf_pair *pp = &c->p->pair;
 	int p = c->pair, found;
 
+	if (pp->pending_rows) {
+		end_pending(c);
+		return;
+	}
 	if (pp->role == BPF_PAIR_BOTH) { /* no pair, or not aggregated: on to the start */
 		c->done = c->out;
 		c->out = basm__label(c->a);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include "bpf/pairs.h"
 #include "bpf/source.h"
@@ -121,6 +122,9 @@ static void read_counts(struct bpf_table *t)
 
 		if (t->start_src && idx >= 0)
 			t->start_src->received[idx] += starts;
+		if (t->plan.pair.pending_rows && idx >= 0) /* no group counts the ends */
+			t->src->received[idx] += now[BPF_PAIR_PAIRS] + now[BPF_PAIR_UNMATCHED] -
+						 seen[BPF_PAIR_PAIRS] - seen[BPF_PAIR_UNMATCHED];
 		for (int i = 0; i < BPF_PAIR_NR_COUNTS; i++)
 			d[i] += now[i] - seen[i];
 		memcpy(seen, now, 8 * BPF_PAIR_NR_COUNTS);
@@ -137,9 +141,56 @@ static void read_counts(struct bpf_table *t)
 	free(v);
 }
 
+/* pending(): every start waiting now, read (not deleted: they wait on) in batches; the
+ * hash changes under the reads, so a key may come twice or not at all only if it was
+ * deleted or stored meanwhile, as the ring path's rows of a window are the state at its end */
+static int read_pending(struct bpf_table *t)
+{
+	int vs = BPF_PAIR_VALUE(&t->plan.pair);
+	size_t row = 8 + (size_t)vs;
+	uint64_t keys[256];
+	uint8_t *vals = malloc(256 * (size_t)vs);
+	uint32_t batch = 0, n;
+	bool first = true;
+	int ret = 0;
+
+	t->nr_pend = 0;
+	t->pend_now = now_ns(CLOCK_MONOTONIC);
+	while (vals && ret == 0) {
+		if (t->cap_pend - t->nr_pend < 256) {
+			size_t cap = t->cap_pend ? t->cap_pend * 2 : 1024;
+			uint8_t *p = realloc(t->pend, cap * row);
+
+			if (!p)
+				break;
+			t->pend = p;
+			t->cap_pend = cap;
+		}
+		n = 256;
+		ret = bpf_map_lookup_batch(t->pending_fd, first ? NULL : &batch, &batch, keys, vals,
+					   &n, NULL);
+		if (ret < 0 && ret != -ENOENT)
+			break;
+		first = false;
+		for (uint32_t k = 0; k < n; k++, t->nr_pend++) {
+			memcpy(t->pend + t->nr_pend * row, &keys[k], 8);
+			memcpy(t->pend + t->nr_pend * row + 8, vals + (size_t)k * (size_t)vs,
+			       (size_t)vs);
+		}
+	}
+	free(vals);
+	return !vals || (ret && ret != -ENOENT) ? (ret < 0 ? ret : -ENOMEM) : 0;
+}
+
 void bpf_table__read_pairs(struct bpf_table *t)
 {
+	int ret;
+
 	merge_hist(t);
 	if (t->counts_fd >= 0)
 		read_counts(t);
+	if (t->plan.pair.pending_rows && (ret = read_pending(t)) && !t->read_failed) {
+		t->read_failed = true;
+		t->read_errno = -ret;
+	}
 }

@@ -205,6 +205,11 @@ struct bpf_pair {
 	struct bpf_val start_val;          /* .col BCOL_PID...: none when nr_ops < 0 */
 	bool has_start_val, start_val_str; /* a value of the start kept; it is text */
 	bool need_comm, need_tid;          /* the start's comm, pid/tid kept */
+	/* pending() (vtab/pending.c (2)): the rows are the pending starts, read from the hash at
+	 * the window's end; the end program only deletes; a second integer value of the start
+	 * (START_COL2) is kept in the value's second 8 bytes */
+	bool pending_rows, has_start_val2;
+	struct bpf_val start_val2;
 	/* is_target(key, start_time) (a term of the top AND of WHERE): a start whose key is not
 	 * in the map of tasks (plan.tree_fd) when it fires is not stored, so no pair of it is */
 	bool start_member;

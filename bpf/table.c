@@ -74,11 +74,12 @@ static int create_maps(struct bpf_table *t, int nr_maps, struct err *e)
 	/* pairs() end in the scheduler and in interrupts, where a map that allocates as it
 	 * grows fails in bursts: their maps are allocated up front (percentiles: buckets too) */
 	for (int i = 0; i < nr_maps; i++)
-		t->map_fd[i] = new_map(
-			BPF_MAP_TYPE_PERCPU_HASH, "psql_groups", (uint32_t)p->key_size,
-			(uint32_t)p->value_size,
-			(uint32_t)(bpf_plan__has_loglin(p) ? p->max_groups * 4 : p->max_groups),
-			p->pair.role != BPF_PAIR_NONE ? 0 : BPF_F_NO_PREALLOC, -1);
+		t->map_fd[i] = new_map(BPF_MAP_TYPE_PERCPU_HASH, "psql_groups",
+				       (uint32_t)p->key_size, (uint32_t)p->value_size,
+				       (uint32_t)(p->pair.pending_rows ? 1 /* pending(): no group */
+						  : bpf_plan__has_loglin(p) ? p->max_groups * 4
+									    : p->max_groups),
+				       p->pair.role != BPF_PAIR_NONE ? 0 : BPF_F_NO_PREALLOC, -1);
 	if (p->pair.role != BPF_PAIR_NONE) {
 		t->pending_fd =
 			new_map(BPF_MAP_TYPE_HASH, "psql_pending", 8, BPF_PAIR_VALUE(&p->pair),
@@ -351,6 +352,7 @@ void bpf_table__free(struct bpf_table *t)
 	free(t->keys);
 	free(t->vals);
 	free(t->rows);
+	free(t->pend);
 	free(t->index);
 	free(t);
 }

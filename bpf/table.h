@@ -92,6 +92,11 @@ struct bpf_table {
 	uint64_t *counts_seen;   /* per possible CPU, BPF_PAIR_NR_COUNTS each */
 	uint64_t misses_seen[2]; /* the start's and the (end's) program's recursion_misses (4) */
 	int pair_stat;
+	/* pending(): the starts waiting at the window's end, 8 + BPF_PAIR_VALUE bytes each (the
+	 * key, then the pending value), and the time they were read */
+	uint8_t *pend;
+	size_t nr_pend, cap_pend;
+	uint64_t pend_now;
 	char log[1024]; /* the verifier's last lines after a rejection */
 };
 

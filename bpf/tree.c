@@ -250,7 +250,9 @@ static void detach(struct bpf_tree *t)
 int bpf_tree__open(struct bpf_tree *t, struct session *s, pid_t workload, bool attach,
 		   struct err *e)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_NO_PREALLOC);
+	/* preallocated: a map that allocates as it grows refills through irq_work, kmallocs in
+	 * the context of whatever task runs (the workload: kmemleak would list them as its own) */
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = 0);
 	const char *test_max = TEST_HOOK("TREE_MAX"); /* tests: a full map (core/test_hook.h) */
 	struct err raw_e = { 0 };
 

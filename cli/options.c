@@ -526,6 +526,8 @@ static const char usage_tail[] =
 	"         every table has a hidden stack column (the call chain, read with stack_text());\n"
 	"         counters (perf stat counts); pairs(START, KEY, END, KEY [, START_COL\n"
 	"         [, END_COL]]) (latency; START_COL 'stack': the start's call chain);\n"
+	"         pending(START, KEY, END, KEY [, START_COL [, START_COL2]]) (the starts\n"
+	"         still waiting for their end: age, start_value, start_value2; kmemleak);\n"
 	"         perf_sql_events (the catalog); perf_sql_stats (received/lost per table and CPU)\n"
 	"functions: workload_pid(), log2_hist(), lin_hist(), percentile(), p50() .. p999(), "
 	"stats(),\n"

@@ -86,6 +86,15 @@ int bpf_offline__list(struct query *q, struct session *s, struct bpf_stmt *b)
 			 b->plan.stack_depth > 0 ? b->plan.stack_depth
 			 : f                     ? bpf_facts__max_stack(f)
 						 : 127);
+	if (b->plan.pair.pending_rows) { /* no groups, nothing rewritten: pair_notes says */
+		bpf_session__note(
+			s, b->src,
+			"in the kernel: BPF program of %d insns on %s (built from %s, not "
+			"loaded: offline)",
+			l.nr_insns, where, l.facts);
+		bpf_session__listing(s, b->src, NULL, l.text);
+		return 0;
+	}
 	bpf_session__note(s, b->src,
 			  "aggregated in the kernel: BPF program of %d insns on %s (built from %s, "
 			  "not loaded: offline), per-CPU hash %s, up to %d groups%s%s%s",

@@ -177,16 +177,66 @@ static struct source *source_of(struct an *a, const struct tp_event *ev)
 	return NULL;
 }
 
-/* FROM pairs('start', 'key', 'end', 'key' [, 'start col' [, 'end col']]) */
+/* pending(): START_COL and START_COL2 of the start, integers, 8 bytes each in the value */
+static bool pending_vals(struct an *a, const char *col2)
+{
+	struct bpf_pair *pp = &a->b->plan.pair;
+
+	if (pp->role == BPF_PAIR_BOTH)
+		return bpf_an__no(a, "one table that starts and ends stays on the ring");
+	if (pp->has_start_val &&
+	    (bpf_val__is_str(&pp->start_val) || pp->start_val.col == BCOL_STACK ||
+	     pp->start_val.col == BCOL_COMM))
+		return bpf_an__no(a, "START_COL is kept in the kernel when it is an integer");
+	if (!col2)
+		return true;
+	if (!spec_val(a, a->start_ev, col2, true, &pp->start_val2))
+		return false;
+	if (bpf_val__is_str(&pp->start_val2) || pp->start_val2.col == BCOL_STACK ||
+	    pp->start_val2.col == BCOL_COMM)
+		return bpf_an__no(a, "START_COL2 is kept in the kernel when it is an integer");
+	pp->has_start_val2 = true;
+	return true;
+}
+
+/* is NAME a word of the statement (a column it may read)? */
+static bool names(const struct an *a, const char *name)
+{
+	char buf[128];
+
+	for (int i = 0; i < a->sel->nr_tok; i++)
+		if (a->sel->tok[i].type == TK_ID && !strcasecmp(bpf_an__name(a, i, buf), name))
+			return true;
+	return false;
+}
+
+/* FROM pending(...): the statement stays as written and reads the kernel's hash of waiting
+ * starts (vtab/pending.c (2)); the start keeps its task's ids and name if the statement
+ * names them */
+bool bpf_pairs__pending_stmt(struct an *a)
+{
+	struct bpf_pair *pp = &a->b->plan.pair;
+
+	pp->pending_rows = true;
+	pp->need_tid = names(a, "start_pid") || names(a, "start_tid");
+	pp->need_comm = names(a, "comm");
+	a->b->sql = sqlite3_mprintf("%s", sqlite3_sql(a->orig));
+	snprintf(a->b->desc, sizeof(a->b->desc),
+		 "none: the starts waiting are the rows, read at each window's end");
+	return a->b->sql ? true : bpf_an__no(a, "out of memory");
+}
+
+/* FROM pairs('start', 'key', 'end', 'key' [, 'start col' [, 'end col']]), or pending() */
 bool bpf_pairs__table(struct an *a)
 {
 	struct bpf_pair *pp = &a->b->plan.pair;
+	const char *fn = a->pending ? "pending" : "pairs";
 	const struct tp_event *end;
 	char arg[6][128];
 	int n = a->sel->nr_targs;
 
 	if (n < 4 || n > 6)
-		return bpf_an__no(a, "pairs() with %d arguments", n);
+		return bpf_an__no(a, "%s() with %d arguments", fn, n);
 	for (int i = 0; i < n; i++) {
 		if (a->sel->tok[a->sel->targ[i]].type != TK_STR)
 			return bpf_an__no(a, "pairs()'s arguments are strings");
@@ -206,14 +256,16 @@ bool bpf_pairs__table(struct an *a)
 	if (!spec_val(a, a->start_ev, arg[1], false, &pp->start_key) ||
 	    !spec_val(a, end, arg[3], false, &pp->end_key))
 		return false;
-	sqlite3_snprintf(sizeof(a->b->pair_name), a->b->pair_name, "pairs(%s, %s, %s, %s)", arg[0],
-			 arg[1], arg[2], arg[3]); /* as vtab/pairs.c names it */
+	sqlite3_snprintf(sizeof(a->b->pair_name), a->b->pair_name, "%s(%s, %s, %s, %s)", fn, arg[0],
+			 arg[1], arg[2], arg[3]); /* as vtab/pairer.c names it */
 	if (n > 4) {
 		if (!spec_val(a, a->start_ev, arg[4], true, &pp->start_val))
 			return false;
 		pp->has_start_val = true;
 		pp->start_val_str = bpf_val__is_str(&pp->start_val);
 	}
+	if (a->pending)
+		return pending_vals(a, n > 5 ? arg[5] : NULL);
 	if (n > 5) {
 		if (!spec_val(a, end, arg[5], true, &a->end_val))
 			return false;
@@ -274,9 +326,10 @@ static const char *pair_reason(struct query *q, struct session *s, const struct 
 			return "its rows come from the BPF program that copies user strings";
 	}
 	for (int st = 0; st < q->nr_stmts; st++) /* the same pairs() again plans nothing */
-		if (st != i && strcasestr(sqlite3_sql(q->stmts[st]), "pairs"))
+		if (st != i && (strcasestr(sqlite3_sql(q->stmts[st]), "pairs") ||
+				strcasestr(sqlite3_sql(q->stmts[st]), "pending")))
 			return "read by more than one statement or table (another statement "
-			       "reads pairs())";
+			       "reads pairs() or pending())";
 	return NULL;
 }
 
@@ -308,6 +361,25 @@ static void pair_notes(struct session *s, const struct bpf_stmt *b, const struct
 	snprintf(end_note, sizeof(end_note), "%s", bpf_session__note_of(s, b->src));
 	if (prog_id)
 		snprintf(id, sizeof(id), " %u", prog_id);
+	if (pp->pending_rows) {
+		hook_text(b->start_src->ev, pp, where, sizeof(where));
+		bpf_session__note(
+			s, b->start_src,
+			"pending() starts in the kernel: BPF program%s of %d insns on %s "
+			"stores (time, start values) by key in a hash of up to %d pending "
+			"starts, which %s's program deletes%s",
+			id, nr_insns, where, pp->max_pending, b->src->ev->name,
+			p->tree_fd >= 0 ? "; both programs count only the tasks in the "
+					  "map of tasks (target, below)"
+					: "");
+		bpf_session__note(
+			s, b->src,
+			"%s; pending() ended here: deletes the key's pending start (a start "
+			"finding the hash full is dropped, counted lost); no group: the "
+			"statement reads the starts left in the hash at each window's end",
+			end_note);
+		return;
+	}
 	if (pp->role == BPF_PAIR_END) {
 		const char *was = bpf_session__note_of(s, b->start_src);
 		char before[720] = "";
@@ -346,11 +418,12 @@ void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int
 		     void *ctx)
 {
 	const char *why = b->ok ? pair_reason(q, s, b, i, reads, parent) : b->why;
+	const char *fn = strncmp(b->pair_name, "pending", 7) ? "pairs()" : "pending()";
 	struct bpf_table *t = NULL;
 
 	if (why) {
-		bpf_session__note(s, b->start_src, "perf ring: pairs(): %s", why);
-		bpf_session__note(s, b->src, "perf ring: pairs(): %s", why);
+		bpf_session__note(s, b->start_src, "perf ring: %s: %s", fn, why);
+		bpf_session__note(s, b->src, "perf ring: %s: %s", fn, why);
 		return;
 	}
 	/* --max-groups raises it too: the remedy the lost warning names (engine/query.c) */
@@ -362,8 +435,8 @@ void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int
 		const char *n = bpf_session__note_of(s, b->src);
 
 		snprintf(was, sizeof(was), "%s", n && strlen(n) > 11 ? n + 11 : "failed");
-		bpf_session__note(s, b->src, "perf ring: pairs(): %s", was);
-		bpf_session__note(s, b->start_src, "perf ring: pairs(): %s", was);
+		bpf_session__note(s, b->src, "perf ring: %s: %s", fn, was);
+		bpf_session__note(s, b->start_src, "perf ring: %s: %s", fn, was);
 		return;
 	}
 	if (!t) { /* offline: listed, not loaded (engine/bpf_offline.c) */

@@ -218,17 +218,26 @@ static void note_kernel(struct query *q, struct session *s, struct bpf_table *t,
 		snprintf(stacks, sizeof(stacks),
 			 ", stack map of %d chains (%s, up to %d frames each)", t->nr_stacks,
 			 t->plan.stack_user ? "user" : "kernel and user", t->plan.stack_depth);
-	bpf_session__note(s, t->src,
-			  "aggregated in the kernel: BPF program %u of %d insns on %s%s, "
-			  "per-CPU hash %s, up to %d groups%s%s%s",
-			  t->prog_id, t->nr_insns, where,
-			  t->perf_fd >= 0 || t->nr_pmu_fds ? ""
-							   : " (loaded, not attached: --explain)",
-			  b->desc, t->plan.max_groups, stacks,
-			  t->nr_maps == 2 ? ", two maps swapped per window" : "",
-			  b->is_part ? "; a sub-SELECT of its statement, compiled alone" : "");
+	if (t->plan.pair.pending_rows) /* no groups: bpf_pairs__pick's note says the rest */
+		bpf_session__note(s, t->src, "in the kernel: BPF program %u of %d insns on %s%s",
+				  t->prog_id, t->nr_insns, where,
+				  t->perf_fd >= 0 ? "" : " (loaded, not attached: --explain)");
+	else
+		bpf_session__note(
+			s, t->src,
+			"aggregated in the kernel: BPF program %u of %d insns on %s%s, "
+			"per-CPU hash %s, up to %d groups%s%s%s",
+			t->prog_id, t->nr_insns, where,
+			t->perf_fd >= 0 || t->nr_pmu_fds ? ""
+							 : " (loaded, not attached: --explain)",
+			b->desc, t->plan.max_groups, stacks,
+			t->nr_maps == 2 ? ", two maps swapped per window" : "",
+			b->is_part ? "; a sub-SELECT of its statement, compiled alone" : "");
 	if (q->plan_only && !bpf_listing__table(t, &l, &e)) /* --explain: what was loaded */
-		bpf_session__listing(s, t->src, strdup(b->sql), l.text);
+		bpf_session__listing(s, t->src,
+				     t->plan.pair.pending_rows ? NULL /* run as written */
+							       : strdup(b->sql),
+				     l.text);
 }
 
 /* (3): 0, or -errno when the table stays on the ring (the note says why) */
@@ -299,6 +308,15 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 		return e.code ? e.code : -EINVAL;
 	}
 	snprintf(module, sizeof(module), "%s", b->module);
+	if (b->plan.pair.pending_rows) { /* the statement stays: pending() reads the hash */
+		if (bpf_session__add(s, t)) {
+			bpf_session__note(s, src, "perf ring: out of memory");
+			bpf_table__free(t);
+			return -ENOMEM;
+		}
+		note_kernel(q, s, t, b);
+		return 0;
+	}
 	if (b->is_part) { /* its statement is prepared once all its parts are in */
 		if (bpf_groups__register(q->db, module, t) != SQLITE_OK || bpf_session__add(s, t)) {
 			bpf_session__note(s, src, "perf ring: out of memory");
@@ -370,7 +388,8 @@ int bpf_pick__apply(struct query *q, struct session *s, const struct query_ops *
 		int i = -1;
 
 		r = bpf_session__note_of(s, s->src[j]);
-		if (s->src[j]->counter || (r && strstr(r, "pairs()"))) /* bpf_pairs__pick's */
+		if (s->src[j]->counter || (r && (strstr(r, "pairs()") || strstr(r, "pending()"))))
+			/* bpf_pairs__pick's */
 			continue;
 		r = ring_reason(q, s, st, reads, j, &i, &use, why, sizeof(why));
 		if (r)
@@ -437,7 +456,9 @@ bool bpf_pick__explain(const struct session *s, const struct source *src, FILE *
 	const char *note = bpf_session__note_of(s, src), *sql, *listing;
 	const struct bpf_table *t = bpf_session__table(s, src);
 	bool kernel = src->bpf || (note && (!strncmp(note, "aggregated in the kernel", 24) ||
-					    !strncmp(note, "pairs() starts in the kernel", 28)));
+					    !strncmp(note, "in the kernel", 13) ||
+					    !strncmp(note, "pairs() starts in the kernel", 28) ||
+					    !strncmp(note, "pending() starts in the kernel", 30)));
 
 	if (note)
 		fprintf(f, "  path         %s\n", note);

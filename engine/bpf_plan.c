@@ -238,7 +238,8 @@ static bool table(struct an *a)
 	    strcasecmp(bpf_an__name(a, a->sel->table_schema, name), "main"))
 		return bpf_an__no(a, "FROM %s.%s", name, bpf_an__name(a, a->sel->table, name));
 	bpf_an__name(a, a->sel->table, name);
-	if (!strcasecmp(name, "pairs") && a->sel->nr_targs)
+	if ((!strcasecmp(name, "pairs") || (a->pending = !strcasecmp(name, "pending"))) &&
+	    a->sel->nr_targs)
 		return bpf_pairs__table(a);
 	if (!(a->ev = catalog__find(a->s->cat, name)))
 		return bpf_an__no(a, "FROM %s: not an event table", name);
@@ -309,7 +310,11 @@ static bool read_stmt(struct an *a, const char *module)
 
 	if (sql_select__parse(sel, sqlite3_sql(a->orig)))
 		return bpf_an__no(a, "%s", sel->err);
-	if (!table(a) || !own_names_free(a))
+	if (!table(a))
+		return false;
+	if (a->pending)
+		return bpf_pairs__pending_stmt(a);
+	if (!own_names_free(a))
 		return false;
 	if (sel->nr_items != sqlite3_column_count(a->orig))
 		return bpf_an__no(a, "its result columns are not read");
@@ -351,10 +356,12 @@ void bpf_stmt__analyze(struct bpf_stmt *b, struct query *q, struct session *s, s
 	}
 	if (read_stmt(&a, module)) {
 		b->ok = true;
-		b->count_only = !b->plan.nr_keys && !b->plan.nr_aggs && b->plan.where_root < 0;
+		b->count_only = !b->plan.nr_keys && !b->plan.nr_aggs && b->plan.where_root < 0 &&
+				!a.pending;
 		b->plan.tp_id = a.ev->id;
 		b->plan.nr_cpu_ids = s->nr_cpu_ids;
-		describe(&a);
+		if (!a.pending)
+			describe(&a);
 	}
 	b->start_src = a.start_src; /* pairs(): read or not, its tables are its own */
 	for (int k = 0; k < a.nr_repl; k++)

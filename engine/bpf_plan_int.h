@@ -44,8 +44,8 @@ struct an {
 		char *text;
 	} repl[MAX_REPL];
 	int nr_repl;
-	/* FROM pairs(...) (engine/bpf_pairs.c) */
-	bool pairs;
+	/* FROM pairs(...) (engine/bpf_pairs.c); pending(...) too */
+	bool pairs, pending;
 	struct source *start_src;
 	const struct tp_event *start_ev;
 	struct bpf_val end_val; /* END_COL, a value of the end event */
@@ -88,6 +88,8 @@ bool bpf_agg__bare(struct an *a, int n);
 bool bpf_agg__bare_follow(struct an *a);
 /* engine/bpf_pairs.c: FROM pairs(...); a column of it as a value (refused: false) */
 bool bpf_pairs__table(struct an *a);
+/* FROM pending(...): the statement read as it stands (its rows are the kernel's hash) */
+bool bpf_pairs__pending_stmt(struct an *a);
 bool bpf_pairs__val(struct an *a, int n, struct bpf_val *v);
 bool bpf_pairs__is_col(struct an *a, int n);
 /* is node n start_value of pairs() whose START_COL is 'stack' (a key BCOL_PAIR_STACK)? */

@@ -12,6 +12,7 @@
 #include "vtab/tp_table.h"
 
 #define PAIRS_MAX_PENDING (1 << 20)
+#define PAIRS_MAX 32 /* different pairs() (and as many pending()) per run */
 
 enum spec_kind {
 	SPEC_NONE,
@@ -51,8 +52,14 @@ struct pending {
 	uint64_t time, lost_mark;
 	uint32_t cpu, pid, tid;
 	bool used;
-	struct cell value;
+	struct cell value, value2; /* START_COL; pending(): its second START_COL */
 };
+
+static inline void pending__cells_free(struct pending *pe)
+{
+	cell_free(&pe->value);
+	cell_free(&pe->value2);
+}
 
 struct pair_row {
 	int64_t key;
@@ -64,6 +71,10 @@ struct pair_row {
 
 struct pairer {
 	char *args[6];
+	bool pending;  /* pending(): the starts still waiting are the rows; end_col is a second
+		       * column of the start table */
+	uint64_t now;  /* pending(): the time its rows are of (now; a replay: its last row's) */
+	uint64_t last; /* the latest row merged so far */
 	struct source *start, *end;
 	struct spec start_key, end_key, start_col, end_col;
 	struct pending *tab; /* open addressing on key */
@@ -74,6 +85,12 @@ struct pairer {
 	int stat;   /* index in s->extra */
 };
 
+/* vtab/pairer.c: the pairer of these arguments (args[0..5], NULL where absent), found in
+ * cache[0..*nr) or created there and planned (tables opened, raw data); NULL with *err set
+ * (NULL too when out of memory). Freed by pairer__free(). */
+struct pairer *pairer__get(struct session *s, struct pairer **cache, int *nr, bool pending,
+			   char **args, char **err);
+void pairer__free(struct pairer *p);
 /* Frees this window's pairs (their texts too). */
 void pairer__rows_free(struct pairer *p);
 /* Once per window: merges both tables' rows in time order, pairing as rows go by, into

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "bpf/user_str.h"
 #include "core/field.h"
 #include "symbols/stack.h"
@@ -99,7 +100,7 @@ static void rehash(struct pairer *p, uint32_t ncap, uint64_t older_than)
 		if (!old[i].used)
 			continue;
 		if (old[i].time < older_than) {
-			cell_free(&old[i].value);
+			pending__cells_free(&old[i]);
 			session__extra_add(p->start->s, p->stat, 0, 1); /* evicted: lost */
 			continue;
 		}
@@ -165,7 +166,7 @@ static void on_start(struct pairer *p, const struct wrow *r, uint64_t lost_mark)
 	if (!pe->used) {
 		p->used++;
 	} else { /* a newer start replaces it */
-		cell_free(&pe->value);
+		pending__cells_free(pe);
 		session__extra_pairs(s, p->stat, (const uint64_t[4]){ 1, 0, 0, 0 });
 	}
 	pe->used = true;
@@ -179,6 +180,11 @@ static void on_start(struct pairer *p, const struct wrow *r, uint64_t lost_mark)
 	pe->value.text = NULL;
 	if (p->start_col.kind != SPEC_NONE && !read_spec(s, &p->start_col, r, &pe->value))
 		pe->value.type = SQLITE_NULL;
+	pe->value2.type = SQLITE_NULL;
+	pe->value2.text = NULL;
+	if (p->pending && p->end_col.kind != SPEC_NONE &&
+	    !read_spec(s, &p->end_col, r, &pe->value2))
+		pe->value2.type = SQLITE_NULL;
 }
 
 static void on_end(struct pairer *p, const struct wrow *r, uint64_t lost_now)
@@ -193,6 +199,12 @@ static void on_end(struct pairer *p, const struct wrow *r, uint64_t lost_now)
 	i = slot_of(p, key.i);
 	if (!p->tab[i].used) {
 		session__extra_pairs(s, p->stat, (const uint64_t[4]){ 0, 1, 0, 0 });
+		return;
+	}
+	if (p->pending) { /* pending(): an ended start is no row */
+		pending__cells_free(&p->tab[i]);
+		remove_slot(p, i);
+		session__extra_add(s, p->stat, 1, 0);
 		return;
 	}
 	if (p->nr_rows == p->cap_rows) {
@@ -254,19 +266,28 @@ int pairer__run(struct pairer *p)
 	a = wscan__next(&sa);
 	b = same ? NULL : wscan__next(&sb);
 	for (; same && a; a = wscan__next(&sa)) {
+		p->last = a->time > p->last ? a->time : p->last;
 		on_end(p, a, now);
 		on_start(p, a, before);
 	}
 	while (a || b) {
 		if (a && (!b || a->time <= b->time)) {
+			p->last = a->time > p->last ? a->time : p->last;
 			on_start(p, a, before);
 			a = wscan__next(&sa);
 		} else {
+			p->last = b->time > p->last ? b->time : p->last;
 			on_end(p, b, now);
 			b = wscan__next(&sb);
 		}
 	}
 	wscan__done(&sa);
 	wscan__done(&sb);
+	if (p->pending) { /* the rows' time: now, or a replay's last row; the rows carry the
+			   * perf clock (local_clock, a few ms from CLOCK_MONOTONIC): never before
+			   * the last row */
+		p->now = s->replay ? p->last : now_ns(CLOCK_MONOTONIC);
+		p->now = p->now > p->last ? p->now : p->last;
+	}
 	return 0;
 }

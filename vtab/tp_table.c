@@ -438,8 +438,8 @@ int vtabs__register_builtin(sqlite3 *db, struct session *s)
 	int rc;
 
 	if ((rc = perf_sql_events__register(db, s)) || (rc = perf_sql_stats__register(db, s)) ||
-	    (rc = pairs__register(db, s)) || (rc = counters__register(db, s)) ||
-	    (rc = blob_rows__register(db)))
+	    (rc = pairs__register(db, s)) || (rc = pending__register(db, s)) ||
+	    (rc = counters__register(db, s)) || (rc = blob_rows__register(db)))
 		return rc;
 	return SQLITE_OK;
 }

@@ -31,6 +31,7 @@ const sqlite3_module *tp_table__module(void);
 int perf_sql_events__register(sqlite3 *db, struct session *s);
 int perf_sql_stats__register(sqlite3 *db, struct session *s);
 int pairs__register(sqlite3 *db, struct session *s);
+int pending__register(sqlite3 *db, struct session *s);
 int counters__register(sqlite3 *db, struct session *s);
 /* RFC 3339 local time with milliseconds, e.g. 2026-11-22T13:00:01.250+00:00 */
 void format_rfc3339(unsigned long long ns, char *buf, unsigned long len);

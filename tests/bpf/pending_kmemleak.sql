@@ -1,0 +1,2 @@
+-- pending(): the kmalloc program keeps (time, call_site, bytes_alloc) by pointer, kfree's only deletes; the statement stays as written and reads the hash (kmemleak)
+-- profiler: kmemleak
