@@ -10,9 +10,11 @@
 #       page-faults and oncpu are this shape (a bare comm beside count() and a sum of a test).
 #   offcpu, task-state: pingpong's switches under perf-sql offcpu / task-state and a bpftrace
 #       script keeping the same (below).
+#   kmemleak: msgs' kmalloc/kfree rounds under perf-sql kmemleak (pending()) and a bpftrace
+#       script keeping the same hash (below).
 # Each tool's answer is checked: the N calls counted.
 # Run by bench/run.sh (section "shapes") or alone: PERF_SQL=... BUILD=... bash bench/bpf_shapes.sh
-# Knobs: BENCH_REPS (3), BENCH_BPF_CALLS (2000000).
+# Knobs: BENCH_REPS (3), BENCH_BPF_CALLS (2000000), BENCH_PP (200000), BENCH_KMEM_ROUNDS (500000).
 set -u
 : "${PERF_SQL:?}" "${BUILD:?}"
 WL=$BUILD/workloads
@@ -117,3 +119,48 @@ pp_shape "offcpu (pairs() with the start's stack)" offcpu \
 TBT='tracepoint:sched:sched_switch { $t = @ts[args->next_pid]; if ($t) { $d = nsecs - $t; @s[args->next_pid, @st[args->next_pid]] = stats($d); @mn[args->next_pid, @st[args->next_pid]] = min($d); @mx[args->next_pid, @st[args->next_pid]] = max($d); @h[args->next_pid, @st[args->next_pid]] = hist($d); @n = count(); delete(@ts[args->next_pid]); } if (args->prev_pid) { @ts[args->prev_pid] = nsecs; @st[args->prev_pid] = args->prev_state; } }'
 pp_shape "task-state (pairs() with the switch out's state, percentiles)" task-state \
 	'$1 == "pingpong" { s += $4 } END { exit s < n - 2 }' "$TBT"
+
+# kmemleak: msgs 100 0 KEY R (100 System V messages left queued, then R sent and received
+# back: a kmalloc and its kfree each) timed alone while a tracer, started and collecting before
+# it, runs system-wide: perf-sql -a kmemleak (pending(): the kmalloc program keeps the
+# allocation by pointer in a hash, kfree's deletes it, the rest read at the end), the same
+# --no-bpf (the ring), and a bpftrace script keeping the same (time, call site and size by
+# pointer, deleted at the kfree): ns added per round (one kmalloc and one kfree). Each answer
+# checked: perf-sql's load_msg row holds the 100 queued messages; bpftrace's map at least 100.
+KBT='tracepoint:kmem:kmalloc { @a[args->ptr] = (nsecs, args->call_site, args->bytes_alloc); } tracepoint:kmem:kfree { delete(@a[args->ptr]); }'
+KR=${BENCH_KMEM_ROUNDS:-500000}
+KEY=$((6000 + $$ % 1000))
+km_ns() { # wall ns of one msgs run (its queues are removed by km_rm, once it is traced no more)
+	local s e
+	s=$(date +%s%N)
+	"$WL/msgs" 100 0 $KEY "$KR" || return 1
+	e=$(date +%s%N)
+	echo $((e - s))
+}
+km_rm() { "$WL/msgs" 0 0 $KEY; }
+km_under() { # as pp_under, timing msgs
+	local mark=$1 pid
+	shift
+	"$@" > "$T/tout" 2> "$T/terr" &
+	pid=$!
+	for _ in $(seq 600); do grep -q "$mark" "$T/terr" "$T/tout" 2> /dev/null && break; sleep 0.05; done
+	sleep 0.5
+	km_ns
+	kill -INT $pid
+	wait $pid
+	km_rm
+}
+for ((r = 0; r < REPS; r++)); do
+	km_ns >> "$T/km.base"
+	km_rm
+	km_under '^table ' "$PERF_SQL" -v --csv -a kmemleak limit=-1 >> "$T/km.bpf"
+	grep -q '^load_msg+0x[0-9a-f]*,100,' "$T/tout" || anomaly "perf-sql kmemleak BPF: no load_msg row of 100: $(head -c 300 "$T/tout")"
+	km_under '^table ' "$PERF_SQL" -v --csv -a --no-bpf -m 1024 kmemleak limit=-1 >> "$T/km.ring"
+	[ "$have_bt" = 1 ] || continue
+	km_under 'Attaching' bpftrace -e "$KBT" >> "$T/km.bt"
+	[ "$(grep -c '^@a\[' "$T/tout")" -ge 100 ] || anomaly "bpftrace kmemleak: fewer than 100 allocations left"
+done
+kbase=$(median < "$T/km.base")
+kper() { [ -s "$1" ] && median < "$1" | awk -v b="$kbase" -v n="$KR" '{ printf "%.1f", ($1 - b) / n }' || echo -; }
+kbpf=$(kper "$T/km.bpf"); kring=$(kper "$T/km.ring"); kbt=$(kper "$T/km.bt")
+echo "shapes kmemleak (pending(): a hash of allocations by pointer), msgs x $KR rounds (a kmalloc and a kfree each, untraced $(awk -v b="$kbase" -v n="$KR" 'BEGIN { printf "%.0f", b / n }') ns/round): ns added per round: perf-sql BPF $kbpf  bpftrace $kbt  ratio $(ratio "$kbpf" "$kbt") (target <= 0.5);  perf-sql ring $kring  ratio BPF/ring $(ratio "$kbpf" "$kring") (target <= 0.4)"
