@@ -96,11 +96,25 @@ int16_t bpf_cc__task_arg(struct cc *c, int rec_off, int r, const char **member)
 	return 0;
 }
 
-/* r = the task member v's field is copied from, in size (tp_btf of a sched:* tracepoint) */
+/* r = the task member v's field is copied from, in size (tp_btf of a sched:* tracepoint), or
+ * the argument it is (kmem's: a u64 of the context, zero-extended from the argument's size) */
 void bpf_cc__task_member(struct cc *c, const struct bpf_val *v, int r, int size)
 {
+	const struct bpf_tp_btf *t = &c->p->tp_btf;
 	const char *member = "?";
-	int16_t off = bpf_cc__task_arg(c, v->off, r, &member);
+	int16_t off;
+
+	for (int i = 0; i < t->nr; i++)
+		if (t->f[i].rec_off == v->off && !t->f[i].member[0]) {
+			basm__note(c->a, false, "argument %d", t->f[i].arg);
+			emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, (int16_t)(8 * t->f[i].arg)));
+			if (v->size < 8) { /* the field's bytes, as the record has them */
+				emit(c, bi_alu64_imm(BPF_LSH, r, 64 - 8 * v->size));
+				emit(c, bi_alu64_imm(BPF_RSH, r, 64 - 8 * v->size));
+			}
+			return;
+		}
+	off = bpf_cc__task_arg(c, v->off, r, &member);
 
 	basm__note(c->a, false, "task_struct.%s", member);
 	emit(c, bi_ldx(size, r, r, off));

@@ -122,6 +122,8 @@ int bpf_plan__values(const struct bpf_plan *p, const struct bpf_val **v)
 		v[n++] = &pp->start_key;
 	if ((pp->role == BPF_PAIR_START || pp->role == BPF_PAIR_BOTH) && pp->has_start_val)
 		v[n++] = &pp->start_val;
+	if ((pp->role == BPF_PAIR_START || pp->role == BPF_PAIR_BOTH) && pp->has_start_val2)
+		v[n++] = &pp->start_val2;
 	assert(n <= BPF_MAX_VALS);
 	return n;
 }

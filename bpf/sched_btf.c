@@ -2,7 +2,7 @@
  * bpf/sched_btf.c - the scheduler's tracepoints on tp_btf (see bpf/sched_btf.h).
  *
  * HOW IT WORKS: sched_fields[] says, per tracepoint, which record field TP_fast_assign copies
- * from which member of which task argument (include/trace/events/sched.h: TP_PROTO(struct
+ * from which member of which task argument (or, kmem's kmalloc and kfree, from which argument) (include/trace/events/sched.h: TP_PROTO(struct
  * task_struct *p) for sched_wakeup*, TP_PROTO(bool preempt, struct task_struct *prev, struct
  * task_struct *next, unsigned int prev_state) for sched_switch). The pick matches each field
  * the plan reads by name; bpf/compile.c then loads args[arg] (a tp_btf context is the raw
@@ -21,8 +21,19 @@
 static const struct sched_field {
 	const char *tp, *field;
 	int arg;            /* in the raw tracepoint's arguments (TP_PROTO) */
-	const char *member; /* of struct task_struct */
+	const char *member; /* of struct task_struct; "": the argument itself, an integer */
 } sched_fields[] = {
+	/* kmem (include/trace/events/kmem.h): TP_PROTO(unsigned long call_site, const void
+	 * *ptr, size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags, int node) for kmalloc,
+	 * (unsigned long call_site, const void *ptr) for kfree; each field its argument */
+	{ "kmalloc", "call_site", 0, "" },
+	{ "kmalloc", "ptr", 1, "" },
+	{ "kmalloc", "bytes_req", 2, "" },
+	{ "kmalloc", "bytes_alloc", 3, "" },
+	{ "kmalloc", "gfp_flags", 4, "" },
+	{ "kmalloc", "node", 5, "" },
+	{ "kfree", "call_site", 0, "" },
+	{ "kfree", "ptr", 1, "" },
 	{ "sched_switch", "prev_comm", 1, "comm" },
 	{ "sched_switch", "prev_pid", 1, "pid" },
 	{ "sched_switch", "prev_prio", 1, "prio" },
@@ -88,7 +99,8 @@ void bpf_sched_btf__pick(const struct tp_event *ev, struct bpf_plan *p)
 	int n = bpf_plan__values(p, v);
 
 	p->hook_why[0] = '\0';
-	if (strcmp(ev->system, "sched") || !sched_field(ev->name, NULL))
+	if ((strcmp(ev->system, "sched") && strcmp(ev->system, "kmem")) ||
+	    !sched_field(ev->name, NULL))
 		return;
 	if (bpf_plan__has_stack(p)) {
 		snprintf(p->hook_why, sizeof(p->hook_why),
@@ -147,6 +159,8 @@ int bpf_sched_btf__offs(const struct bpf_plan *p, const struct bpf_facts *f, int
 					       "task_cpu() may not be thread_info.cpu");
 	for (int i = 0; i < p->tp_btf.nr; i++) {
 		size = -1;
+		if (!p->tp_btf.f[i].member[0]) /* the argument itself: no member */
+			continue;
 		k->tp_off[i] = task_member(f, p->tp_btf.f[i].member, &size);
 		if (k->tp_off[i] < 0 || size != p->tp_btf.f[i].size)
 			return err_set(e, -ENOENT, "%s lacks task_struct's %s of %d bytes (%s)",

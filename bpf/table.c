@@ -72,14 +72,20 @@ static int create_maps(struct bpf_table *t, int nr_maps, struct err *e)
 	}
 	t->zero_fd = new_map(BPF_MAP_TYPE_ARRAY, "psql_zero", 4, (uint32_t)p->value_size, 1, 0, -1);
 	/* pairs() end in the scheduler and in interrupts, where a map that allocates as it
-	 * grows fails in bursts: their maps are allocated up front (percentiles: buckets too) */
+	 * grows fails in bursts: their maps are allocated up front (percentiles: buckets too);
+	 * so are the maps of a kmem:* table: a map that grows refills from an irq_work, kmallocs
+	 * the program would see (or skip, nested in itself) on the time of the task it runs in */
 	for (int i = 0; i < nr_maps; i++)
-		t->map_fd[i] = new_map(BPF_MAP_TYPE_PERCPU_HASH, "psql_groups",
-				       (uint32_t)p->key_size, (uint32_t)p->value_size,
-				       (uint32_t)(p->pair.pending_rows ? 1 /* pending(): no group */
-						  : bpf_plan__has_loglin(p) ? p->max_groups * 4
-									    : p->max_groups),
-				       p->pair.role != BPF_PAIR_NONE ? 0 : BPF_F_NO_PREALLOC, -1);
+		t->map_fd[i] =
+			new_map(BPF_MAP_TYPE_PERCPU_HASH, "psql_groups", (uint32_t)p->key_size,
+				(uint32_t)p->value_size,
+				(uint32_t)(p->pair.pending_rows      ? 1 /* pending(): no group */
+					   : bpf_plan__has_loglin(p) ? p->max_groups * 4
+								     : p->max_groups),
+				p->pair.role != BPF_PAIR_NONE || !strcmp(t->src->ev->system, "kmem")
+					? 0
+					: BPF_F_NO_PREALLOC,
+				-1);
 	if (p->pair.role != BPF_PAIR_NONE) {
 		t->pending_fd =
 			new_map(BPF_MAP_TYPE_HASH, "psql_pending", 8, BPF_PAIR_VALUE(&p->pair),

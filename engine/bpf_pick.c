@@ -196,6 +196,8 @@ static void pair_hooks(struct bpf_stmt *b)
 	sp.keys[0] = pp->start_key;
 	if (pp->has_start_val)
 		sp.keys[sp.nr_keys++] = pp->start_val;
+	if (pp->has_start_val2) /* pending()'s START_COL2 */
+		sp.keys[sp.nr_keys++] = pp->start_val2;
 	bpf_hook__pick(b->start_src->ev, &sp);
 	pp->start_hook = sp.hook;
 	pp->start_syscall_nr = sp.syscall_nr;
