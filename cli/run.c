@@ -324,6 +324,7 @@ int run__query(struct run *r)
 	}
 	r->q.plan_only = r->schema || r->explain;
 	r->q.extend = profilers__register_views;
+	r->q.rewrite = profilers__inline;
 	status__init(&line, r);
 	r->status_line = &line;
 	ret = query__run(&r->q, &run_ops, r, &e);

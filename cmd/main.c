@@ -91,6 +91,12 @@ int main(int argc, char **argv)
 	int status;
 
 	signal(SIGPIPE, SIG_IGN); /* before any output, subcommands' too: EPIPE, not a kill */
+	/* a buffer that holds --help, list, ... whole: a write that fails does so at exit, where
+	 * close_stdout() still has its errno (stdio forgets it after a failed flush mid-way) */
+	static char out_buf[1 << 16]; /* glibc takes a size only with a buffer */
+
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, out_buf, _IOFBF, sizeof(out_buf));
 	atexit(close_stdout);
 	if ((status = subcommands__main(&argc, &argv, &c)) >= 0)
 		return status;

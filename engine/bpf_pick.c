@@ -316,6 +316,8 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 			bpf_table__free(t);
 			return -ENOMEM;
 		}
+		if (b->is_part)
+			b->table = t;
 		note_kernel(q, s, t, b);
 		return 0;
 	}

@@ -99,14 +99,23 @@ int query__bind_params(struct query *q, sqlite3_stmt *st)
  * "no such table" is a runtime answer, exit 1, as before); limits of the engine are usage */
 static int prepare_all(struct query *q, struct session *s, struct err *e)
 {
-	const char *sql = q->sql, *tail;
+	const char *sql = q->run_sql ? q->run_sql : q->sql, *tail;
 
 	if (vtabs__need_sql(q->db, s, sql) != SQLITE_OK)
 		return err_set(e, -ENOMEM, "sqlite: %s", sqlite3_errmsg(q->db));
 	while (sql && *sql) {
 		sqlite3_stmt *st = NULL;
+		int rc = sqlite3_prepare_v2(q->db, sql, -1, &st, &tail);
 
-		if (sqlite3_prepare_v2(q->db, sql, -1, &st, &tail) != SQLITE_OK)
+		if (rc != SQLITE_OK && q->run_sql) {
+			for (int i = 0; i < q->nr_stmts; i++) /* as written, then */
+				sqlite3_finalize(q->stmts[i]);
+			q->nr_stmts = 0;
+			sqlite3_free(q->run_sql);
+			q->run_sql = NULL;
+			return prepare_all(q, s, e);
+		}
+		if (rc != SQLITE_OK)
 			return query__sql_err(q, s, sqlite3_errmsg(q->db), e);
 		sql = tail;
 		if (!st)
@@ -490,6 +499,8 @@ static int open_db(struct query *q, struct session *s, struct err *e)
 		return err_set(e, -ENOMEM, "sqlite: %s", sqlite3_errstr(rc));
 	if (q->extend && q->extend(q->db, s, q->sql, e))
 		return e->code;
+	if (q->rewrite && !q->no_bpf)
+		q->run_sql = q->rewrite(q->db, s, q->sql);
 	if (lockdown__apply(q->db, &q->lock, &msg)) {
 		err_set(e, -EINVAL, "%s", msg ? msg : "sqlite: cannot lock the connection down");
 		sqlite3_free(msg);
@@ -548,6 +559,8 @@ static void query__end(struct query *q, struct session *s)
 	q->nr_stmts = 0;
 	sqlite3_close(q->db); /* before the session: the tables point into it */
 	q->db = NULL;
+	sqlite3_free(q->run_sql);
+	q->run_sql = NULL;
 	if (q->capture) { /* a failed recording: close what was written */
 		struct err ignore = { 0 };
 

@@ -69,8 +69,12 @@ struct query {
 	/* more tables, from a layer above the engine (profilers as tables): called once the
 	 * connection has the event tables and functions, before the SQL is prepared */
 	int (*extend)(sqlite3 *db, struct session *s, const char *sql, struct err *e);
+	/* the SQL as that layer would have it run (profilers named as tables inlined as CTEs:
+	 * profilers/inline.c), or NULL: as written; called after extend (sqlite3_malloc'd) */
+	char *(*rewrite)(sqlite3 *db, struct session *s, const char *sql);
 	/* while running */
 	sqlite3 *db;
+	char *run_sql; /* rewrite's SQL, prepared instead of sql (sql, should it fail) */
 	sqlite3_stmt *stmts[QUERY_MAX_STMTS];
 	int nr_stmts;
 	struct capture_writer *capture;

@@ -20,4 +20,8 @@ int profilers__table_name(struct session *s, const char *name, char *buf, size_t
  * when no table takes either. */
 int profilers__shadowed(struct session *s, const char *name, char *buf, size_t len,
 			const char **full);
+/* profilers/inline.c: sql with each profiler it names as a table where the table would answer
+ * the same (no arguments, no parameter set) inlined as a CTE of its main statement; NULL when
+ * none is (sqlite3_free) */
+char *profilers__inline(sqlite3 *db, struct session *s, const char *sql);
 #endif

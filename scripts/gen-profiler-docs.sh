@@ -16,7 +16,9 @@ Every profiler is also a table (`profilers/view.c`): select from it, filter it, 
 them, save a query over one as a new profiler. Its parameters are the table-valued function's
 arguments, in the order below, or hidden columns set in `WHERE` (a parameter named as a result
 column is `_NAME`); absent ones take their defaults. Table and column parameters must be literal
-arguments. The profiler's own tables are opened and planned as if its SQL were written in place.
+arguments. The profiler's own tables are opened and planned as if its SQL were written in place; used with
+no arguments and no parameter set, it is run as a CTE of its main statement, so that its
+aggregation goes to the kernel as when it runs by name ([bpf.md](../bpf.md#statements-and-views)).
 The main result of a profiler of several statements is its last statement. A tracepoint or PMU
 table of the same name wins (`page-faults` stays reachable quoted: `"page-faults"`; `--explain`
 and `perf-sql help NAME` say which wins).

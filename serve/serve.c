@@ -129,7 +129,9 @@ static int merge_params(struct query *q, const struct serve_arg *sa, struct err 
 /* (4): one argument prepared alone; its error names it */
 static int check_arg(const struct query *base, const struct serve_arg *sa, struct err *e)
 {
-	struct query q = { .sql = sa->sql, .lock = base->lock, .extend = base->extend };
+	struct query q = {
+		.sql = sa->sql, .lock = base->lock, .extend = base->extend, .rewrite = base->rewrite
+	};
 	char msg[sizeof(e->msg) + 80];
 	char *ended = sqlite3_mprintf("%s\n;", sa->sql);
 
@@ -430,6 +432,7 @@ int serve__main(int argc, char **argv, struct cli *c)
 
 	serve__parse_args(&sv, c, argc, argv);
 	q->extend = profilers__register_views; /* profilers as tables, as in a query */
+	q->rewrite = profilers__inline;
 	q->lock.opts.heap_limit =
 		q->so.max_memory ? (int64_t)q->so.max_memory : LOCKDOWN_HEAP_DEFAULT; /* as run.c */
 	if (!q->so.interval_ms)
