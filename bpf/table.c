@@ -470,6 +470,8 @@ static int take(struct bpf_table *t, uint32_t n)
 			if (!count)
 				continue;
 			bpf_plan__merge(&t->plan, row + ks, v);
+			if (t->secondary) /* the same events as the first table's */
+				continue;
 			if (idx >= 0)
 				t->src->received[idx] += count;
 			else

@@ -62,6 +62,7 @@ struct bpf_table {
 	int nr_maps, cur;         /* maps (1, or 2 with windows); the one the program uses */
 	int nr_possible;          /* per-CPU values per key */
 	bool enabled;
+	bool secondary;   /* another table of the same source counts its events (received) */
 	bool read_failed; /* a readout failed: errno in read_errno */
 	int read_errno;
 	uint64_t *full_seen;    /* per possible CPU: map-full events counted so far */

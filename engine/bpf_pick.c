@@ -81,8 +81,13 @@ static int *who_reads(struct query *q, struct session *s)
 /* -- CMD (without -a), -p, -t, --cgroup: only some tasks count (bpf/tree.h) */
 static bool targets(const struct session *s) { return (s->wl.pid && !s->opts.all) || s->nr_tids; }
 
+static const char *table_reason(const struct session *s, const struct bpf_stmt *st);
+
+/* readers of src (j) of more than one statement, each a GROUP BY of src alone: a program each */
+#define SEVERAL ((const char *)1)
+
 /* why src stays on the ring, or NULL: it may run in the kernel (statement *which, as *use: the
- * statement or one of its parts) */
+ * statement or one of its parts); SEVERAL: statements that each may (several()) */
 static const char *ring_reason(struct query *q, struct session *s, struct bpf_stmt *st,
 			       const int *reads, int j, int *which, struct bpf_stmt **use,
 			       char *buf, size_t len)
@@ -95,8 +100,20 @@ static const char *ring_reason(struct query *q, struct session *s, struct bpf_st
 			n++;
 		}
 	if (n > 1) {
+		int sum = 0;
+		bool each = true;
+
+		for (int i = 0; i < q->nr_stmts; i++)
+			if (reads[i * s->nr_src + j]) {
+				sum += reads[i * s->nr_src + j];
+				each = each && st[i].ok && st[i].src == s->src[j] &&
+				       !st[i].start_src && !table_reason(s, &st[i]);
+			}
+		if (each && sum == reads[q->nr_stmts * s->nr_src + j])
+			return SEVERAL;
 		snprintf(buf, len,
-			 "read by %d statements (one statement per table runs in the kernel)", n);
+			 "read by %d statements, not each a GROUP BY of it alone the kernel runs",
+			 n);
 		return buf;
 	}
 	if (n == 1 && !st[*which].ok && bpf_parts__of(&st[*which], s->src[j]) &&
@@ -119,6 +136,12 @@ static const char *ring_reason(struct query *q, struct session *s, struct bpf_st
 	if (st->count_only)
 		return "count(*) alone is counted by the perf event (counting mode: no program "
 		       "needed)";
+	return table_reason(s, st);
+}
+
+/* why a statement st over one table (as engine/bpf_plan.c read it) keeps the ring, or NULL */
+static const char *table_reason(const struct session *s, const struct bpf_stmt *st)
+{
 	if (st->src->user_str)
 		return "its rows come from the BPF program that copies user strings";
 	/* the kernel walks frame pointers only; the ring copies a sampled event's user stack and
@@ -342,10 +365,65 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 		bpf_table__free(t);
 		return -EINVAL;
 	}
+	b->table = t;
+	note_kernel(q, s, t, b);
+	if (b->defer) { /* several(): swapped once every reader is in */
+		b->ready = st;
+		return 0;
+	}
 	sqlite3_finalize(q->stmts[i]);
 	q->stmts[i] = st;
-	note_kernel(q, s, t, b);
 	return 0;
+}
+
+/* (2b) src (j) read by several statements, each a GROUP BY of it alone: a program and a map
+ * each on its tracepoint, the events counted once (the first's); if one cannot be loaded,
+ * none is */
+static void several(struct query *q, struct session *s, struct bpf_stmt *st, const int *reads,
+		    int j, const struct query_ops *ops, void *ctx)
+{
+	struct source *src = s->src[j];
+	char first[700] = "", why[700];
+	int n = 0, bad = 0;
+
+	for (int i = 0; i < q->nr_stmts && !bad; i++) {
+		if (!reads[i * s->nr_src + j])
+			continue;
+		st[i].defer = true;
+		if (bpf_pick__to_kernel(q, s, &st[i], i, ops, ctx)) {
+			bad = 1;
+			snprintf(why, sizeof(why), "%s", bpf_session__note_of(s, src));
+			break;
+		}
+		if (n++ == 0)
+			snprintf(first, sizeof(first), "%s", bpf_session__note_of(s, src));
+		else if (st[i].table)                  /* offline: listed, no table */
+			st[i].table->secondary = true; /* the first counts the events */
+	}
+	for (int i = 0; i < q->nr_stmts; i++) {
+		if (!st[i].defer || !st[i].table)
+			continue;
+		if (bad) {
+			bpf_session__remove(s, st[i].table);
+			bpf_groups__register(q->db, st[i].module, NULL);
+			bpf_table__free(st[i].table);
+			sqlite3_finalize(st[i].ready);
+		} else {
+			sqlite3_finalize(q->stmts[i]);
+			q->stmts[i] = st[i].ready;
+		}
+		st[i].table = NULL;
+		st[i].ready = NULL;
+	}
+	if (bad)
+		bpf_session__note(
+			s, src, "%s (read by %d statements: none is in the kernel)",
+			strncmp(why, "perf ring", 9) ? "perf ring: a program failed" : why, n + 1);
+	else
+		bpf_session__note(s, src,
+				  "read by %d statements, a program and a map each; the "
+				  "first's: %s",
+				  n, first);
 }
 
 int bpf_pick__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx)
@@ -396,7 +474,9 @@ int bpf_pick__apply(struct query *q, struct session *s, const struct query_ops *
 			/* bpf_pairs__pick's */
 			continue;
 		r = ring_reason(q, s, st, reads, j, &i, &use, why, sizeof(why));
-		if (r)
+		if (r == SEVERAL)
+			several(q, s, st, reads, j, ops, ctx);
+		else if (r)
 			bpf_session__note(s, s->src[j], "perf ring: %s", r);
 		else
 			bpf_pick__to_kernel(q, s, use, i, ops, ctx);

@@ -42,7 +42,11 @@ struct bpf_stmt {
 	struct bpf_part *parts;
 	int nr_parts;
 	bool is_part;            /* this is one: loaded, its statement swapped in later */
-	struct bpf_table *table; /* a part, once in the kernel */
+	struct bpf_table *table; /* a part, or one of several(), once in the kernel */
+	/* one of several statements over one table (engine/bpf_pick.c (2b)): its rewrite is
+	 * prepared, not swapped in, until every one is in the kernel */
+	bool defer;
+	sqlite3_stmt *ready;
 };
 
 /* a sub-SELECT of a statement: a CTE's body, a subquery in FROM, an arm of a compound */

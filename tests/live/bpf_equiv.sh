@@ -201,8 +201,8 @@ why() {
 why "select comm from sys_enter_write" "reads rows, not groups" -a
 why "select p99(count) from sys_enter_write" "p99() is computed in SQLite only" -a
 why "select count(*) from sys_enter_write" "counting mode" -a
-why "select comm, count(*) from sys_enter_write group by comm; select count(_cpu) from sys_enter_write" \
-	"read by 2 statements" -a
+why "select comm, count(*) from sys_enter_write group by comm; select comm from sys_enter_write" \
+	"read by 2 statements, not each a GROUP BY" -a
 why "select comm, count(*) from sys_enter_write group by comm" "no-bpf" --no-bpf
 # pairs() plans its tables once per run: the table's one GROUP BY does not account for them
 why "select comm, count(*) from sys_enter_write group by comm;
