@@ -298,8 +298,9 @@ void query__pairs_warning(const struct extra_stat *x, int max_pending, char *buf
 	if (!x->pairs || (!x->refused && !x->skipped))
 		return;
 	off = snprintf(buf, len,
-		       "warning: %s: %llu pairs of this window were lost in the kernel:", x->name,
-		       (unsigned long long)(x->refused + x->skipped));
+		       "warning: %s: %llu %s of this window were lost in the kernel:", x->name,
+		       (unsigned long long)(x->refused + x->skipped),
+		       strncmp(x->name, "pending(", 8) ? "pairs" : "starts or ends");
 	if (x->refused && off >= 0 && (size_t)off < len)
 		off += snprintf(buf + off, len - (size_t)off,
 				" %llu starts found the pending map full (raise --max-groups, "
@@ -307,8 +308,10 @@ void query__pairs_warning(const struct extra_stat *x, int max_pending, char *buf
 				(unsigned long long)x->refused, max_pending, x->skipped ? ";" : "");
 	if (x->skipped && off >= 0 && (size_t)off < len)
 		snprintf(buf + off, len - (size_t)off,
-			 " %llu starts or ends the kernel did not run the program for (another "
-			 "BPF program or a BPF map call held the CPU; --no-bpf pairs on the ring)",
+			 " %llu starts or ends the kernel did not run the program for (it already "
+			 "ran on that CPU when an interrupt fired the event, or, on a classic "
+			 "tracepoint, another BPF program or a BPF map call held the CPU; --no-bpf "
+			 "pairs on the ring)",
 			 (unsigned long long)x->skipped);
 }
 
