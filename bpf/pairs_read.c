@@ -161,8 +161,10 @@ static int read_pending(struct bpf_table *t)
 			size_t cap = t->cap_pend ? t->cap_pend * 2 : 1024;
 			uint8_t *p = realloc(t->pend, cap * row);
 
-			if (!p)
+			if (!p) {
+				ret = -ENOMEM;
 				break;
+			}
 			t->pend = p;
 			t->cap_pend = cap;
 		}

@@ -510,7 +510,8 @@ static void read_skipped(struct bpf_table *t)
 		return;
 	d = bpf_prog__new_misses(t->prog_fd, &t->misses_seen[1]);
 	t->nr_skipped += d;
-	t->src->lost[0] += d;
+	if (!t->secondary) /* the first program's skips stand for every program's */
+		t->src->lost[0] += d;
 }
 
 static void read_full(struct bpf_table *t)

@@ -199,14 +199,22 @@ static bool pending_vals(struct an *a, const char *col2)
 	return true;
 }
 
-/* is NAME a word of the statement (a column it may read)? */
+/* is NAME a word of the statement (a column it may read), or does it read every column
+ * (SELECT *, t.*)? */
 static bool names(const struct an *a, const char *name)
 {
 	char buf[128];
 
-	for (int i = 0; i < a->sel->nr_tok; i++)
-		if (a->sel->tok[i].type == TK_ID && !strcasecmp(bpf_an__name(a, i, buf), name))
+	for (int i = 0; i < a->sel->nr_tok; i++) {
+		const struct sql_token *t = &a->sel->tok[i];
+
+		if (t->type == TK_ID && !strcasecmp(bpf_an__name(a, i, buf), name))
 			return true;
+		if (t->type == TK_STAR && i > 0 &&
+		    (sql_select__is_word(a->sel, i - 1, "SELECT") ||
+		     a->sel->tok[i - 1].type == TK_COMMA || a->sel->tok[i - 1].type == TK_DOT))
+			return true;
+	}
 	return false;
 }
 

@@ -72,8 +72,11 @@ static char *body_of(const struct profiler *p, struct sql_select *t)
 		const struct sql_token *tk = &t->tok[k];
 		int i = 0;
 
-		if (k == end || tk->type == TK_PARAM) {
-			sqlite3_str_appendf(o, "%.*s", tk->start - at, all + at);
+		if (k == end || tk->type == TK_PARAM) { /* up to the last token's end: no comment */
+			int upto =
+				k == end ? t->tok[end - 1].start + t->tok[end - 1].len : tk->start;
+
+			sqlite3_str_appendf(o, "%.*s", upto - at, all + at);
 			at = tk->start + tk->len;
 		}
 		if (k == end)
@@ -157,11 +160,18 @@ static char *candidate(struct session *s, const struct sql_select *t, int k, int
 		if (names(t, a, b, col))
 			goto no; /* it may set the parameter (WHERE than = ...) */
 	}
-	for (int j = a; j + 2 < b; j++) /* a CTE of that name */
-		if (t->tok[j].type == TK_ID && sql_select__is_word(t, j + 1, "AS") &&
-		    t->tok[j + 2].type == TK_LP &&
-		    !strcasecmp(sql_select__ident(t, j, alias, sizeof(alias)), name))
+	for (int j = a; j + 2 < b; j++) { /* a CTE of the statement's own */
+		if (t->tok[j].type != TK_ID || !sql_select__is_word(t, j + 1, "AS") ||
+		    t->tok[j + 2].type != TK_LP)
+			continue;
+		sql_select__ident(t, j, alias, sizeof(alias));
+		if (!strcasecmp(alias, name)) /* of that name: it is the statement's */
 			goto no;
+		for (int i = 0; i < scratch->nr_tok; i++) /* one the body's names would find */
+			if (scratch->tok[i].type == TK_ID &&
+			    !strcasecmp(sql_select__ident(scratch, i, col, sizeof(col)), alias))
+				goto no;
+	}
 	profiler__free(p);
 	free(p);
 	return body;
@@ -178,15 +188,23 @@ static int one_statement(struct session *s, struct sql_select *t, struct sql_sel
 			 int b, sqlite3_str *o, int *resume)
 {
 	sqlite3_str *ctes = sqlite3_str_new(NULL);
-	int n = 0, at = t->tok[a].start;
+	int n = 0, at = t->tok[a].start, done[MAX_INLINE];
 	bool with = sql_select__is_word(t, a, "WITH");
 
 	if (!with && !sql_select__is_word(t, a, "SELECT"))
 		b = a; /* not a query: nothing to inline */
 	for (int k = a; k < b && n < MAX_INLINE; k++) {
-		char *body = candidate(s, t, k, a, b, scratch);
+		char *body = NULL;
+		bool again = false;
 
+		for (int i = 0; i < n && !again; i++) /* a profiler named twice: one CTE */
+			again = t->tok[done[i]].len == t->tok[k].len &&
+				!strncasecmp(t->text + t->tok[done[i]].start,
+					     t->text + t->tok[k].start, (size_t)t->tok[k].len);
+		if (!again)
+			body = candidate(s, t, k, a, b, scratch);
 		if (body) {
+			done[n] = k;
 			sqlite3_str_appendf(ctes, "%s%.*s AS (%s)", n ? ", " : "", t->tok[k].len,
 					    t->text + t->tok[k].start, body);
 			n++;
