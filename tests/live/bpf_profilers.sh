@@ -3,7 +3,7 @@
 # waste), ... Each runs system-wide (-a) in the kernel and on the ring (--no-bpf) at once over
 # one held run of a known workload, until it ends; the workload's rows (picked by its name, the
 # WHERE on the workload) must be the same on both paths: exact counts and the same bare columns.
-# Times are within 25 % (or 50 us): the kernel stamps an event in its program, the ring in perf's
+# Times are within 25 % (or 100 us): the kernel stamps an event in its program, the ring in perf's
 # probe of the same tracepoint, and with both perf-sqls attached each one's probe delays the
 # other's stamp (oncpu's runs of ~1.5 us each summed 6 % apart in one run), and an interrupt
 # between the two stamps of one event moves a max or a min by its length (15.9 against 36.0 us).
@@ -37,7 +37,8 @@ start() {
 rows() { tail -n +2 "$dir/$1/query" | tr -d '\r' | grep -E -- "$2" | sort; }
 
 # close A B TIMECOLS WHAT [SLACK]: CSV rows A and B equal, but for the columns TIMECOLS
-# (1-based, comma-separated), which must be within 25 % (or 50: us, or pairs) of each other, and
+# (1-based, comma-separated), which must be within 25 % (or 100: us, or pairs: one interrupt
+# between the two stamps of one event, 59 us seen in a max) of each other, and
 # every number within SLACK (the events the kernel said it skipped: another BPF program held
 # the CPU, on this machine shared with other tests)
 close() {
@@ -51,7 +52,7 @@ close() {
 				d = x[j] - y[j]; if (d < 0) d = -d
 				m = x[j] < 0 ? -x[j] : x[j]
 				if (index(t, "," j ",")) {
-					if (d > 50 && d > m / 4 && d > slack) exit 1
+					if (d > 100 && d > m / 4 && d > slack) exit 1
 				} else if (x[j] != y[j] && !(x[j] ~ /^-?[0-9.]+$/ && d <= slack))
 					exit 1
 			}
@@ -59,9 +60,10 @@ close() {
 	}' || fail "$4: the kernel gave '$1', the ring '$2'${5:+ (it skipped $5 events)}"
 }
 
-# skipped M: the events perf-sql M said its programs skipped (perf-sql: warning: ...)
+# skipped M: the events perf-sql M said its programs skipped, or pairs it said it lost
+# (perf-sql: warning: ...)
 skipped() {
-	grep -o '[0-9]* \(more \)\?were not aggregated: the kernel did not run\|[0-9]* events of this window were not aggregated: the kernel did not run' \
+	grep -o '[0-9]* \(more \)\?were not aggregated: the kernel did not run\|[0-9]* events of this window were not aggregated: the kernel did not run\|[0-9]* pairs of this window were lost in the kernel' \
 		"$dir/$1/query.err" | awk '{ n += $1 } END { print n + 0 }'
 }
 
@@ -209,7 +211,11 @@ k=$(rows k '^sleeper;.*;do_nanosleep;')
 r=$(rows r '^sleeper;.*;do_nanosleep;')
 [ "$(printf '%s\n' "$k" | wc -l)" = 1 ] && [ "$(printf '%s\n' "$r" | wc -l)" = 1 ] ||
 	fail "offcpu: one line of the sleeper's sleeps on each path: kernel '$k', ring '$r'"
-[ "$(printf '%s' "$k" | cut -d, -f2)" = 20 ] || fail "offcpu: the kernel's sleeps: $k"
+# exact, but for what the kernel said it lost (a pair whose start or end it skipped)
+sk=$(skipped k)
+n=$(printf '%s' "$k" | cut -d, -f2)
+[ "$n" -le 20 ] && [ "$n" -ge $((20 - sk)) ] ||
+	fail "offcpu: the kernel's sleeps: $k (it said it lost $sk): $(grep warning "$dir/k/query.err")"
 close "$(printf '%s' "$k" | sed -E 's/ ([0-9]+),/,\1,/')" \
 	"$(printf '%s' "$r" | sed -E 's/ ([0-9]+),/,\1,/')" "2,4" offcpu "$(skipped k)"
 echo "ok: offcpu, kernel and ring: the sleeper's 20 sleeps on one stack: $(printf '%s' "$k" | cut -c1-60)... $(printf '%s' "$k" | sed -E 's/.* //')"
