@@ -154,3 +154,57 @@ struct pairer *pairer__get(struct session *s, struct pairer **cache, int *nr, bo
 	cache[(*nr)++] = p;
 	return p;
 }
+
+int pairer__best_index(struct session *s, struct pairer **cache, int *nr, bool pending,
+		       sqlite3_index_info *info, int arg0, char **err)
+{
+	const char *fn = pending ? "pending" : "pairs";
+	char *args[6] = { 0 };
+	struct pairer *p;
+	int n = 0;
+
+	for (int i = 0; i < info->nConstraint; i++) {
+		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+		sqlite3_value *v = NULL;
+		int k = c->iColumn - arg0;
+
+		if (k < 0 || c->op != SQLITE_INDEX_CONSTRAINT_EQ)
+			continue;
+		if (!c->usable)
+			return SQLITE_CONSTRAINT;
+		if (sqlite3_vtab_rhs_value(info, i, &v) != SQLITE_OK || !v ||
+		    sqlite3_value_type(v) != SQLITE_TEXT) {
+			*err = sqlite3_mprintf(
+				"%s: arguments must be string literals, e.g. %s", fn,
+				pending ? "pending('kmalloc', 'ptr', 'kfree', 'ptr', "
+					  "'call_site')"
+					: "pairs('sys_enter', '_tid', 'sys_exit', '_tid')");
+			return SQLITE_ERROR;
+		}
+		args[k] = (char *)sqlite3_value_text(v);
+		info->aConstraintUsage[i].argvIndex = ++n;
+		info->aConstraintUsage[i].omit = 1;
+	}
+	if (!args[0] || !args[1] || !args[2] || !args[3]) {
+		*err = sqlite3_mprintf("%s: needs (start_table, start_key, end_table, end_key [, "
+				       "start_col [, %s]])",
+				       fn, pending ? "start_col2" : "end_col");
+		return SQLITE_ERROR;
+	}
+	if (!(p = pairer__get(s, cache, nr, pending, args, err)))
+		return *err ? SQLITE_ERROR : SQLITE_NOMEM;
+	for (info->idxNum = 0; cache[info->idxNum] != p; info->idxNum++)
+		;
+	info->estimatedCost = 1000;
+	return SQLITE_OK;
+}
+
+void pairer__cell_result(sqlite3_context *ctx, const struct cell *v)
+{
+	if (v->type == SQLITE_INTEGER)
+		sqlite3_result_int64(ctx, v->i);
+	else if (v->type == SQLITE_TEXT)
+		sqlite3_result_text(ctx, v->text ? v->text : v->s, -1, SQLITE_TRANSIENT);
+	else if (v->type == SQLITE_BLOB)
+		sqlite3_result_blob64(ctx, v->text, v->len, SQLITE_TRANSIENT);
+}

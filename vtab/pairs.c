@@ -104,42 +104,9 @@ static int pairs_disconnect(sqlite3_vtab *vt)
 static int pairs_best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 {
 	struct pairs_vtab *vt = (struct pairs_vtab *)vt_;
-	char *args[6] = { 0 };
-	struct pairer *p;
-	int n = 0;
 
-	for (int i = 0; i < info->nConstraint; i++) {
-		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-		sqlite3_value *v = NULL;
-		int k = c->iColumn - PC_ARG0;
-
-		if (k < 0 || c->op != SQLITE_INDEX_CONSTRAINT_EQ)
-			continue;
-		if (!c->usable)
-			return SQLITE_CONSTRAINT;
-		if (sqlite3_vtab_rhs_value(info, i, &v) != SQLITE_OK || !v ||
-		    sqlite3_value_type(v) != SQLITE_TEXT) {
-			vt_->zErrMsg = sqlite3_mprintf(
-				"pairs: arguments must be string literals, "
-				"e.g. pairs('sys_enter', '_tid', 'sys_exit', '_tid')");
-			return SQLITE_ERROR;
-		}
-		args[k] = (char *)sqlite3_value_text(v);
-		info->aConstraintUsage[i].argvIndex = ++n;
-		info->aConstraintUsage[i].omit = 1;
-	}
-	if (!args[0] || !args[1] || !args[2] || !args[3]) {
-		vt_->zErrMsg = sqlite3_mprintf("pairs: needs (start_table, start_key, end_table, "
-					       "end_key [, start_col [, end_col]])");
-		return SQLITE_ERROR;
-	}
-	p = pairer__get(vt->m->s, vt->m->p, &vt->m->nr, false, args, &vt_->zErrMsg);
-	if (!p)
-		return vt_->zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
-	for (info->idxNum = 0; vt->m->p[info->idxNum] != p; info->idxNum++)
-		;
-	info->estimatedCost = 1000;
-	return SQLITE_OK;
+	return pairer__best_index(vt->m->s, vt->m->p, &vt->m->nr, false, info, PC_ARG0,
+				  &vt_->zErrMsg);
 }
 
 static int pairs_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
@@ -188,16 +155,6 @@ static int pairs_eof(sqlite3_vtab_cursor *c_)
 	return c->idx >= c->p->nr_rows;
 }
 
-static void cell_result(sqlite3_context *ctx, const struct cell *v)
-{
-	if (v->type == SQLITE_INTEGER)
-		sqlite3_result_int64(ctx, v->i);
-	else if (v->type == SQLITE_TEXT)
-		sqlite3_result_text(ctx, v->text ? v->text : v->s, -1, SQLITE_TRANSIENT);
-	else if (v->type == SQLITE_BLOB)
-		sqlite3_result_blob64(ctx, v->text, v->len, SQLITE_TRANSIENT);
-}
-
 static int pairs_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int col)
 {
 	struct pairs_cursor *c = (struct pairs_cursor *)c_;
@@ -219,8 +176,8 @@ static int pairs_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int col)
 		if (name)
 			sqlite3_result_text(ctx, name, -1, SQLITE_TRANSIENT);
 		break;
-	case PC_START_VALUE: cell_result(ctx, &r->start_value); break;
-	case PC_END_VALUE: cell_result(ctx, &r->end_value); break;
+	case PC_START_VALUE: pairer__cell_result(ctx, &r->start_value); break;
+	case PC_END_VALUE: pairer__cell_result(ctx, &r->end_value); break;
 	case PC_LOST: sqlite3_result_int(ctx, r->lost); break;
 	default:
 		if (c->p->args[col - PC_ARG0])

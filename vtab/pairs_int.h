@@ -91,6 +91,12 @@ struct pairer {
 struct pairer *pairer__get(struct session *s, struct pairer **cache, int *nr, bool pending,
 			   char **args, char **err);
 void pairer__free(struct pairer *p);
+/* xBestIndex of pairs() and pending(): the literal arguments (hidden columns arg0..arg0+5)
+ * read, the pairer got (info->idxNum its index in cache); an SQLite code, *err set on error */
+int pairer__best_index(struct session *s, struct pairer **cache, int *nr, bool pending,
+		       sqlite3_index_info *info, int arg0, char **err);
+/* a cell as an SQL result (NULL: no result) */
+void pairer__cell_result(sqlite3_context *ctx, const struct cell *v);
 /* Frees this window's pairs (their texts too). */
 void pairer__rows_free(struct pairer *p);
 /* Once per window: merges both tables' rows in time order, pairing as rows go by, into

@@ -92,42 +92,9 @@ static int pending_disconnect(sqlite3_vtab *vt)
 static int pending_best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 {
 	struct pending_vtab *vt = (struct pending_vtab *)vt_;
-	char *args[6] = { 0 };
-	struct pairer *p;
-	int n = 0;
 
-	for (int i = 0; i < info->nConstraint; i++) {
-		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-		sqlite3_value *v = NULL;
-		int k = c->iColumn - PN_ARG0;
-
-		if (k < 0 || c->op != SQLITE_INDEX_CONSTRAINT_EQ)
-			continue;
-		if (!c->usable)
-			return SQLITE_CONSTRAINT;
-		if (sqlite3_vtab_rhs_value(info, i, &v) != SQLITE_OK || !v ||
-		    sqlite3_value_type(v) != SQLITE_TEXT) {
-			vt_->zErrMsg = sqlite3_mprintf(
-				"pending: arguments must be string literals, "
-				"e.g. pending('kmalloc', 'ptr', 'kfree', 'ptr', 'call_site')");
-			return SQLITE_ERROR;
-		}
-		args[k] = (char *)sqlite3_value_text(v);
-		info->aConstraintUsage[i].argvIndex = ++n;
-		info->aConstraintUsage[i].omit = 1;
-	}
-	if (!args[0] || !args[1] || !args[2] || !args[3]) {
-		vt_->zErrMsg = sqlite3_mprintf("pending: needs (start_table, start_key, end_table, "
-					       "end_key [, start_col [, start_col2]])");
-		return SQLITE_ERROR;
-	}
-	p = pairer__get(vt->m->s, vt->m->p, &vt->m->nr, true, args, &vt_->zErrMsg);
-	if (!p)
-		return vt_->zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
-	for (info->idxNum = 0; vt->m->p[info->idxNum] != p; info->idxNum++)
-		;
-	info->estimatedCost = 1000;
-	return SQLITE_OK;
+	return pairer__best_index(vt->m->s, vt->m->p, &vt->m->nr, true, info, PN_ARG0,
+				  &vt_->zErrMsg);
 }
 
 static int pending_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
@@ -193,16 +160,6 @@ static int pending_eof(sqlite3_vtab_cursor *c_)
 	const struct pending_cursor *c = (const struct pending_cursor *)c_;
 
 	return c->idx >= c->n;
-}
-
-static void cell_result(sqlite3_context *ctx, const struct cell *v)
-{
-	if (v->type == SQLITE_INTEGER)
-		sqlite3_result_int64(ctx, v->i);
-	else if (v->type == SQLITE_TEXT)
-		sqlite3_result_text(ctx, v->text ? v->text : v->s, -1, SQLITE_TRANSIENT);
-	else if (v->type == SQLITE_BLOB)
-		sqlite3_result_blob64(ctx, v->text, v->len, SQLITE_TRANSIENT);
 }
 
 static uint64_t u64_at(const uint8_t *p, int off)
@@ -274,8 +231,8 @@ static int pending_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int col
 		if (name)
 			sqlite3_result_text(ctx, name, -1, SQLITE_TRANSIENT);
 		break;
-	case PN_START_VALUE: cell_result(ctx, &pe->value); break;
-	case PN_START_VALUE2: cell_result(ctx, &pe->value2); break;
+	case PN_START_VALUE: pairer__cell_result(ctx, &pe->value); break;
+	case PN_START_VALUE2: pairer__cell_result(ctx, &pe->value2); break;
 	}
 	return SQLITE_OK;
 }
