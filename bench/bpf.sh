@@ -166,7 +166,7 @@ if [ -n "$addr" ] && cc -O2 -o "$T/burn_rounds" "$(dirname "$0")/burn_rounds.c" 
 	have_perf=$(command -v perf > /dev/null && echo 1 || echo 0)
 	for ((r = 0; r < REPS; r++)); do
 		burn_rate "$T/p.base" sleep "$S"
-		burn_rate "$T/p.sql" "$PERF_SQL" --csv -a -d "$S" "$SQL_PROF"
+		burn_rate "$T/p.sql" "$PERF_SQL" --csv -a -d "${S}s" "$SQL_PROF"
 		grep -q "burn;.*;main;burn_a" "$T/out" || anomaly "perf-sql profile: no burn_a: $(head -c 300 "$T/out" "$T/err")"
 		[ "$have_perf" = 1 ] && burn_rate "$T/p.perf" perf record -q -a -g -F 99 -o "$T/perf.data" -- sleep "$S"
 		[ -n "$BCC" ] && burn_rate "$T/p.bcc" "$BCC" -F 99 "$S"

@@ -64,7 +64,7 @@ syscount_ns() {
 	awk '/^calls=/ { split($1, c, "="); split($2, t, "="); printf "%.1f\n", t[2] / c[2] }' "$T/sc.loop"
 }
 sc_ok=0
-have syscount-bpfcc && timeout 20 syscount-bpfcc -L -d 1 > /dev/null 2>&1 && sc_ok=1
+have syscount-bpfcc && timeout 20 syscount-bpfcc -L -d 1s > /dev/null 2>&1 && sc_ok=1
 [ "${BENCH_PAIRS_ONLY:-}" = rundelay ] && REPS_S=0 || REPS_S=$REPS
 for ((r = 0; r < REPS_S; r++)); do
 	loop_ns "${wloop[@]}" >> "$T/s.base"

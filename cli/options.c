@@ -66,20 +66,38 @@ long long options__number(const char *opt, const char *s, long long min, long lo
 /* -d and -i: at most a year (the run loop's deadlines are ns in 64 bits) */
 #define MAX_SPAN_MS (366L * 24 * 3600 * 1000)
 
-static void set_duration(struct cli *c, const char *o, const char *v)
+/* a duration of -d, -i or --query-timeout in ms (core/units.h: a bare number is ms) */
+static long span_ms(const char *o, const char *v, long min)
 {
 	long ms = parse_duration(v);
 
-	if (ms <= 0 || ms > MAX_SPAN_MS)
-		usage_error(
-			"%s '%s': expected a duration like 5, 5s, 500ms or 2m (at most 366 days)",
-			o, v);
-	c->q.q.so.duration_ms = ms;
+	if (ms < min || ms > MAX_SPAN_MS)
+		usage_error("%s '%s': expected a duration like 500ms, 5s or 2m (a bare number is "
+			    "ms; %s, at most 366 days)",
+			    o, v, min ? "at least 1ms" : "0: no limit");
+	return ms;
+}
+
+/* "-d 5" is 5 ms: said once, as a user of timeout(1) may mean 5 s */
+static void bare_hint(const char *o, const char *v, long ms)
+{
+	char *end;
+
+	strtod(v, &end);
+	if (!*end && ms < 100)
+		say("note: %s %s is %ld ms (a bare number is milliseconds); write %ss for seconds",
+		    o, v, ms, v);
+}
+
+static void set_duration(struct cli *c, const char *o, const char *v)
+{
+	c->q.q.so.duration_ms = span_ms(o, v, 1);
+	bare_hint(o, v, c->q.q.so.duration_ms);
 }
 
 static void set_interval(struct cli *c, const char *o, const char *v)
 {
-	c->q.q.so.interval_ms = (long)options__number(o, v, 1, MAX_SPAN_MS); /* 366 days */
+	c->q.q.so.interval_ms = span_ms(o, v, 1);
 }
 
 static void set_format(struct cli *c, const char *o, const char *v)
@@ -176,10 +194,8 @@ static void set_max_memory(struct cli *c, const char *o, const char *v)
 
 static void set_timeout(struct cli *c, const char *o, const char *v)
 {
-	long ms = parse_duration(v);
+	long ms = span_ms(o, v, 0);
 
-	if (ms < 0)
-		usage_error("%s '%s': expected a duration like 10s or 500ms (0: no limit)", o, v);
 	c->q.q.lock.opts.timeout_ms = ms ? ms : -1; /* 0: no limit */
 }
 
@@ -257,8 +273,10 @@ static void version(struct cli *c, const char *o, const char *v)
 }
 
 static const struct cli_option cli_options[] = {
-	{ "duration", 'd', "D", "collect for D (5, 5s, 500ms, 2m), then print", set_duration },
-	{ "interval", 'i', "MS", "print one result per window of MS milliseconds", set_interval },
+	{ "duration", 'd', "D", "collect for D (500ms, 5s, 2m; a bare number is ms), then print",
+	  set_duration },
+	{ "interval", 'i', "D", "print one result per window of D (1000, 1s, 250ms)",
+	  set_interval },
 	{ "format", 'f', "FMT",
 	  "table (default), csv, json (JSON Lines) or pprof (a gzip'd profile for go tool pprof, "
 	  "with -o FILE: docs/pprof.md)",

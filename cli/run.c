@@ -45,7 +45,7 @@ int report(const struct err *e)
 
 long parse_duration(const char *s)
 {
-	long long ns = units__ns(s, UNIT_S);
+	long long ns = units__ns(s);
 
 	return ns < 0 ? -1 : (long)(ns / 1000000);
 }

@@ -7,7 +7,7 @@
 #include <strings.h>
 #include "core/units.h"
 
-long long units__ns(const char *s, double bare_unit)
+long long units__ns(const char *s)
 {
 	static const struct {
 		const char *unit;
@@ -22,7 +22,7 @@ long long units__ns(const char *s, double bare_unit)
 	if (end == s || v < 0 || !(isdigit((unsigned char)*s) || *s == '.'))
 		return -1;
 	if (!*end)
-		return v * bare_unit < 9e18 ? (long long)(v * bare_unit + 0.5) : -1;
+		return v * 1e6 < 9e18 ? (long long)(v * 1e6 + 0.5) : -1; /* UNITS_BARE */
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (!strcmp(end, units[i].unit) && v * units[i].mul < 9e18)
 			return (long long)(v * units[i].mul + 0.5);

@@ -97,7 +97,7 @@ static bool split_cmd(char *buf, char **argv)
 static bool duration_arg(sqlite3_context *ctx, sqlite3_value *v, bool has_cmd, struct query *q)
 {
 	const char *text = (const char *)sqlite3_value_text(v);
-	long long ns = text ? units__ns(text, UNIT_S) : 0;
+	long long ns = text ? units__ns(text) : 0;
 
 	char quoted[256]; /* as messages quote it (core/err.h) */
 

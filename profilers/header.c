@@ -18,7 +18,7 @@
 static const struct {
 	const char *name, *example;
 } param_types[] = {
-	[PT_DURATION] = { "duration", "a duration like 500us, 4ms or 1s (bare numbers are ns)" },
+	[PT_DURATION] = { "duration", "a duration like 500us, 4ms or 1s (a bare number is ms)" },
 	[PT_SIZE] = { "size", "a size like 4096, 4k or 1M" },
 	[PT_INT] = { "int", "a whole number" },
 	[PT_FLOAT] = { "float", "a number" },
@@ -262,7 +262,7 @@ int param__parse(const struct prof_param *pp, const char *v, struct query_param 
 	switch (t) {
 	case PT_DURATION:
 	case PT_SIZE:
-		ll = t == PT_DURATION ? units__ns(v, UNIT_NS) : units__bytes(v);
+		ll = t == PT_DURATION ? units__ns(v) : units__bytes(v);
 		if (ll < 0)
 			break;
 		out->type = SQLITE_INTEGER;

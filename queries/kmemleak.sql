@@ -2,7 +2,7 @@
 -- needs: tracepoints kmem:kmalloc, kmem:kfree
 -- param: than duration 0 "only objects alive at least this long at the window's end"
 -- param: limit int 20 "at most this many call sites"
--- example: perf-sql kmemleak than=1s -d 30
+-- example: perf-sql kmemleak than=1s -d 30s
 -- example: perf-sql kmemleak -- ./app
 -- Like perf-prof kmemleak on kmem:kmalloc/kfree and bcc's memleak: an object is outstanding
 -- while its pointer's last event is a kmalloc. pending() keeps each allocation by pointer until

@@ -1,7 +1,7 @@
 -- kmemprof: kernel allocation hot spots: kmalloc calls and bytes per call site
 -- needs: tracepoints kmem:kmalloc
 -- param: limit int 20 "at most this many call sites"
--- example: perf-sql kmemprof -d 5
+-- example: perf-sql kmemprof -d 5s
 -- example: perf-sql kmemprof -i 1000 -- ./app
 -- Like perf-prof kmemprof (by call site; by stack once tracepoint stacks exist). waste is what
 -- the slab rounding adds: bytes_alloc - bytes_req. call_site is a kernel address.

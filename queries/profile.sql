@@ -1,7 +1,7 @@
 -- profile: CPU flame graph: sampled stacks, folded for flamegraph.pl
 -- needs: pmu cpu_clock (a software clock: works in VMs)
--- example: perf-sql profile -F 999 -d 10 -- ./app > cpu.folded; flamegraph.pl cpu.folded > cpu.svg
--- example: perf-sql profile -d 10 --flame-graph cpu.svg
+-- example: perf-sql profile -F 999 -d 10s -- ./app > cpu.folded; flamegraph.pl cpu.folded > cpu.svg
+-- example: perf-sql profile -d 10s --flame-graph cpu.svg
 -- example: perf-sql profile -f pprof -o cpu.pb.gz -- ./app; go tool pprof -top cpu.pb.gz
 -- pprof: SELECT stack, count(*) AS samples FROM cpu_clock GROUP BY stack
 -- Like perf-prof profile --flame-graph. Samples every CPU at -F HZ (default 99; with -- CMD,

@@ -418,7 +418,7 @@ static bool dur_text(const char *t, int64_t *ns_out)
 	size_t n = strlen(t);
 	long long ns;
 
-	if (n < 2 || t[n - 1] != 's' || (ns = units__ns(t, UNIT_NS)) < 0)
+	if (n < 2 || t[n - 1] != 's' || (ns = units__ns(t)) < 0)
 		return false;
 	*ns_out = ns;
 	return true;

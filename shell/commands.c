@@ -169,48 +169,38 @@ static int cmd_schema(struct repl *r, int argc, char **argv, const char *rest)
 	return repl__query(r, &q);
 }
 
+/* .interval and .duration take what -i and -d take (core/units.h), or off */
+static int span_arg(const char *cmd, const char *v, long *ms_out)
+{
+	long ms = strcmp(v, "off") ? parse_duration(v) : 0;
+
+	if (ms < 0 || ms > 366L * 24 * 3600 * 1000 || (ms == 0 && strcmp(v, "off"))) {
+		say(".%s '%s': expected a duration like 500ms, 1s or 2m (a bare number is ms), or "
+		    "off",
+		    cmd, v);
+		return EXIT_USAGE;
+	}
+	*ms_out = ms;
+	return 0;
+}
+
 static int cmd_interval(struct repl *r, int argc, char **argv, const char *rest)
 {
-	char num[32], *end;
-	long long ms;
-
 	if (argc == 1) {
 		r->interval_ms ? printf("%ld ms\n", r->interval_ms) : printf("off\n");
 		return 0;
 	}
-	if (!strcmp(argv[1], "off")) {
-		r->interval_ms = 0;
-		return 0;
-	}
-	snprintf(num, sizeof(num), "%s", argv[1]);
-	if ((end = strstr(num, "ms")) && !end[2])
-		*end = '\0';
-	if (!parse_number(num, 1, 366LL * 24 * 3600 * 1000, &ms)) {
-		say(".interval '%s': expected milliseconds from 1 to 31622400000 (300, 1000ms) or "
-		    "off",
-		    argv[1]);
-		return EXIT_USAGE;
-	}
-	r->interval_ms = (long)ms;
-	return 0;
+	return span_arg("interval", argv[1], &r->interval_ms);
 }
 
 static int cmd_duration(struct repl *r, int argc, char **argv, const char *rest)
 {
-	long ms;
-
 	if (argc == 1) {
 		r->duration_ms ? printf("%ld ms\n", r->duration_ms)
 			       : printf("off (until Ctrl-C)\n");
 		return 0;
 	}
-	ms = strcmp(argv[1], "off") ? parse_duration(argv[1]) : 0;
-	if (ms < 0 || (ms == 0 && strcmp(argv[1], "off"))) {
-		say(".duration '%s': expected a duration like 5, 5s, 500ms or 2m, or off", argv[1]);
-		return EXIT_USAGE;
-	}
-	r->duration_ms = ms;
-	return 0;
+	return span_arg("duration", argv[1], &r->duration_ms);
 }
 
 static int cmd_mode(struct repl *r, int argc, char **argv, const char *rest)
@@ -396,7 +386,8 @@ static const struct dot_cmd dot_cmds[] = {
 	{ "tables", cmd_tables, 0, 1, "[GLOB]",
 	  "list tables (a word without * ? [ matches anywhere)" },
 	{ "schema", cmd_schema, 1, 1, "TABLE", "the columns and types of TABLE" },
-	{ "interval", cmd_interval, 0, 1, "MS|off", "watch: print a result every MS until Ctrl-C" },
+	{ "interval", cmd_interval, 0, 1, "D|off",
+	  "watch: print a result every D (1000, 1s) until Ctrl-C" },
 	{ "duration", cmd_duration, 0, 1, "D|off",
 	  "collect for D (500ms, 5s, 2m; default 1s), then print" },
 	{ "mode", cmd_mode, 0, 1, "table|csv|json", "output format" },

@@ -35,7 +35,7 @@ opts=$(perf-sql --help | sed -n '/^options:/,/^$/p' | grep -E '^ +-' | sed -E 's
 between "$(echo "$opts" | wc -l)" 40 200 "option names in --help"
 same "$(comp -)" "$opts" "-<Tab>: the options of --help"
 same "$(comp --for)" "--format" "--for<Tab>"
-same "$(comp -d 5 --js)" "--json" "--js<Tab> after -d 5"
+same "$(comp -d 5s --js)" "--json" "--js<Tab> after -d 5s"
 # values: the choices perf-sql's own errors list
 same "$(comp -f '')" "table csv json pprof" "-f <Tab>"
 same "$(comp --format c)" "csv" "--format c<Tab>"
@@ -46,7 +46,7 @@ same "$(comp --help-man '')" "perf-sql perf-sql-profilers" "--help-man <Tab>"
 # profilers: names after help, PARAM= after a profiler (options before it or between)
 same "$(comp help sysc)" "syscalls" "help sysc<Tab>"
 same "$(comp syscalls '')" "than= syscall=" "syscalls <Tab>: its parameters"
-same "$(comp -d 5 syscalls -i 100 th)" "than=" "-d 5 syscalls -i 100 th<Tab>"
+same "$(comp -d 5s syscalls -i 100 th)" "than=" "-d 5s syscalls -i 100 th<Tab>"
 same "$(comp hrcount '')" "$(perf-sql help hrcount | sed -n '/^usage:/{n;p}' |
 	grep -oE '\[[a-z_]+=' | tr -d '[')" "hrcount <Tab>: the parameters of its usage line"
 same "$(comp hrcount table=sched_swi)" "table=sched_switch" "hrcount table=sched_swi<Tab> (a table parameter)"

@@ -69,7 +69,7 @@ grep -qx none "$tfs/events/sched/sched_switch/filter" || fail "sched_switch filt
 
 # (4) not root
 command -v setpriv >/dev/null || skip "no setpriv for the non-root check"
-setpriv --reuid=65534 --regid=65534 --clear-groups "$PERF_SQL" -d 1 "select count(*) from sched_switch" \
+setpriv --reuid=65534 --regid=65534 --clear-groups "$PERF_SQL" -d 1s "select count(*) from sched_switch" \
 	>"$out" 2>"$err"; rc=$?
 eq "$rc" 77 "exit status without privileges"
 eq "$(grep -c . "$err")" 1 "lines of the privilege message"

@@ -7,7 +7,7 @@
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 err=$dir/err
 refuse() {   # refuse SQL EXPECTED-TEXT
-	"$PERF_SQL" -d 0.2 "$1" >/dev/null 2>"$err"; rc=$?
+	"$PERF_SQL" -d 0.2s "$1" >/dev/null 2>"$err"; rc=$?
 	[ $rc = 1 ] || fail "'$1' exited $rc, expected 1"
 	grep -qF "$2" "$err" || fail "'$1': expected '$2' in: $(cat "$err")"
 	echo "ok: refused: $1"
@@ -20,12 +20,12 @@ refuse "pragma writable_schema = 1" "not authorized: PRAGMA writable_schema"
 refuse "vacuum into '$dir/vacuum.db'" "perf-sql:"
 [ -e "$dir/vacuum.db" ] && fail "VACUUM INTO wrote a file"
 # every statement is prepared before the first runs, so one statement makes and fills it
-"$PERF_SQL" -d 0.3 "create temp table if not exists t as select count(*) as n from sched_switch" \
+"$PERF_SQL" -d 0.3s "create temp table if not exists t as select count(*) as n from sched_switch" \
 	>/dev/null 2>"$err" || fail "a temp table: $(cat "$err")"
 echo "ok: temp tables may be written"
 
 # a CTE that ends over the planning run's empty windows but never once events arrive
-"$PERF_SQL" --csv -i 1000 -d 3.5 --query-timeout 300ms "select count(*) > 0 as seen from sched_switch;
+"$PERF_SQL" --csv -i 1000 -d 3.5s --query-timeout 300ms "select count(*) > 0 as seen from sched_switch;
 	with recursive r(x) as (select 1 union all select x + 1 from r
 	where (select count(*) from sched_switch) > 0) select count(*) from r" >"$err.out" 2>"$err"; rc=$?
 out=$(tr -d '\r' <"$err.out")

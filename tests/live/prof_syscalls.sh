@@ -10,3 +10,6 @@ eq "$(echo "$row" | cut -d, -f8)" 0 "clock_nanosleep errors"
 # a parameter: only that syscall, and than= leaves out the fast ones
 out=$(q syscalls syscall=clock_nanosleep than=5ms -- "$WL/sleeper" 5 10) || fail "with parameters"
 eq "$(echo "$out" | cut -d, -f1,2)" "clock_nanosleep,5" "syscall= and than= filter"
+# a bare number is milliseconds here too (core/units.h): than=5 is 5 ms, only the sleeps are left
+out=$(q syscalls than=5 -- "$WL/sleeper" 5 10) || fail "than=5"
+eq "$(echo "$out" | cut -d, -f1,2)" "clock_nanosleep,5" "than=5 is 5 ms"

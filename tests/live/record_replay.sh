@@ -23,7 +23,7 @@ echo "ok: a cut capture reads up to its last whole block"
 echo "hello" > "$dir/foreign.cap"
 err=$("$PERF_SQL" -r "$dir/foreign.cap" "select 1" 2>&1); rc=$?
 eq "$rc" 1 "exit status for a foreign file"
-[[ "$err" == "perf-sql: $dir/foreign.cap: not a perf-sql capture; make one with: perf-sql record -o FILE TABLE -d 5" ]] || fail "foreign: $err"
+[[ "$err" == "perf-sql: $dir/foreign.cap: not a perf-sql capture; make one with: perf-sql record -o FILE TABLE -d 5s" ]] || fail "foreign: $err"
 printf 'PSQLCAP1\x09\x00\x00\x00\x00\x00\x00\x00' > "$dir/v9.cap"
 err=$("$PERF_SQL" info "$dir/v9.cap" 2>&1) && fail "version 9 accepted"
 [[ "$err" == *"capture version 9, this perf-sql reads version 1"* ]] || fail "version: $err"

@@ -59,7 +59,7 @@ W="sh -c '$WL/writes 1000 777 && touch $tmp/wrote && exec sleep 100'"
 SQL='select count(*) from sys_enter_write where count = 777'
 
 # 1. while collecting: the run's own counts; Ctrl-C stops; the line is gone, the result stays
-run "$PERF_SQL --csv -d 90 \"$SQL\" -- $W"
+run "$PERF_SQL --csv -d 90s \"$SQL\" -- $W"
 wait_counts '^collecting [0-9.]+s of 90s:'
 tm send-keys -t t C-c
 wait_end
@@ -67,7 +67,7 @@ check_result "the screen after Ctrl-C (the status line erased)"
 grep -aq $'\r\e\\[K' "$tmp/log" || fail "the status line was not erased with \\r ESC [K"
 
 # 2. stdout to a file: only the rows there; the line is on the terminal
-run "$PERF_SQL --csv -d 90 \"$SQL\" -- $W > $tmp/out"
+run "$PERF_SQL --csv -d 90s \"$SQL\" -- $W > $tmp/out"
 wait_counts '^collecting [0-9.]+s of 90s:'
 tm send-keys -t t C-c
 wait_end
@@ -79,12 +79,12 @@ eq "$(screen | grep -v '^perf-sql: warning: ' | tr '\n' ' ')" "rc=0 " \
 
 # 3. -o FILE with -q, and stderr a file: no line at all. A run draws its first line at its
 # first turn of the loop, so 1 s of collection would show one (as in 1. and 2.)
-run "$PERF_SQL -q --csv -d 1 -o $tmp/out2 \"$SQL\" -- $W"
+run "$PERF_SQL -q --csv -d 1s -o $tmp/out2 \"$SQL\" -- $W"
 wait_end
 eq "$(head -n 1 "$tmp/out2" | cat -v)" "count(*)^M" "-o FILE: the header, then the rows alone"
 grep -aq 'collecting' "$tmp/log" && fail "-q: a status line was drawn: $(cat -v "$tmp/log")"
 echo "ok: -q: no status line"
-run "$PERF_SQL --csv -d 1 \"$SQL\" -- $W 2> $tmp/err"
+run "$PERF_SQL --csv -d 1s \"$SQL\" -- $W 2> $tmp/err"
 wait_end
 eq "$(cat -v "$tmp/err")" "" "stderr to a file: no status line in it"
 grep -aq 'collecting' "$tmp/log" && fail "stderr to a file: a status line was drawn: $(cat -v "$tmp/log")"
