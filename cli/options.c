@@ -111,6 +111,11 @@ static void set_format(struct cli *c, const char *o, const char *v)
 
 static void set_csv(struct cli *c, const char *o, const char *v) { c->q.out.mode = OUT_CSV; }
 static void set_json(struct cli *c, const char *o, const char *v) { c->q.out.mode = OUT_JSON; }
+static void set_csv_crlf(struct cli *c, const char *o, const char *v)
+{
+	c->q.out.mode = OUT_CSV;
+	c->q.out.crlf = true;
+}
 static void set_output(struct cli *c, const char *o, const char *v) { c->out_path = v; }
 static void set_all(struct cli *c, const char *o, const char *v) { c->q.q.so.all = true; }
 static void set_cpu(struct cli *c, const char *o, const char *v) { c->q.q.so.cpu_list = v; }
@@ -283,6 +288,8 @@ static const struct cli_option cli_options[] = {
 	  set_format },
 	{ "csv", 0, NULL, "shorthand for -f csv", set_csv },
 	{ "json", 0, NULL, "shorthand for -f json", set_json },
+	{ "csv-crlf", 0, NULL, "-f csv with lines ending in CRLF, as RFC 4180 has it (default: LF)",
+	  set_csv_crlf },
 	{ "output", 'o', "FILE", "write results to FILE (a new file: never through a link)",
 	  set_output },
 	{ "all-cpus", 'a', NULL, "with -- CMD: trace the whole system while CMD runs", set_all },

@@ -157,7 +157,7 @@ static void csv_row(struct output *o, sqlite3_stmt *st, const char *window)
 		csv_field(o->f, v);
 		free(v);
 	}
-	fputs("\r\n", o->f);
+	fputs(o->crlf ? "\r\n" : "\n", o->f);
 }
 
 static void csv_header(struct output *o, sqlite3_stmt *st, int nth)
@@ -175,7 +175,7 @@ static void csv_header(struct output *o, sqlite3_stmt *st, int nth)
 			fputc(',', o->f);
 		csv_field(o->f, sqlite3_column_name(st, i));
 	}
-	fputs("\r\n", o->f);
+	fputs(o->crlf ? "\r\n" : "\n", o->f);
 }
 
 /* table mode: rows buffered to align the columns, at most GRID_ROWS rows or GRID_BYTES of

@@ -1,5 +1,6 @@
 /*
- * render/output.h - result formats: aligned table, CSV (RFC 4180) and JSON Lines.
+ * render/output.h - result formats: aligned table, CSV (RFC 4180 quoting; lines end in LF, as
+ * psql --csv and DuckDB write them, or CRLF with --csv-crlf) and JSON Lines.
  */
 #ifndef PERF_SQL_OUTPUT_H
 #define PERF_SQL_OUTPUT_H
@@ -14,6 +15,7 @@ struct output {
 	enum out_mode mode;
 	FILE *f;
 	bool windowed;       /* -i: a window_start column (csv/json) or a window line (table) */
+	bool crlf;           /* --csv-crlf: CSV lines end in CRLF (RFC 4180), not LF */
 	int headers_done;    /* CSV: statements whose header was printed (bit per statement) */
 	bool broken_pipe;    /* the reader went away: stop quietly */
 	int write_error;     /* errno of a statement's rows not written to a file (disk full) */

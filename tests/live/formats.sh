@@ -13,6 +13,14 @@ js = [json.loads(l) for l in open(sys.argv[2])]
 assert js == [{'count': 5, 'n': 7, 'odd': 'a,"b"'}, {'count': 9, 'n': 3, 'odd': 'a,"b"'}], js
 print("ok: csv and json parse and agree")
 PY
+# lines end in LF, so awk -F, and cut see no \r in the last field; --csv-crlf writes RFC 4180's
+# CRLF, with the same fields
+eq "$("$PERF_SQL" --csv "select 1 a, 'z' b" | cut -d, -f2 | od -An -c | tr -s ' \n' ' ')" \
+	' b \n z \n ' "--csv | cut: no \\r in the last field"
+grep -q $'\r' "$dir/fmt.csv" && fail "--csv wrote a CR"
+"$PERF_SQL" --csv-crlf "select 1 a, 'x,y' b union all select 2, 'z'" > "$dir/crlf.csv" || fail "--csv-crlf"
+eq "$(od -An -c "$dir/crlf.csv" | tr -s ' \n' ' ')" ' a , b \r \n 1 , " x , y " \r \n 2 , z \r \n ' \
+	"--csv-crlf: every line ends in CRLF"
 "$PERF_SQL" "$sql" -- "$WL/writes" 7 5 3 9 > "$dir/fmt.txt" || fail "table run"
 head -2 "$dir/fmt.txt" | grep -q '^count  n  odd' || fail "table header: $(head -1 "$dir/fmt.txt")"
 echo "ok: table header"
