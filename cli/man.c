@@ -174,23 +174,18 @@ static void examples(FILE *f)
 	fputs(".fi\n.RE\n", f);
 }
 
+/* cli/run.c's table; scripts/gen-man.sh writes docs/cli.md's from this section */
 static void exit_status(FILE *f)
 {
-	static const struct {
-		int code;
-		const char *what;
-	} codes[] = {
-		{ 0, "success" },
-		{ EXIT_ERR, "a runtime error: SQL, an event that would not open, a workload that "
-			    "could not start, a failed write" },
-		{ EXIT_USAGE,
-		  "bad usage: an unknown option, a bad value, SQL that does not prepare" },
-		{ EXIT_PRIV, "not enough privilege to open the events (run as root, or lower "
-			     "kernel.perf_event_paranoid); the skip code of test suites" },
-	};
+	const struct exit_status *x;
 
-	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-		fprintf(f, ".TP\n\\fB%d\\fR\n%s\n", codes[i].code, codes[i].what);
+	for (int i = 0; (x = run__exit_status(i)); i++) {
+		fprintf(f, ".TP\n\\fB%d\\fR\n", x->code);
+		put(f, x->meaning, false);
+		fputs(": ", f);
+		put(f, x->examples, false);
+		fputs("\n", f);
+	}
 }
 
 static const char files_text[] =

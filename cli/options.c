@@ -560,14 +560,12 @@ static const char usage_tail[] =
 	"         dur(), ts(), ipv4(), stack_text(), folded_stack(), ksym(), usym(), ...\n"
 	"         (docs/functions.md)\n"
 	"\n"
-	"exit status: 0 ok; 1 a runtime error; 2 bad usage; 77 not enough privilege\n"
-	"\n"
-	"examples:\n";
+	"\n";
 
 /* one command a line, continued by a trailing backslash: --help and the man page */
 static const char usage_examples[] =
 	"  perf-sql \"select comm, count(*) from sched_switch group by comm order by 2 desc\"\n"
-	"  perf-sql -d 5 \"select prev_comm, count(*) n from sched_switch group by 1 order by n "
+	"  perf-sql -d 5s \"select prev_comm, count(*) n from sched_switch group by 1 order by n "
 	"desc limit 5\"\n"
 	"  perf-sql -i 1000 --csv \"select count(*) from sys_enter_write\"\n"
 	"  perf-sql \"select count(*), sum(count) from sys_enter_write where _pid = "
@@ -577,11 +575,12 @@ static const char usage_examples[] =
 	"  perf-sql --schema sched_switch\n"
 	"  perf-sql -f pprof -o cpu.pb.gz \"select stack, count(*) as samples from cpu_clock group "
 	"by "
-	"stack\" -d 5\n";
+	"stack\" -d 5s\n";
 
 void options__usage(FILE *f)
 {
 	const struct cli_subcommand *sc;
+	const struct exit_status *x;
 
 	fputs(usage_head, f);
 	for (size_t i = 0; i < ARRAY_SIZE(cli_options); i++)
@@ -602,6 +601,12 @@ void options__usage(FILE *f)
 	fprintf(f, "%-*s%s\n", SUB_COL, "  perf-sql NAME [PARAM=VALUE...]",
 		"run a profiler NAME, with any option above");
 	fputs(usage_tail, f);
+	fputs("exit status:\n", f);
+	for (int i = 0; (x = run__exit_status(i)); i++) {
+		fprintf(f, "  %-3d ", x->code);
+		wrap(f, x->meaning, 6, HELP_WIDTH - 6);
+	}
+	fputs("\nexamples:\n", f);
 	fputs(usage_examples, f);
 }
 

@@ -43,6 +43,29 @@ int report(const struct err *e)
 	return e->code == -EACCES || e->code == -EPERM ? EXIT_PRIV : EXIT_ERR;
 }
 
+static const struct exit_status exit_statuses[] = {
+	{ 0, "the query ran",
+	  "also after Ctrl-C, SIGTERM or SIGHUP during collection, a closed pipe, a workload "
+	  "that failed" },
+	{ EXIT_ERR, "a runtime error",
+	  "an event that would not open, a workload not found, a process, cgroup, binary or "
+	  "symbol not found, -o not writable, a result not written (disk full), a statement past "
+	  "--max-memory or --query-timeout, a statement ended by a signal while it ran" },
+	{ EXIT_USAGE, "bad usage",
+	  "an unknown option, a malformed value (-d, -i, -m, -C, -p, --breakpoint, --uprobe, "
+	  "--usdt, a profiler's PARAM=VALUE), no SQL, SQL that does not prepare (syntax, no such "
+	  "table or column), --schema of no table" },
+	{ EXIT_PRIV, "not enough privilege",
+	  "not root: tracefs or perf_event_open refused (the skip status of test suites)" },
+};
+
+const struct exit_status *run__exit_status(int nth)
+{
+	if (nth < 0 || (size_t)nth >= sizeof(exit_statuses) / sizeof(exit_statuses[0]))
+		return NULL;
+	return &exit_statuses[nth];
+}
+
 long parse_duration(const char *s)
 {
 	long long ns = units__ns(s);
@@ -128,7 +151,7 @@ static int print_schema(struct run *r, struct query *q, struct session *s, struc
 		err_set(e, -ENOENT, "no such table: %s", r->schema);
 		if (near[0])
 			err_hint(e, "did you mean: %s?", near);
-		return -ENOENT;
+		return err_usage(e);
 	}
 	sqlite3_reset(q->stmts[0]);
 	if (output__statement(&r->out, q->stmts[0], 0, NULL) != SQLITE_OK)
@@ -288,6 +311,26 @@ static int write_files(struct run *r)
 	return status;
 }
 
+/* --schema's TABLE as SQL writes it: "sched:sched_switch", [x] or `x` are the name inside */
+static char *schema_name(const char *t)
+{
+	char close = *t == '"' ? '"' : *t == '`' ? '`' : *t == '[' ? ']' : 0;
+	size_t n = strlen(t);
+	char *name, *o;
+
+	if (!close || n < 2 || t[n - 1] != close)
+		return sqlite3_mprintf("%s", t);
+	if (!(name = o = sqlite3_malloc64(n)))
+		return NULL;
+	for (const char *p = t + 1; p < t + n - 1; p++) {
+		*o++ = *p;
+		if (*p == close && close != ']' && p[1] == close)
+			p++; /* "" inside "..." is one " */
+	}
+	*o = '\0';
+	return name;
+}
+
 int run__query(struct run *r)
 {
 	struct status line;
@@ -317,9 +360,16 @@ int run__query(struct run *r)
 	r->out.want_heatmap = r->heatmap_svg != NULL;
 	r->out.windowed = r->q.so.interval_ms > 0;
 	if (r->schema) {
+		char *name = schema_name(r->schema);
+
 		r->q.sql = schema_sql = sqlite3_mprintf("SELECT name AS column, type FROM "
 							"pragma_table_xinfo(%Q)",
-							r->schema);
+							name);
+		sqlite3_free(name);
+		if (!schema_sql) {
+			say("out of memory");
+			return r->status = EXIT_ERR;
+		}
 		r->q.so.workload = NULL;
 	}
 	r->q.plan_only = r->schema || r->explain;

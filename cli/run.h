@@ -12,8 +12,17 @@
 
 struct status;
 
-/* exit statuses (docs/cli.md) */
+/* exit statuses: --help, the man page and docs/cli.md are made from run__exit_status() */
 enum { EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_PRIV = 77 };
+
+struct exit_status {
+	int code;
+	const char *meaning;  /* "bad usage" */
+	const char *examples; /* "an unknown option, ..." */
+};
+
+/* the nth row of the exit status table; NULL past the last */
+const struct exit_status *run__exit_status(int nth);
 
 struct run {
 	struct query q; /* what the engine runs */
@@ -37,7 +46,7 @@ int run__query(struct run *r);
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints e as one line; returns the exit status it deserves (2 usage, 77 privilege, else 1). */
 int report(const struct err *e);
-/* "5" (seconds), "5s", "500ms", "2m", "1h" -> ms; -1 if malformed */
+/* "5s", "500ms", "2m", "1h", "5" (ms: core/units.h) -> ms; -1 if malformed */
 long parse_duration(const char *s);
 /* "256M", "1G", "4096" -> bytes; 0 if malformed */
 size_t parse_size(const char *s);

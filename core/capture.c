@@ -171,7 +171,7 @@ struct capture_reader *capture__open(const char *path, struct err *e)
 	r->size = r->end = (uint64_t)st.st_size;
 	if (fread(magic, 8, 1, r->f) != 1 || memcmp(magic, CAPTURE_MAGIC, 8)) {
 		err_set(e, -EINVAL, "%s: not a perf-sql capture", path);
-		err_hint(e, "make one with: perf-sql record -o FILE TABLE -d 5");
+		err_hint(e, "make one with: perf-sql record -o FILE TABLE -d 5s");
 		goto fail;
 	}
 	if (fread(hdr, sizeof(hdr), 1, r->f) != 1) {

@@ -125,7 +125,8 @@ bad:
 	perf_cpu_map__put(online);
 	err_set(e, -EINVAL, "-C %s: not a list of online CPUs",
 		s->opts.cpu_list ? s->opts.cpu_list : "");
-	return err_hint(e, "online CPUs: %s (e.g. -C 0 or -C 0-1)", list);
+	err_hint(e, "online CPUs: %s (e.g. -C 0 or -C 0-1)", list);
+	return err_usage(e);
 }
 
 /* a target thread, once (a thread named twice would be opened, and counted, twice) */
@@ -195,10 +196,11 @@ int target__read(struct session *s, struct err *e)
 			struct dirent *d;
 			DIR *dir;
 
-			if (end == p || id <= 0 || (*end && *end != ','))
-				return err_set(e, -EINVAL,
-					       "%s %s: expected a comma-separated list of ids",
-					       k ? "-t" : "-p", lists[k]);
+			if (end == p || id <= 0 || (*end && *end != ',')) {
+				err_set(e, -EINVAL, "%s %s: expected a comma-separated list of ids",
+					k ? "-t" : "-p", lists[k]);
+				return err_usage(e);
+			}
 			snprintf(path, sizeof(path), k ? "/proc/%ld/task/%ld" : "/proc/%ld/task",
 				 id, id);
 			if (access(path, F_OK)) {

@@ -95,8 +95,14 @@ int query__bind_params(struct query *q, sqlite3_stmt *st)
 	return SQLITE_OK;
 }
 
-/* SQL errors are the caller's input (exit 2 for a bad statement is too strict: SQLite's
- * "no such table" is a runtime answer, exit 1, as before); limits of the engine are usage */
+/* SQL that does not prepare (syntax, no such table or column, a bad parameter) is the
+ * caller's input, as are the engine's limits: usage, exit 2 (docs/cli.md#exit-statuses) */
+static int prepare_err(struct query *q, struct session *s, struct err *e)
+{
+	query__sql_err(q, s, sqlite3_errmsg(q->db), e);
+	return err_usage(e);
+}
+
 static int prepare_all(struct query *q, struct session *s, struct err *e)
 {
 	const char *sql = q->run_sql ? q->run_sql : q->sql, *tail;
@@ -116,13 +122,13 @@ static int prepare_all(struct query *q, struct session *s, struct err *e)
 			return prepare_all(q, s, e);
 		}
 		if (rc != SQLITE_OK)
-			return query__sql_err(q, s, sqlite3_errmsg(q->db), e);
+			return prepare_err(q, s, e);
 		sql = tail;
 		if (!st)
 			continue; /* whitespace or a comment */
 		if (query__bind_params(q, st) != SQLITE_OK) {
 			sqlite3_finalize(st);
-			return query__sql_err(q, s, sqlite3_errmsg(q->db), e);
+			return prepare_err(q, s, e);
 		}
 		if (q->nr_stmts == QUERY_MAX_STMTS) {
 			sqlite3_finalize(st);

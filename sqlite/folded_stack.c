@@ -2,7 +2,7 @@
  * folded_stack(STACK) - aggregate: flame graph "folded" lines, one per distinct stack,
  *   "comm;outermost;...;innermost COUNT", as flamegraph.pl and speedscope read them.
  *
- *   perf-sql --flame-graph cpu.svg "SELECT folded_stack(stack) FROM cpu_clock(99)" -d 5
+ *   perf-sql --flame-graph cpu.svg "SELECT folded_stack(stack) FROM cpu_clock(99)" -d 5s
  *
  * (1) The first element is the task's name at the sample's time (_comm).
  * (2) Frames outermost first, user then kernel, function names only (no offsets), so

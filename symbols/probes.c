@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include "core/tracefs.h"
@@ -26,7 +27,10 @@ static bool find_binary(const char *name, char *out, size_t len)
 {
 	const char *path = getenv("PATH");
 	char buf[PATH_MAX];
+	struct stat st;
 
+	if (!*name)
+		return false;
 	if (strchr(name, '/')) {
 		snprintf(out, len, "%s", name);
 		return access(out, R_OK) == 0;
@@ -35,7 +39,7 @@ static bool find_binary(const char *name, char *out, size_t len)
 		size_t n = strcspn(path, ":");
 
 		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, name);
-		if (access(buf, X_OK) == 0) {
+		if (access(buf, X_OK) == 0 && !stat(buf, &st) && S_ISREG(st.st_mode)) {
 			snprintf(out, len, "%s", buf);
 			return true;
 		}
@@ -69,7 +73,8 @@ int probes__add_uprobe(struct catalog *c, const char *spec, bool ret, struct err
 	if (!at || at == spec || !at[1] || (size_t)(at - spec) >= sizeof(func)) {
 		err_set(e, -EINVAL, "--%s '%s': expected FUNC@BINARY", ret ? "uretprobe" : "uprobe",
 			spec);
-		return err_hint(e, "e.g. --uprobe malloc@/lib/x86_64-linux-gnu/libc.so.6");
+		err_hint(e, "e.g. --uprobe malloc@/lib/x86_64-linux-gnu/libc.so.6");
+		return err_usage(e);
 	}
 	snprintf(func, sizeof(func), "%.*s", (int)(at - spec), spec);
 	snprintf(binary, sizeof(binary), "%s", at + 1);
@@ -147,18 +152,22 @@ int probes__add_breakpoint(struct catalog *c, const char *spec, const char *work
 	if (!target[0] || type < 0 || (len != 1 && len != 2 && len != 4 && len != 8)) {
 		err_set(e, -EINVAL, "--breakpoint '%s': expected ADDR|SYMBOL[@BINARY][/LEN][:rwx]",
 			spec);
-		return err_hint(e, "LEN is 1, 2, 4 or 8; e.g. --breakpoint counter/8:w -- ./app");
+		err_hint(e, "LEN is 1, 2, 4 or 8; e.g. --breakpoint counter/8:w -- ./app");
+		return err_usage(e);
 	}
 	addr = strtoull(target, &end, 0);
 	if (*end) { /* a symbol */
 		at = strchr(target, '@');
 		if (at)
 			*at = '\0';
-		if (!find_binary(at ? at + 1 : workload ? workload : "", binary, sizeof(binary)))
-			return err_set(e, -ENOENT,
-				       "--breakpoint %s: no binary to find '%s' in; give "
-				       "SYMBOL@BINARY or run a workload after --",
-				       spec, target);
+		if (!(at ? at[1] : workload && *workload) ||
+		    !find_binary(at ? at + 1 : workload, binary, sizeof(binary))) {
+			err_set(e, -ENOENT,
+				"--breakpoint %s: no binary to find '%s' in; give SYMBOL@BINARY or "
+				"run a workload after --",
+				spec, target);
+			return err_usage(e);
+		}
 		addr = symbols__elf_address(binary, target, NULL);
 		if (!addr)
 			return err_set(e, -ENOENT, "--breakpoint %s: no symbol '%s' in %s", spec,
@@ -186,7 +195,8 @@ int probes__add_usdt(struct catalog *c, const char *spec, struct err *e)
 
 	if (!at || sscanf(spec, "%63[^:@]:%63[^@]", provider, name) != 2) {
 		err_set(e, -EINVAL, "--usdt '%s': expected PROVIDER:NAME@BINARY", spec);
-		return err_hint(e, "list a binary's probes with: perf-sql --list-usdt BINARY");
+		err_hint(e, "list a binary's probes with: perf-sql --list-usdt BINARY");
+		return err_usage(e);
 	}
 	if (!find_binary(at + 1, path, sizeof(path)) || !realpath(path, binary))
 		return err_set(e, -ENOENT, "--usdt %s: no such binary '%s'", spec, at + 1);

@@ -15,6 +15,9 @@ for page in perf-sql.1 perf-sql-profilers.7; do
 	[ -s "$tmp/$page.err" ] && fail "man -l $page warns: $(cat "$tmp/$page.err")"
 	echo "ok: man -l $page renders $(wc -l < "$tmp/$page.txt") lines, no warning"
 done
+diff -u "$root/docs/cli.md" "$tmp/cli.md" >&2 ||
+	fail "docs/cli.md's exit statuses drifted from perf-sql(1): run scripts/gen-man.sh"
+echo "ok: docs/cli.md's exit status table is perf-sql(1)'s"
 "$PERF_SQL" --help-man nosuch > /dev/null 2> "$tmp/err"; eq "$?" 2 "--help-man nosuch: exit status"
 eq "$(cat "$tmp/err")" "perf-sql: --help-man: no such page 'nosuch'; choices: perf-sql perf-sql-profilers; see perf-sql --help" "--help-man nosuch: message"
 

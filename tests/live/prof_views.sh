@@ -53,7 +53,7 @@ eq "$(q writes300 -- $w)" 300 "a saved profiler over a profiler"
 dir=$XDG_CONFIG_HOME/perf-sql/profilers
 printf -- '-- selfref: loops\nselect * from selfref;\n' > "$dir/selfref.sql"
 out=$("$PERF_SQL" selfref -d 0.1s 2>&1); rc=$?
-eq "$rc" 1 "exit status of a profiler that selects from itself"
+eq "$rc" 2 "exit status of a profiler that selects from itself"
 [[ "$out" == *"profiler selfref refers to itself"* ]] && [ "$(echo "$out" | wc -l)" = 1 ] ||
 	fail "selfref said: $out"
 echo "ok: $out"

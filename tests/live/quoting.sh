@@ -24,7 +24,7 @@ PY
 said "a usage error (-d)" 2 "$PERF_SQL" -d "$bad" "select 1"
 said "a usage error (unknown option)" 2 "$PERF_SQL" "--x$bad" "select 1"
 said "a runtime error (-r PATH)" 1 "$PERF_SQL" -r "/nonexistent/$bad" "select 1"
-said "an SQL error" 1 "$PERF_SQL" "select * from \"t$bad\""
+said "an SQL error" 2 "$PERF_SQL" "select * from \"t$bad\""
 said "an output file" 1 "$PERF_SQL" -o "/nonexistent/$bad" "select 1"
 if [ -x "$BUILD/ext/host" ] && [ -f "$(dirname "$PERF_SQL")/perf_sql.so" ]; then
 	cap=$(dirname "$0")/../sql/writes.cap

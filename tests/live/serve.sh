@@ -23,7 +23,7 @@ bad 2 "PARAM=VALUE goes after the profiler" "select 1 as x from sys_enter_write"
 bad 2 "--name x names nothing" syscalls --name x
 bad 2 "--max-series '0'" --max-series 0 syscalls
 bad 2 "no such profiler" no_such_profiler_here
-bad 1 "serve: q2: no such column: nope" --name q1 "select count(*) as n from sys_enter_write" \
+bad 2 "serve: q2: no such column: nope" --name q1 "select count(*) as n from sys_enter_write" \
 	--name q2 "select nope from sys_enter_write"
 # an unclosed /* is fine to SQLite alone; joined, it would hide the next arguments' statements
 bad 1 "serve: a: its SQL ends inside an unclosed /* comment" \
