@@ -105,7 +105,44 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void json_row(struct output *o, sqlite3_stmt *st, const char *window)
+/*
+ * The statement's column names as printed: a name that an earlier column (or window_start,
+ * which -i puts first) already has gets ":1", ":2", ... as SQLite names the columns of a view,
+ * so JSON keys and headers are unique (SELECT ts(_time) AS time, * has two "time"s). One
+ * allocation: free() it.
+ */
+static char **column_names(sqlite3_stmt *st, bool windowed)
+{
+	int nc = sqlite3_column_count(st);
+	size_t bytes = (size_t)(nc + 1) * sizeof(char *);
+	char **names, *p;
+
+	for (int i = 0; i < nc; i++)
+		bytes += strlen(sqlite3_column_name(st, i)) + 12;
+	if (!(names = malloc(bytes)))
+		return NULL;
+	p = (char *)(names + nc + 1);
+	for (int i = 0; i < nc; i++) {
+		const char *name = sqlite3_column_name(st, i);
+
+		names[i] = p;
+		for (int k = 0;; k++) {
+			bool taken;
+
+			snprintf(p, strlen(name) + 12, k ? "%s:%d" : "%s", name, k);
+			taken = windowed && !strcmp(p, "window_start");
+			for (int j = 0; j < i && !taken; j++)
+				taken = !strcmp(names[j], p);
+			if (!taken)
+				break;
+		}
+		p += strlen(p) + 1;
+	}
+	names[nc] = NULL;
+	return names;
+}
+
+static void json_row(struct output *o, sqlite3_stmt *st, const char *window, char **names)
 {
 	int nc = sqlite3_column_count(st);
 	bool first = true;
@@ -122,7 +159,7 @@ static void json_row(struct output *o, sqlite3_stmt *st, const char *window)
 
 		fprintf(o->f, "%s", first ? "" : ",");
 		first = false;
-		json_string(o->f, sqlite3_column_name(st, i));
+		json_string(o->f, names[i]);
 		fputc(':', o->f);
 		if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
 			fputs((const char *)sqlite3_column_text(st, i), o->f);
@@ -160,7 +197,7 @@ static void csv_row(struct output *o, sqlite3_stmt *st, const char *window)
 	fputs(o->crlf ? "\r\n" : "\n", o->f);
 }
 
-static void csv_header(struct output *o, sqlite3_stmt *st, int nth)
+static void csv_header(struct output *o, sqlite3_stmt *st, int nth, char **names)
 {
 	int nc = sqlite3_column_count(st);
 
@@ -173,7 +210,7 @@ static void csv_header(struct output *o, sqlite3_stmt *st, int nth)
 	for (int i = 0; i < nc; i++) {
 		if (i)
 			fputc(',', o->f);
-		csv_field(o->f, sqlite3_column_name(st, i));
+		csv_field(o->f, names[i]);
 	}
 	fputs(o->crlf ? "\r\n" : "\n", o->f);
 }
@@ -193,6 +230,7 @@ struct grid {
 	size_t bytes;   /* of the buffered cells */
 	bool streaming; /* widths and header fixed: rows print as they come */
 	bool any_bars;
+	char **names; /* column_names() */
 };
 
 static int grid_add(struct grid *g, sqlite3_stmt *st)
@@ -226,7 +264,7 @@ static bool is_bars(const char *v) { return v && strchr(v, '\n'); }
 static void grid_head(struct output *o, struct grid *g, sqlite3_stmt *st, const char *window)
 {
 	for (int i = 0; i < g->nc; i++) {
-		g->width[i] = (int)strlen(sqlite3_column_name(st, i));
+		g->width[i] = (int)strlen(g->names[i]);
 		for (int r = 0; r < g->nr; r++) {
 			const char *v = g->cells[r * g->nc + i];
 
@@ -244,8 +282,7 @@ static void grid_head(struct output *o, struct grid *g, sqlite3_stmt *st, const 
 		return;
 	for (int i = 0; i < g->nc; i++) /* headers align as their column does */
 		fprintf(o->f, g->numeric[i] ? "%s%*s" : "%s%-*s", i ? "  " : "",
-			i == g->nc - 1 && !g->numeric[i] ? 0 : g->width[i],
-			sqlite3_column_name(st, i));
+			i == g->nc - 1 && !g->numeric[i] ? 0 : g->width[i], g->names[i]);
 	fputc('\n', o->f);
 	for (int i = 0; i < g->nc; i++) {
 		fprintf(o->f, "%s", i ? "  " : "");
@@ -306,6 +343,7 @@ static void grid_free(struct grid *g)
 	free(g->cells);
 	free(g->numeric);
 	free(g->width);
+	free(g->names);
 }
 
 /* --heatmap: the last heatmap() value seen is kept for the SVG */
@@ -476,6 +514,8 @@ static int render(struct output *o, sqlite3_stmt *st, int nth, const char *windo
 	struct grid g = { .nc = sqlite3_column_count(st) };
 	int rc;
 
+	if (!(g.names = column_names(st, o->windowed && o->mode != OUT_TABLE)))
+		return SQLITE_NOMEM;
 	if (o->mode == OUT_TABLE) {
 		g.numeric = malloc((size_t)(g.nc + 1) * sizeof(bool));
 		g.width = malloc((size_t)(g.nc + 1) * sizeof(int));
@@ -487,7 +527,7 @@ static int render(struct output *o, sqlite3_stmt *st, int nth, const char *windo
 			g.numeric[i] = true;
 	}
 	if (o->mode == OUT_CSV && g.nc)
-		csv_header(o, st, nth);
+		csv_header(o, st, nth, g.names);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (o->flame)
 			collect_folded(o, st, window);
@@ -498,7 +538,7 @@ static int render(struct output *o, sqlite3_stmt *st, int nth, const char *windo
 		else if (o->mode == OUT_CSV)
 			csv_row(o, st, window);
 		else
-			json_row(o, st, window);
+			json_row(o, st, window, g.names);
 		if (rc != SQLITE_ROW && rc != SQLITE_OK)
 			break;
 		spill(o, false);
