@@ -35,8 +35,6 @@ static char *running_sql;
 static char *running_pprof_sql; /* its `-- pprof:` line's, bound alike */
 static char **new_argv;
 
-static const char *const kind_names[] = { "built-in", "system", "saved" };
-
 static int usage_err(struct err *e)
 {
 	report(e);
@@ -64,8 +62,7 @@ static int cmd_list(int argc, char **argv, struct cli *c)
 		const struct profiler *p = list[i];
 		char kind[16], needs[200];
 
-		snprintf(kind, sizeof(kind), "%s%s", kind_names[p->origin],
-			 p->origin != PROF_BUILTIN && profiler__is_builtin(p->name) ? "*" : "");
+		profiler__kind(p, kind, sizeof(kind));
 		snprintf(needs, sizeof(needs), "%s", p->needs[0] ? p->needs : "-");
 		for (char *c = needs; *c; c++)
 			if (*c == '\n')
@@ -165,7 +162,7 @@ static int help_of(const char *name)
 	if (!p)
 		return usage_err(&e);
 	printf("%s - %s\n", p->name, p->summary);
-	printf("  %s: %s\n", kind_names[p->origin], p->path);
+	printf("  %s: %s\n", profiler__origin_name(p), p->path);
 	if (p->needs[0]) {
 		printf("  needs: ");
 		print_indented(p->needs, "");

@@ -87,6 +87,10 @@ struct profiler **profilers__list(int *nr_out, struct err *e);
 void profilers__free(struct profiler **list, int nr);
 /* Is name a built-in profiler? */
 bool profiler__is_builtin(const char *name);
+/* "built-in", "system" or "saved" (the kind column of perf-sql list and .profilers) */
+const char *profiler__origin_name(const struct profiler *p);
+/* the kind column: the origin's name, "*" after a saved one shadowing a built-in */
+const char *profiler__kind(const struct profiler *p, char *buf, size_t len);
 
 /* 0 if name is [A-Za-z0-9_-]+, at most 64; else -EINVAL (the front end also refuses its
  * subcommands' names: cli/cli.h subcommands__check_name) */

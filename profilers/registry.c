@@ -57,6 +57,20 @@ bool profiler__is_builtin(const char *name)
 	return false;
 }
 
+const char *profiler__origin_name(const struct profiler *p)
+{
+	static const char *const names[] = { "built-in", "system", "saved" };
+
+	return names[p->origin];
+}
+
+const char *profiler__kind(const struct profiler *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", profiler__origin_name(p),
+		 p->origin != PROF_BUILTIN && profiler__is_builtin(p->name) ? "*" : "");
+	return buf;
+}
+
 int profilers__user_dir(char *buf, size_t len, struct err *e)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");

@@ -10,6 +10,8 @@ Histograms (log2_hist(), lin_hist()) come back as lists of {"low", "high", "coun
 as perf-sql --json prints them; other BLOBs stay bytes. docs/extension.md has the details.
 The extension is found at $PERF_SQL_SO, else ../perf_sql.so from this file (a built checkout).
 (Not named perf_sql.py: Python started next to perf_sql.so would import that file instead.)
+A Python whose sqlite3 cannot load extensions (pyenv's default build) gets perfsql.Error with
+one line that says how to get one that can.
 """
 import json
 import os
@@ -19,10 +21,21 @@ import warnings
 SO = os.environ.get('PERF_SQL_SO') or os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'perf_sql.so')
 HIST_MAGIC = b'PSQLHIST'
+NO_LOAD_EXTENSION = (
+    "perfsql: this Python's sqlite3 cannot load extensions (built without "
+    "SQLITE_ENABLE_LOAD_EXTENSION / --enable-loadable-sqlite-extensions); use Debian's "
+    "python3 (/usr/bin/python3) or rebuild Python with --enable-loadable-sqlite-extensions")
+
+
+class Error(Exception):
+    """What perfsql itself refuses, in one line that says what to do."""
 
 
 def load(conn, so=None):
     """Loads perf_sql.so into conn (an sqlite3.Connection); returns conn."""
+    # CPython leaves the method out when built without loadable extensions
+    if not hasattr(conn, 'enable_load_extension'):
+        raise Error(NO_LOAD_EXTENSION)
     conn.enable_load_extension(True)
     try:
         conn.load_extension(os.fspath(so or SO))

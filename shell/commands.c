@@ -63,8 +63,8 @@ static int cmd_help(struct repl *r, int argc, char **argv, const char *rest)
 		printf("%-28s %s\n", head, c->help);
 	}
 	if (argc == 1)
-		printf("\nQueries end with ';'. Tab completes tables, columns, functions and "
-		       "commands.\n");
+		printf("\nQueries end with ';'. Tab completes keywords, tables, columns, functions "
+		       "and commands.\n");
 	return 0;
 }
 
@@ -335,17 +335,31 @@ static int cmd_save(struct repl *r, int argc, char **argv, const char *rest)
 	return 0;
 }
 
-/* .profilers: every profiler, built-in and saved */
+/*
+ * .profilers: every profiler, built-in, system and saved, as perf-sql list shows them (its kind
+ * column, the same words; the needs column left to perf-sql list and .run's errors)
+ */
 static int cmd_profilers(struct repl *r, int argc, char **argv, const char *rest)
 {
 	struct err e = { 0 };
-	int nr = 0;
+	int nr = 0, width = 4;
 	struct profiler **list = profilers__list(&nr, &e);
 
 	if (!list)
 		return report(&e);
 	for (int i = 0; i < nr; i++)
-		printf("%-20s %s\n", list[i]->name, list[i]->summary);
+		if ((int)strlen(list[i]->name) > width)
+			width = (int)strlen(list[i]->name);
+	printf("%-*s  %-9s  %s\n", width, "name", "kind", "summary");
+	for (int i = 0; i < nr; i++) {
+		const struct profiler *p = list[i];
+		char kind[16];
+
+		printf("%-*s  %-9s  %s\n", width, p->name, profiler__kind(p, kind, sizeof(kind)),
+		       p->summary);
+	}
+	printf("\n%d profilers; .run NAME runs one; * = a saved profiler shadowing a built-in\n",
+	       nr);
 	profilers__free(list, nr);
 	return 0;
 }
@@ -396,9 +410,10 @@ static const struct dot_cmd dot_cmds[] = {
 	{ "pid", cmd_pid, 0, 1, "LIST|all", "only these processes (all their threads)" },
 	{ "freq", cmd_freq, 0, 1, "HZ", "sampling frequency of PMU tables" },
 	{ "run", cmd_run, 1, MAX_ARGS - 1, "NAME [PARAM=VALUE...]",
-	  "run a saved query, binding :PARAM" },
-	{ "save", cmd_save, 1, 1, "NAME", "save the last query as NAME" },
-	{ "profilers", cmd_profilers, 0, 0, "", "list saved queries" },
+	  "run a profiler (built-in, system or saved) with its parameters" },
+	{ "save", cmd_save, 1, 1, "NAME", "save the last query as a profiler, NAME" },
+	{ "profilers", cmd_profilers, 0, 0, "",
+	  "list every profiler and its kind (built-in, system, saved)" },
 	{ "explain", cmd_explain, 0, MAX_ARGS - 1, "[SQL]",
 	  "the plan of SQL or the last query (events, filters)" },
 	{ "stats", cmd_stats, 0, 1, "[on|off]",

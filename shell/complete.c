@@ -5,8 +5,10 @@
  * (1) Tables come from the catalog (short name, or system:event inside double quotes), so no
  *     format is parsed; columns are read (pragma_table_xinfo) only for the tables the
  *     statement being typed names, which parses just those formats.
- * (2) After FROM / JOIN only tables are offered; a keyword is offered in the case the word
- *     was started in ("sel" -> "select", "SEL" -> "SELECT").
+ * (2) After FROM / JOIN only tables are offered; at the start of a statement only keywords
+ *     (no statement starts with a table, so "sel" is not ambiguous with selinux_audited). A
+ *     keyword is offered in the case the word was started in ("sel" -> "select", "SEL" ->
+ *     "SELECT").
  * (3) The candidates are gathered once per Tab (prefix-matched), then handed to readline.
  */
 #include <ctype.h>
@@ -211,6 +213,14 @@ static bool after_table_keyword(const char *line, int start)
 	return false;
 }
 
+/* the first word of a statement: no earlier line of it, and only blanks or a ';' before */
+static bool at_statement_start(const char *line, int start)
+{
+	while (start > 0 && strchr(" \t\n", line[start - 1]))
+		start--;
+	return start > 0 ? line[start - 1] == ';' : !cr->pending;
+}
+
 static void gather(struct cands *c, const char *line, int start)
 {
 	char *stmt = NULL;
@@ -234,6 +244,8 @@ static void gather(struct cands *c, const char *line, int start)
 		return;
 	}
 	add_keywords(c);
+	if (at_statement_start(line, start))
+		return;
 	add_functions(c);
 	add_tables(c, false);
 	if (asprintf(&stmt, "%s%s", cr->pending ? cr->pending : "", line) >= 0)

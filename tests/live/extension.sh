@@ -8,11 +8,29 @@
 #       extension and through perf-sql -r: the same csv text; perf_sql_stats = perf-sql info;
 #       pandas frames of every table = perf-sql -r --csv read by pandas.
 #   (3) the sqlite3 shell: .load, then a query over a capture: perf-sql -r's rows.
+# Before them (0): python/perfsql.py on a Python whose sqlite3 cannot load extensions (a
+# stand-in sqlite3 module): perfsql.Error, one line that names the fix, no AttributeError.
 . "$(dirname "$0")/lib.sh"
 SO=$(dirname "$PERF_SQL")/perf_sql.so
 HOST=$BUILD/ext/host
 PY=/usr/bin/python3
 [ -f "$SO" ] && [ -x "$HOST" ] || fail "$SO or $HOST is missing: make test builds them"
+d=$(mktemp -d) || fail "mktemp"
+trap 'rm -rf "$d"' EXIT
+
+# (0) pyenv's default build: sqlite3.Connection has no enable_load_extension (a stand-in module
+# first on the path: perfsql only calls sqlite3.connect() before it loads the extension)
+mkdir "$d/noext" && printf '%s\n' 'class Connection: pass' \
+	'def connect(database, **kwargs): return Connection()' > "$d/noext/sqlite3.py" || fail "$d/noext"
+noext() { PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$d/noext:$PWD/python" "$PY" -c "import perfsql"$'\n'"$1" 2>&1; }
+msg="perfsql: this Python's sqlite3 cannot load extensions (built without SQLITE_ENABLE_LOAD_EXTENSION / --enable-loadable-sqlite-extensions); use Debian's python3 (/usr/bin/python3) or rebuild Python with --enable-loadable-sqlite-extensions"
+out=$(noext $'try:\n perfsql.connect("tests/sql/writes.cap")\nexcept perfsql.Error as e:\n print(e)')
+eq "$out" "$msg" "perfsql.connect() without loadable extensions: perfsql.Error, one line"
+out=$(noext 'perfsql.connect()'); rc=$?
+eq "$rc" 1 "exit status of a script that does not catch it"
+eq "$(printf '%s\n' "$out" | tail -n 1)" "perfsql.Error: $msg" "the last line of its traceback"
+! grep -q AttributeError <<<"$out" || fail "an AttributeError shows: $out"
+
 "$PY" -c 'import sqlite3; sqlite3.connect(":memory:").enable_load_extension(True)' 2>/dev/null ||
 	skip "$PY cannot load SQLite extensions (Debian's python3 can: apt-get install python3)"
 command -v sqlite3 >/dev/null || skip "the sqlite3 shell is not installed (make setup installs it)"
@@ -23,8 +41,6 @@ for f in $(sed -n 's/^[[:space:]]*\(SCALAR\|AGG\)("\([a-z0-9_]*\)".*/\2/p' sqlit
 done
 echo "ok: tests/ext/functions.sql calls all $(grep -c '^[[:space:]]*\(SCALAR\|AGG\)("' sqlite/functions.c) functions of sqlite/functions.c"
 
-d=$(mktemp -d) || fail "mktemp"
-trap 'rm -rf "$d"' EXIT
 mkdir -p "$d/tests" && cp -r tests/sql tests/ext "$d/tests/" && cp -r python "$d/" &&
 	cp "$SO" "$HOST" "$d/" && cp "$PERF_SQL" "$d/perf-sql" || fail "copying to $d"
 cp tests/sql/writes.cap "$d/v9.cap" && printf '\011' | dd of="$d/v9.cap" bs=1 seek=8 conv=notrunc 2>/dev/null

@@ -42,7 +42,7 @@ eq "$(printf '%s\n' "$out" | tr '\n' '|')" "json|250 ms|off (until Ctrl-C)|on|0-
 out=$(printf '.mode csv\nselec 1;\nselect * from sched_swich;\n.bogus\n.mode boxx\nselect 7 as after;\n' | repl)
 rc=$?
 eq "$out" "$(printf 'after\n7')" "statements after errors run"
-eq "$rc" 1 "exit status: the first failure's"
+eq "$rc" 2 "exit status: the first failure's (SQL that does not prepare: 2)"
 grep -q 'near "selec": syntax error' "$tmp/err" || fail "stderr: $(cat "$tmp/err")"
 grep -q "no such table: sched_swich; did you mean: sched_switch" "$tmp/err" || fail "stderr: $(cat "$tmp/err")"
 grep -q "no such command '.bogus'; see .help" "$tmp/err" || fail "stderr: $(cat "$tmp/err")"
@@ -62,9 +62,23 @@ eq "$(stat -c %a "$XDG_CONFIG_HOME/perf-sql/profilers/busy.sql")" 600 "saved fil
 eq "$(stat -c %a "$XDG_CONFIG_HOME/perf-sql/profilers")" 700 "profilers directory mode"
 out=$(printf ".mode csv\nselect :n * 2 as twice, :s as s;\n.save twice\n.run twice n=21 s=it's\n.profilers\n" | repl)
 eq "$(printf '%s\n' "$out" | sed -n 4,5p | tr '\n' '|')" "twice,s|42,it's|" ".run with parameters"
-printf '%s\n' "$out" | grep -q "^twice  *select :n \* 2 as twice" || fail ".profilers: $out"
-printf '%s\n' "$out" | grep -q "^rundelay  " || fail ".profilers lacks the built-ins: $out"
-echo "ok: .profilers lists saved and built-in profilers"
+printf '%s\n' "$out" | grep -q "^twice  *saved  *select :n \* 2 as twice" || fail ".profilers: $out"
+printf '%s\n' "$out" | grep -q "^rundelay  *built-in  " || fail ".profilers lacks the built-ins: $out"
+# .profilers: every profiler, each of the kind perf-sql list gives it (saved* shadows a built-in)
+"$PERF_SQL" save top "select 1 as one" --force >/dev/null || fail "save top --force"
+kinds() { awk 'NR > 1 && NF == 0 { exit } NR > 1 { print $1, $2 }'; }
+out=$(echo .profilers | PERF_SQL_SYSTEM_PROFILERS=$tmp/none repl) || fail ".profilers: $(cat "$tmp/err")"
+eq "$(printf '%s\n' "$out" | head -1 | tr -s ' ')" "name kind summary" ".profilers header"
+eq "$(printf '%s\n' "$out" | kinds)" "$(PERF_SQL_SYSTEM_PROFILERS=$tmp/none "$PERF_SQL" list | kinds)" \
+	".profilers: the names and kinds of perf-sql list"
+printf '%s\n' "$out" | grep -q '^top  *saved\*  *select 1 as one$' || fail ".profilers: no saved* top: $out"
+"$PERF_SQL" delete top >/dev/null || fail "delete top"
+echo "ok: .profilers lists every profiler and its kind: $(printf '%s\n' "$out" | kinds | grep -c ' saved') saved"
+# .help says what .run, .save and .profilers do: they are not only about saved queries
+out=$(printf '.help run\n.help save\n.help profilers\n' | repl)
+eq "$out" ".run NAME [PARAM=VALUE...]   run a profiler (built-in, system or saved) with its parameters
+.save NAME                   save the last query as a profiler, NAME
+.profilers                   list every profiler and its kind (built-in, system, saved)" ".help of .run .save .profilers"
 printf '.save ../evil\n.run nosuch\n.run twice bogus=1\n' | repl >/dev/null
 eq "$?" 1 "exit status after bad saved-query commands"
 grep -q "profiler name '../evil': use 1 to 64 letters, digits, '_' or '-'" "$tmp/err" || fail "$(cat "$tmp/err")"

@@ -51,6 +51,17 @@ keys 'select * from sched_sw'; tm send-keys -t t Tab Tab
 wait_for 'sched_swap_numa +sched_switch|sched_switch$'
 echo "ok: sched_sw<Tab><Tab> lists the sched_sw* tables"
 tm send-keys -t t C-u
+# a statement's first word is a keyword, never a table (avc:selinux_audited), in the case typed
+keys 'sel'; tm send-keys -t t Tab
+wait_for '^perf-sql> select *$'
+tm send-keys -t t C-u
+keys 'SEL'; tm send-keys -t t Tab
+wait_for '^perf-sql> SELECT *$'
+tm send-keys -t t C-u
+keys 'select 1; sel'; tm send-keys -t t Tab
+wait_for '^perf-sql> select 1; select *$'
+tm send-keys -t t C-u
+echo "ok: sel<Tab> -> select, SEL<Tab> -> SELECT (keywords first at a statement's start)"
 keys '.sch'; tm send-keys -t t Tab
 wait_for '^perf-sql> \.schema *$'
 tm send-keys -t t C-u
