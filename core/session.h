@@ -123,6 +123,10 @@ struct source {
 	 * an idle CPU's interrupts on some machines. This window, and the kernel's at the last read */
 	uint64_t *lost_ring, *lost_ring_all;
 	uint64_t total_received, total_lost;
+	/* windows that lost only events the kernel never wrote: the first is said, the later
+	 * ones' losses summed and said once at the end (engine/query.c query__lost_again) */
+	bool unwritten_said;
+	uint64_t unwritten_later;
 };
 
 /* event identifier -> its source (NULL: the sideband event) */

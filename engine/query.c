@@ -295,6 +295,37 @@ void query__lost_warning(const struct session *s, const struct source *src, int 
 			unwritten);
 }
 
+bool query__lost_again(struct source *src, const struct session *s)
+{
+	unsigned long long lost = 0, ring = 0;
+
+	if (src->bpf || s->replay)
+		return false;
+	for (int k = 0; k < s->nr_cpus; k++) {
+		lost += src->lost[k];
+		ring += src->dropped[k] + (src->lost_ring ? src->lost_ring[k] : 0);
+	}
+	if (!lost || ring)
+		return false;
+	if (!src->unwritten_said) {
+		src->unwritten_said = true;
+		return false;
+	}
+	src->unwritten_later += lost;
+	return true;
+}
+
+void query__lost_repeats(const struct source *src, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (src->unwritten_later)
+		snprintf(buf, len,
+			 "warning: %s lost %llu more events in later windows, all of them counted "
+			 "by the kernel and never written, as said above (perf_sql_stats has each "
+			 "window's)",
+			 src->ev->full, (unsigned long long)src->unwritten_later);
+}
+
 /* a pairs() row whose starts or ends the kernel lost (bpf/pairs.h (2)): one line, or "" */
 void query__pairs_warning(const struct extra_stat *x, int max_pending, char *buf, size_t len)
 {
@@ -345,6 +376,8 @@ static void warn_lost(struct query *q, struct session *s, const struct query_ops
 		const struct bpf_table *t =
 			s->src[i]->bpf ? bpf_session__table(s, s->src[i]) : NULL;
 
+		if (query__lost_again(s->src[i], s))
+			continue;
 		query__lost_warning(s, s->src[i], q->max_groups, t ? t->nr_nostack : 0,
 				    t ? t->nr_skipped : 0, line, sizeof(line));
 		if (line[0])
@@ -556,6 +589,13 @@ static int run(struct query *q, struct session *s, const struct query_ops *ops, 
 	}
 	if (q->capture && (ret = record_finish(q, s, ops, ctx, e)))
 		return ret;
+	for (int i = 0; i < s->nr_src; i++) {
+		char line[256];
+
+		query__lost_repeats(s->src[i], line, sizeof(line));
+		if (line[0])
+			notice(ops, ctx, "%s", line);
+	}
 	report_breakpoints(s, bp_hits, ops, ctx);
 	report_workload(&s->wl, ops, ctx);
 	return 0;

@@ -112,6 +112,13 @@ void query__pairs_warning(const struct extra_stat *x, int max_pending, char *buf
 void query__lost_warning(const struct session *s, const struct source *src, int max_groups,
 			 unsigned long long nostack, unsigned long long skipped, char *buf,
 			 size_t len);
+/* Should this window's loss of src go unsaid? Events the kernel counted and never wrote, and
+ * nothing else, come back every window on an idle machine (a tracepoint fired in an idle
+ * CPU's interrupts): the first window's are said, later ones' summed into
+ * src->unwritten_later for query__lost_repeats(). */
+bool query__lost_again(struct source *src, const struct session *s);
+/* The end of the run's line for the losses query__lost_again() kept quiet, or "". */
+void query__lost_repeats(const struct source *src, char *buf, size_t len);
 /* Binds q->params to st's named parameters; an SQLite code. */
 int query__bind_params(struct query *q, sqlite3_stmt *st);
 /* --explain / -v: per table, what is opened, sampled and filtered where (engine/explain.c) */

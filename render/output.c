@@ -292,9 +292,23 @@ static void grid_head(struct output *o, struct grid *g, sqlite3_stmt *st, const 
 	fputc('\n', o->f);
 }
 
+/* a multi-line cell (histogram bars, folded_stack() lines, stack_text()): its place in the row
+ * says how many lines follow the row */
+static const char *below(const char *v, char *buf, size_t len)
+{
+	int n = 0;
+
+	for (const char *p = v; *p; p++)
+		n += *p == '\n' && p[1];
+	snprintf(buf, len, n ? "(%d lines below)" : "(%d line below)", n + 1);
+	return buf;
+}
+
 /* the buffered rows, printed and dropped */
 static void grid_rows(struct output *o, struct grid *g)
 {
+	char lines[32];
+
 	for (int r = 0; r < g->nr; r++) {
 		char **row = &g->cells[r * g->nc];
 
@@ -302,7 +316,9 @@ static void grid_rows(struct output *o, struct grid *g)
 			fprintf(o->f, "%s", row[0] ? row[0] : "");
 		} else {
 			for (int i = 0; i < g->nc; i++) {
-				const char *v = is_bars(row[i]) ? "(histogram below)" : row[i];
+				const char *v = is_bars(row[i])
+							? below(row[i], lines, sizeof(lines))
+							: row[i];
 				bool last = i == g->nc - 1;
 
 				if (g->numeric[i])

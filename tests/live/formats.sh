@@ -24,3 +24,10 @@ eq "$(od -An -c "$dir/crlf.csv" | tr -s ' \n' ' ')" ' a , b \r \n 1 , " x , y " 
 "$PERF_SQL" "$sql" -- "$WL/writes" 7 5 3 9 > "$dir/fmt.txt" || fail "table run"
 head -2 "$dir/fmt.txt" | grep -q '^count  n  odd' || fail "table header: $(head -1 "$dir/fmt.txt")"
 echo "ok: table header"
+# table mode: a multi-line cell (folded_stack(), stack_text(), histograms) says how many lines
+# follow its row, and that many do
+"$PERF_SQL" "select count(*) n, stack_text(stack) from sys_enter_write where _pid = workload_pid()
+	group by 2" -- "$WL/writes" 100 5 > "$dir/ml.txt" || fail "stack_text in table mode"
+cell=$(sed -n 3p "$dir/ml.txt")
+[[ "$cell" =~ ^\ *100\ +\(([0-9]+)\ lines?\ below\)$ ]] || fail "row: '$cell'"
+eq "$(tail -n +4 "$dir/ml.txt" | grep -c .)" "${BASH_REMATCH[1]}" "lines below the row, as its cell says"

@@ -52,6 +52,31 @@ static void test_unwritten(void)
 	  "both: %s", w);
 }
 
+/* an idle machine's loss of never-written events, every window: said the first time, then
+ * summed and said once at the end; a window with ring losses is said as it comes */
+static void test_repeats(void)
+{
+	char buf[256];
+	struct source r = src;
+
+	lost[0] = 5, lost[1] = 6, lost_ring[0] = lost_ring[1] = dropped[0] = dropped[1] = 0;
+	T(!query__lost_again(&r, &s), "the first window's never-written loss is said");
+	T(query__lost_again(&r, &s), "the second's is not");
+	lost[1] = 0;
+	T(query__lost_again(&r, &s), "nor the third's");
+	lost_ring[0] = 2;
+	T(!query__lost_again(&r, &s), "a window that lost in the ring is said");
+	lost[0] = lost[1] = lost_ring[0] = 0;
+	T(!query__lost_again(&r, &s), "a window without a loss: nothing to keep quiet");
+	query__lost_repeats(&r, buf, sizeof(buf));
+	T(!strcmp(buf, "warning: sched:sched_wakeup lost 16 more events in later windows, all of "
+		       "them counted by the kernel and never written, as said above "
+		       "(perf_sql_stats has each window's)"),
+	  "the end's line sums the quiet windows: %s", buf);
+	query__lost_repeats(&src, buf, sizeof(buf));
+	T(!buf[0], "nothing kept quiet, no line: %s", buf);
+}
+
 static void test_memory_and_bpf(void)
 {
 	const char *w = warn(10, 0, 10, 0, 10);
@@ -144,6 +169,7 @@ int main(void)
 {
 	RUN(test_ring);
 	RUN(test_unwritten);
+	RUN(test_repeats);
 	RUN(test_memory_and_bpf);
 	RUN(test_skipped);
 	RUN(test_replay);
