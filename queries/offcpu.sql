@@ -3,7 +3,7 @@
 -- param: than duration 0 "count only off-CPU periods of at least this"
 -- param: limit int 20 "at most this many stacks (the longest total first)"
 -- example: perf-sql offcpu than=1ms -d 10s -- ./app
--- example: perf-sql offcpu -d 10s -f csv | cut -d, -f1 > off.folded; flamegraph.pl off.folded
+-- example: perf-sql offcpu -d 10s --flame-graph off.svg    # and off.svg.folded for flamegraph.pl
 -- Like bcc offcputime -f. Each switch away from a task pairs with the switch back to it; the
 -- stack is the one the task left the CPU with (pairs()'s start value 'stack'), kept with the
 -- pending switch out (in the kernel, as bcc does). folded_us is a flame graph line weighted by

@@ -22,6 +22,19 @@ PY
 first=$(head -1 "$dir/win.svg.folded")
 [[ "$first" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+[+-][0-9:]+\;burn\; ]] || fail "time prefix: $first"
 echo "ok: windowed folded lines start with the window: ${first:0:40}..."
+# offcpu's recipe (perf-sql help offcpu): its folded_us lines, weighted in microseconds, make
+# the folded file: no CSV header, every line a stack and a weight; the sleeper's 5 sleeps of
+# 20 ms are at least 100000 us off CPU
+"$PERF_SQL" offcpu --flame-graph "$dir/off.svg" -- "$WL/sleeper" 5 20 > /dev/null || fail "offcpu"
+"$PERF_SQL" help offcpu | grep -q -- "--flame-graph off.svg" || fail "help offcpu: no recipe"
+python3 - "$dir/off.svg.folded" <<'PY' || fail "offcpu folded"
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines and all(';' in l and l.rsplit(' ', 1)[1].isdigit() for l in lines), lines[:3]
+us = sum(int(l.rsplit(' ', 1)[1]) for l in lines if l.startswith('sleeper;'))
+assert us >= 100000, (us, lines)
+print("ok: offcpu --flame-graph: %d folded lines, sleeper %d us off CPU" % (len(lines), us))
+PY
 err=$("$PERF_SQL" --flame-graph /nonexistent/x.svg "select folded_stack(stack) from cpu_clock(99)" \
       -d 200ms 2>&1 >/dev/null); rc=$?
 eq "$rc" 1 "exit status for an unwritable flame graph"
