@@ -12,6 +12,10 @@ s=$(q --schema sched_switch | tr '\n' ' ')
 [[ "$s" == "_time,INTEGER _cpu,INTEGER _pid,INTEGER _tid,INTEGER _comm,TEXT _period,INTEGER time,INTEGER cpu,INTEGER pid,INTEGER tid,INTEGER comm,TEXT prev_comm,TEXT prev_pid,INTEGER"* ]] ||
 	fail "schema: $s"
 echo "ok: schema"
+# the name as SQL quotes it (as FROM takes it) is the same table
+for t in '"sched:sched_switch"' '[sched_switch]' '`sched_switch`'; do
+	eq "$(q --schema "$t" | tr '\n' ' ')" "$s" "--schema $t"
+done
 # on sched_wakeup, comm and pid are the event's own fields (the woken task), not aliases
 s=$(q --schema sched_wakeup | tr '\n' ' ')
 [[ "$s" == *"time,INTEGER cpu,INTEGER tid,INTEGER comm,TEXT pid,INTEGER prio"* ]] || fail "wakeup schema: $s"
