@@ -33,6 +33,8 @@ static const char *const health_names[] = {
 	"perf_sql_series",
 	"perf_sql_max_series",
 	"perf_sql_dropped_series",
+	"perf_sql_dropped_label_bytes",
+	"perf_sql_dropped_series_over_bytes",
 };
 
 static double now_unix(void)
@@ -64,6 +66,12 @@ struct metrics *metrics__new(long max_series)
 		snprintf(m->used[m->nr_used++], NAME_MAX_LEN, "%s", health_names[i]);
 	m->max_series = max_series;
 	return m;
+}
+
+void metrics__limit_bytes(struct metrics *m, size_t max_label_bytes, size_t max_bytes)
+{
+	m->max_label_bytes = max_label_bytes;
+	m->max_bytes = max_bytes;
 }
 
 static void hacc_free(struct hacc *h)
@@ -282,7 +290,23 @@ static int rehash(struct metrics *m, long want)
 	return 0;
 }
 
-/* the series of statement k with these labels; a new one takes *labels. NULL past the cap */
+/* what a series adds to the exposition (5): per metric column, its sample lines (a counter
+ * two, a histogram one per bucket), each its name, the labels and a value */
+static size_t series_bytes(const struct mstmt *ms, const char *labels)
+{
+	size_t bytes = 0;
+
+	for (int i = 0; i < ms->nr_cols; i++) {
+		const struct mcol *c = &ms->cols[i];
+		size_t lines = c->kind == COL_HIST ? 66 : c->kind == COL_NUMBER ? 2 : 0;
+
+		bytes += lines * (strlen(c->name) + strlen(labels) + 40);
+	}
+	return bytes;
+}
+
+/* the series of statement k with these labels; a new one takes *labels. NULL past the caps
+ * (m->dropped_over_bytes counts the bytes cap's; the caller the count cap's) */
 static struct series *series_get(struct metrics *m, int k, char **labels)
 {
 	struct mstmt *ms = &m->st[k];
@@ -293,6 +317,10 @@ static struct series *series_get(struct metrics *m, int k, char **labels)
 		return *slot;
 	if (m->nr_series >= m->max_series)
 		return NULL;
+	if (m->max_bytes && m->bytes + series_bytes(ms, *labels) > m->max_bytes) {
+		m->dropped_over_bytes++;
+		return NULL;
+	}
 	if (ms->nr_series == ms->cap_series) {
 		long cap = ms->cap_series ? ms->cap_series * 2 : 16;
 		void *p = realloc(ms->series, (size_t)cap * sizeof(*ms->series));
@@ -311,6 +339,7 @@ static struct series *series_get(struct metrics *m, int k, char **labels)
 	s->hash = h;
 	s->stmt = k;
 	s->created = now_unix();
+	m->bytes += series_bytes(ms, s->labels);
 	*slot_of(m, h, k, s->labels) = s;
 	ms->series[ms->nr_series++] = s;
 	m->nr_series++;
@@ -413,7 +442,22 @@ static enum col_kind kind_of(sqlite3_stmt *st, int i, int type)
 }
 
 /* one value of a row into its cell (or its label into lb); -ENOMEM */
-static int stage_cell(struct mcol *c, sqlite3_stmt *st, int i, struct cell *cell, struct mbuf *lb)
+/* a label value's bytes kept under m->max_label_bytes: cut where a UTF-8 character starts */
+static size_t label_len(struct metrics *m, const char *v, size_t n)
+{
+	size_t keep = n;
+
+	if (!m->max_label_bytes || n <= m->max_label_bytes)
+		return n;
+	keep = m->max_label_bytes;
+	while (keep && ((unsigned char)v[keep] & 0xc0) == 0x80)
+		keep--;
+	m->label_bytes_cut += n - keep;
+	return keep;
+}
+
+static int stage_cell(struct metrics *m, struct mcol *c, sqlite3_stmt *st, int i, struct cell *cell,
+		      struct mbuf *lb)
 {
 	int type = sqlite3_column_type(st, i);
 
@@ -424,7 +468,8 @@ static int stage_cell(struct mcol *c, sqlite3_stmt *st, int i, struct cell *cell
 
 		mbuf__printf(lb, "%s%s=\"", lb->len ? "," : "", c->label);
 		if (v)
-			metrics__escape(lb, v, (size_t)sqlite3_column_bytes(st, i), true);
+			metrics__escape(lb, v, label_len(m, v, (size_t)sqlite3_column_bytes(st, i)),
+					true);
 		mbuf__put(lb, "\"", 1);
 	} else if (c->kind == COL_NUMBER && (type == SQLITE_INTEGER || type == SQLITE_FLOAT)) {
 		cell->type = 1;
@@ -444,7 +489,7 @@ static int stage_cell(struct mcol *c, sqlite3_stmt *st, int i, struct cell *cell
 	return 0;
 }
 
-static int stage_row(struct mstmt *ms, sqlite3_stmt *st)
+static int stage_row(struct metrics *m, struct mstmt *ms, sqlite3_stmt *st)
 {
 	struct mbuf lb = { 0 };
 	struct srow *r;
@@ -464,7 +509,7 @@ static int stage_row(struct mstmt *ms, sqlite3_stmt *st)
 		return -ENOMEM;
 	mbuf__put(&lb, "", 0);
 	for (int i = 0; i < ms->nr_cols && !ret; i++)
-		ret = stage_cell(&ms->cols[i], st, i, &r->cells[i], &lb);
+		ret = stage_cell(m, &ms->cols[i], st, i, &r->cells[i], &lb);
 	r->labels = lb.p;
 	ms->nr_stage++; /* stage_clear() frees it, whole or not */
 	return ret ? ret : lb.oom ? -ENOMEM : 0;
@@ -502,18 +547,19 @@ int metrics__step(struct metrics *m, int k, sqlite3_stmt *st)
 
 	sqlite3_reset(st);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (stage_row(ms, st)) {
+		if (stage_row(m, ms, st)) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
 	m->fam[ms->family].query_ns += now_mono_ns() - t0;
 	if (rc == SQLITE_DONE) {
 		for (long r = 0; r < ms->nr_stage; r++) {
+			uint64_t over = m->dropped_over_bytes;
 			struct series *s = series_get(m, k, &ms->stage[r].labels);
 
 			if (s)
 				apply_row(m, ms, s, &ms->stage[r]);
-			else
+			else if (m->dropped_over_bytes == over)
 				m->dropped++;
 		}
 	} else {

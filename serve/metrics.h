@@ -31,7 +31,12 @@
  * (5) A series is a family's metric with one set of label values. Gauges show the series of
  *     the last window only; counters and histograms keep every series they ever had. At most
  *     max_series series are held (a row of a statement = one series); the rows of new series
- *     past that are dropped and counted in perf_sql_dropped_series_total.
+ *     past that are dropped and counted in perf_sql_dropped_series_total. Their size is
+ *     bounded too (metrics__limit_bytes()): a label value longer than max_label_bytes is cut
+ *     (at a UTF-8 character's start) and the bytes cut counted in
+ *     perf_sql_dropped_label_bytes_total; a new series whose samples would take the held
+ *     series' exposition past max_bytes (each metric line counted: its name, labels and value)
+ *     is dropped and counted in perf_sql_dropped_series_over_bytes_total.
  * (6) A statement whose window fails (SQL error, --query-timeout) changes nothing: its rows
  *     are staged and applied only when it completes; perf_sql_query_errors_total{family}
  *     counts the failures.
@@ -80,6 +85,8 @@ void mbuf__put(struct mbuf *b, const char *s, size_t n);
 void mbuf__free(struct mbuf *b);
 
 struct metrics *metrics__new(long max_series);
+/* (5): 0 leaves a bound off (the default: none) */
+void metrics__limit_bytes(struct metrics *m, size_t max_label_bytes, size_t max_bytes);
 void metrics__free(struct metrics *m);
 /* A family: the metric names' <family> part (sanitized here) and the HELP text. Its index. */
 int metrics__family(struct metrics *m, const char *name, const char *help);

@@ -73,6 +73,9 @@ struct family {
 struct metrics {
 	long max_series, nr_series;
 	uint64_t dropped, window;
+	size_t max_label_bytes, max_bytes; /* (5); 0: none */
+	size_t bytes;                      /* the held series' exposition, estimated (5) */
+	uint64_t label_bytes_cut, dropped_over_bytes;
 	struct family *fam;
 	int nr_fam;
 	struct mstmt *st;

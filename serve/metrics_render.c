@@ -173,6 +173,12 @@ static void render_health(struct mbuf *b, enum metrics_format fmt, const struct 
 	health1(b, fmt, "perf_sql_max_series", "gauge", "--max-series", (double)m->max_series);
 	health1(b, fmt, "perf_sql_dropped_series", "counter",
 		"rows of new series left out past --max-series", (double)m->dropped);
+	health1(b, fmt, "perf_sql_dropped_series_over_bytes", "counter",
+		"rows of new series left out past --max-exposition-bytes",
+		(double)m->dropped_over_bytes);
+	health1(b, fmt, "perf_sql_dropped_label_bytes", "counter",
+		"bytes cut from label values longer than --max-label-bytes",
+		(double)m->label_bytes_cut);
 	health1(b, fmt, "process_resident_memory_bytes", "gauge", "resident memory size in bytes",
 		(double)h->rss_bytes);
 	health1(b, fmt, "process_cpu_seconds", "counter",

@@ -293,6 +293,12 @@ static int on_planned(void *ctx, struct query *q, struct session *s)
 	return 0;
 }
 
+/* the bound address (serve_http.c: "127.0.0.1:9464", "[::1]:9464") on this host only? */
+static bool loopback(const char *bound)
+{
+	return !strncmp(bound, "127.", 4) || !strncmp(bound, "[::1]:", 6);
+}
+
 static int on_started(void *ctx, struct query *q, struct session *s)
 {
 	struct serve *sv = ctx;
@@ -307,6 +313,12 @@ static int on_started(void *ctx, struct query *q, struct session *s)
 		query__explain(s, stderr);
 	say("serving http://%s/metrics: %d profilers and queries, a window every %ld ms", sv->bound,
 	    sv->nr_arg, q->so.interval_ms);
+	if (!loopback(sv->bound))
+		say("warning: %s is reachable from other hosts, and /metrics has no TLS and no "
+		    "authentication: whoever reaches the port reads every task name and query; "
+		    "listen on 127.0.0.1, or put a TLS proxy with authentication in front "
+		    "(docs/security.md)",
+		    sv->bound);
 	sv->window_end = 0;
 	publish(sv, s);
 	return 0;
@@ -424,7 +436,10 @@ static void serve_free(struct serve *sv)
 
 int serve__main(int argc, char **argv, struct cli *c)
 {
-	struct serve sv = { .listen = DEFAULT_LISTEN, .max_series = DEFAULT_MAX_SERIES };
+	struct serve sv = { .listen = DEFAULT_LISTEN,
+			    .max_series = DEFAULT_MAX_SERIES,
+			    .max_label_bytes = DEFAULT_MAX_LABEL_BYTES,
+			    .max_bytes = DEFAULT_MAX_EXPOSITION_BYTES };
 	struct sigaction sa = { .sa_handler = session__signal };
 	struct query *q = &c->q.q;
 	struct err e = { 0 };
@@ -442,6 +457,7 @@ int serve__main(int argc, char **argv, struct cli *c)
 		say("out of memory");
 		return EXIT_ERR;
 	}
+	metrics__limit_bytes(sv.m, sv.max_label_bytes, sv.max_bytes);
 	session_stop = 0; /* before the handlers: a signal from now on stops the run */
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, SIGINT);
@@ -452,7 +468,7 @@ int serve__main(int argc, char **argv, struct cli *c)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if ((ret = plan_args(&sv, q, &e)) ||
-	    !(sv.http = http__start(sv.listen, sv.bound, sizeof(sv.bound), &e))) {
+	    !(sv.http = http__start(sv.listen, &sv.limits, sv.bound, sizeof(sv.bound), &e))) {
 		serve_free(&sv);
 		return report(&e);
 	}

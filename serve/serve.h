@@ -14,6 +14,15 @@
 struct cli;
 struct http;
 
+#define HTTP_MAX_CONNECTIONS 256
+
+/* what one client may hold (docs/security.md): 0 takes the default */
+struct http_limits {
+	unsigned per_client; /* connections open at once from one address (default 16) */
+	long deadline_ms;    /* a request whole within this of the connection's start or of
+			      * the previous response, or the connection is closed (5000) */
+};
+
 /* perf-sql serve [OPTIONS] NAME [PARAM=VALUE ...] | "SQL" ...: the subcommand's handler */
 int serve__main(int argc, char **argv, struct cli *c);
 
@@ -23,7 +32,8 @@ int serve__main(int argc, char **argv, struct cli *c);
  * when the Accept header prefers it, else in the 0.0.4 text format. bound_out gets the
  * address actually bound. NULL with e set (an unusable address, a port in use).
  */
-struct http *http__start(const char *listen, char *bound_out, size_t len, struct err *e);
+struct http *http__start(const char *listen, const struct http_limits *lim, char *bound_out,
+			 size_t len, struct err *e);
 /*
  * Makes text and om (the two renderings of one window) what every later scrape gets; takes
  * their buffers (left empty). A scrape in progress keeps the one it started with.

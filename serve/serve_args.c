@@ -1,7 +1,8 @@
 /*
  * serve/serve_args.c - perf-sql serve's command line (serve/serve.c (1)): NAME [PARAM=VALUE ...],
- * "SQL", --name, --listen, --max-series, and the collection options of a query, each applied
- * through its handler in cli_options[] as main() would.
+ * "SQL", serve's own options (serve_opts[]: --listen, --name, the limits of docs/security.md),
+ * and the collection options of a query, each applied through its handler in cli_options[] as
+ * main() would.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,19 +10,15 @@
 #include "cli/cli.h"
 #include "serve/serve_int.h"
 
-static const char serve_usage[] =
-	"usage: perf-sql serve [--listen ADDR:PORT] [--max-series N] [OPTIONS]\n"
+static const char serve_usage_head[] =
+	"usage: perf-sql serve [--listen ADDR:PORT] [SERVE OPTIONS] [OPTIONS]\n"
 	"                      NAME [PARAM=VALUE ...] | [--name NAME] \"SQL\" ...\n"
 	"\n"
-	"Runs the profilers and queries every window (-i MS, default 1000) and serves the last\n"
+	"Runs the profilers and queries every window (-i D, default 1s) and serves the last\n"
 	"window's results as Prometheus metrics at http://ADDR:PORT/metrics (docs/prometheus.md).\n"
-	"\n"
-	"  --listen ADDR:PORT   where to listen (default 127.0.0.1:9464; 0.0.0.0:9464 for every\n"
-	"                       address; port 0 picks a free one, printed at start)\n"
-	"  --name NAME          the metric names' part for the next profiler or SQL\n"
-	"                       (perf_sql_NAME_COLUMN)\n"
-	"  --max-series N       series held at most (default 10000); rows of new series past it\n"
-	"                       are dropped and counted in perf_sql_dropped_series_total\n"
+	"\n";
+
+static const char serve_usage_tail[] =
 	"  OPTIONS              a query's collection options: -i -d -C -p -t --cgroup -m\n"
 	"                       --max-memory --query-timeout --allow-attach --no-pushdown -F\n"
 	"                       --uprobe --uretprobe --usdt --breakpoint --no-bpf --max-groups\n"
@@ -31,6 +28,107 @@ static const char serve_usage[] =
 	"  perf-sql serve syscalls --name writes \\\n"
 	"      \"select comm, count(*) as calls, log2_hist(count) as bytes from sys_enter_write "
 	"group by comm\"\n";
+
+static void set_listen(struct serve *sv, const char *o, const char *v) { sv->listen = v; }
+static void set_name(struct serve *sv, const char *o, const char *v) { sv->next_name = v; }
+
+static void set_max_series(struct serve *sv, const char *o, const char *v)
+{
+	sv->max_series = (long)options__number(o, v, 1, 1 << 24);
+}
+
+static void set_per_client(struct serve *sv, const char *o, const char *v)
+{
+	sv->limits.per_client = (unsigned)options__number(o, v, 1, HTTP_MAX_CONNECTIONS);
+}
+
+static void set_deadline(struct serve *sv, const char *o, const char *v)
+{
+	long ms = parse_duration(v);
+
+	if (ms < 100 || ms > 3600 * 1000)
+		usage_error("%s '%s': expected a duration from 100ms to 1h (5s, 500ms; a bare "
+			    "number is ms)",
+			    o, v);
+	sv->limits.deadline_ms = ms;
+}
+
+static void set_label_bytes(struct serve *sv, const char *o, const char *v)
+{
+	sv->max_label_bytes = (size_t)options__number(o, v, 16, 1 << 20);
+}
+
+static void set_exposition_bytes(struct serve *sv, const char *o, const char *v)
+{
+	size_t n = parse_size(v);
+
+	if (n < 65536 || n > (size_t)1 << 32)
+		usage_error("%s '%s': expected a size from 64K to 4G (16M, 256M)", o, v);
+	sv->max_bytes = n;
+}
+
+/* serve's own options: --help lists them in this order */
+static const struct serve_opt {
+	const char *name, *arg, *help;
+	void (*set)(struct serve *sv, const char *opt, const char *value);
+} serve_opts[] = {
+	{ "--listen", "ADDR:PORT",
+	  "where to listen (default 127.0.0.1:9464; 0.0.0.0:9464 for every address, which is "
+	  "warned about; port 0 picks a free one, printed at start)",
+	  set_listen },
+	{ "--name", "NAME",
+	  "the metric names' part for the next profiler or SQL (perf_sql_NAME_COLUMN)", set_name },
+	{ "--max-series", "N",
+	  "series held at most (default 10000); rows of new series past it are dropped and "
+	  "counted in perf_sql_dropped_series_total",
+	  set_max_series },
+	{ "--max-per-client", "N",
+	  "connections one client address may hold open at once (default 16, of 256 in all); "
+	  "more are closed at once",
+	  set_per_client },
+	{ "--request-deadline", "D",
+	  "a request must be whole within D of the connection's start or of the previous "
+	  "response (default 5s), or the connection is closed",
+	  set_deadline },
+	{ "--max-label-bytes", "N",
+	  "label values are cut to N bytes (default 4096); the bytes cut are counted in "
+	  "perf_sql_dropped_label_bytes_total",
+	  set_label_bytes },
+	{ "--max-exposition-bytes", "SIZE",
+	  "the held series' exposition at most SIZE (default 16M); rows of new series past it are "
+	  "dropped and counted in perf_sql_dropped_series_over_bytes_total",
+	  set_exposition_bytes },
+};
+
+static void serve_usage(void)
+{
+	fputs(serve_usage_head, stdout);
+	for (size_t i = 0; i < sizeof(serve_opts) / sizeof(serve_opts[0]); i++) {
+		const struct serve_opt *o = &serve_opts[i];
+		char left[64];
+		const char *h = o->help;
+
+		snprintf(left, sizeof(left), "  %s %s", o->name, o->arg);
+		if (strlen(left) >= 22) /* no room for the two spaces before the help */
+			printf("%s\n%23s", left, "");
+		else
+			printf("%-23s", left);
+		while (*h) { /* folded at 69 columns */
+			size_t n = strlen(h);
+
+			if (n > 69) {
+				n = 69;
+				while (n && h[n] != ' ')
+					n--;
+			}
+			printf("%.*s\n", (int)n, h);
+			h += n + (h[n] == ' ');
+			if (*h)
+				printf("%23s", "");
+		}
+	}
+	fputs(serve_usage_tail, stdout);
+}
 
 /* the options of a query that serve takes (1) */
 static const char *const serve_options[] = {
@@ -107,33 +205,27 @@ static bool is_param(const char *a)
 	return n > 0 && a[n] == '=' && !(a[0] >= '0' && a[0] <= '9');
 }
 
-static const char *opt_value(int argc, char **argv, int *i, const char *opt)
+/* serve's own option a (--opt VALUE or --opt=VALUE), or NULL */
+static const struct serve_opt *serve_opt(const char *a)
 {
-	size_t n = strlen(opt);
+	for (size_t i = 0; i < sizeof(serve_opts) / sizeof(serve_opts[0]); i++) {
+		size_t n = strlen(serve_opts[i].name);
 
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (*i + 1 >= argc)
-		usage_error("option '%s' needs a value", opt);
-	return argv[++*i];
+		if (!strncmp(a, serve_opts[i].name, n) && (a[n] == '\0' || a[n] == '='))
+			return &serve_opts[i];
+	}
+	return NULL;
 }
 
-static bool is_opt(const char *a, const char *opt)
-{
-	size_t n = strlen(opt);
-
-	return !strncmp(a, opt, n) && (a[n] == '\0' || a[n] == '=');
-}
-
-static void add_arg(struct serve *sv, const char *a, const char **name)
+static void add_arg(struct serve *sv, const char *a)
 {
 	struct serve_arg *sa;
 
 	if (sv->nr_arg == SERVE_MAX_ARGS)
 		usage_error("serve: at most %d profilers and queries", SERVE_MAX_ARGS);
 	sa = &sv->arg[sv->nr_arg++];
-	sa->name = *name;
-	*name = NULL;
+	sa->name = sv->next_name;
+	sv->next_name = NULL;
 	if (!profiler__check_name(a, &(struct err){ 0 }))
 		sa->prof_name = a;
 	else
@@ -142,26 +234,23 @@ static void add_arg(struct serve *sv, const char *a, const char **name)
 
 void serve__parse_args(struct serve *sv, struct cli *c, int argc, char **argv)
 {
-	const char *name = NULL;
+	const struct serve_opt *so;
 
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(serve_usage, stdout);
+			serve_usage();
 			exit(0);
 		} else if (!strcmp(a, "--")) {
 			usage_error("serve takes no command: it runs until SIGTERM; pick tasks "
-				    "with -p, "
-				    "--cgroup or WHERE");
-		} else if (is_opt(a, "--listen")) {
-			sv->listen = opt_value(argc, argv, &i, "--listen");
-		} else if (is_opt(a, "--name")) {
-			name = opt_value(argc, argv, &i, "--name");
-		} else if (is_opt(a, "--max-series")) {
-			const char *v = opt_value(argc, argv, &i, "--max-series");
+				    "with -p, --cgroup or WHERE");
+		} else if ((so = serve_opt(a))) {
+			size_t n = strlen(so->name);
 
-			sv->max_series = (long)options__number("--max-series", v, 1, 1 << 24);
+			if (a[n] != '=' && i + 1 >= argc)
+				usage_error("option '%s' needs a value", so->name);
+			so->set(sv, so->name, a[n] == '=' ? a + n + 1 : argv[++i]);
 		} else if (a[0] == '-' && a[1]) {
 			i += query_opt(c, argc, argv, i) - 1;
 		} else if (is_param(a)) {
@@ -175,12 +264,12 @@ void serve__parse_args(struct serve *sv, struct cli *c, int argc, char **argv)
 				usage_error("serve: too many parameters for %s", sa->prof_name);
 			sa->args[sa->nr_args++] = (char *)a;
 		} else {
-			add_arg(sv, a, &name);
+			add_arg(sv, a);
 		}
 	}
-	if (name)
+	if (sv->next_name)
 		usage_error("serve: --name %s names nothing: put it before a profiler or SQL",
-			    name);
+			    sv->next_name);
 	if (!sv->nr_arg)
 		usage_error("serve: give at least one profiler NAME or \"SQL\" (perf-sql serve "
 			    "--help)");

@@ -10,7 +10,12 @@
  * (2) collection never waits for a scraper: it holds the mutex only to swap a pointer, and
  *     sockets are libmicrohttpd's thread's business (non-blocking, one epoll loop);
  * (3) a slow or stopped scraper holds at most its snapshot, until the connection timeout
- *     (10 s without progress) closes it; at most 256 connections are open at once.
+ *     (10 s without progress) closes it; at most 256 connections are open at once, at most
+ *     --max-per-client (16) from one address, and a request must be whole within
+ *     --request-deadline (5 s) of the connection's start or of the previous response: a
+ *     watchdog thread shuts down the socket of one that is not (a client sending one header
+ *     byte a second would otherwise hold its slot for good, the idle timeout restarting on
+ *     every byte).
  * (4) The signals perf-sql stops on (SIGINT, SIGTERM, SIGHUP) are blocked in the server's
  *     thread: they reach the collection thread, which ends the run.
  * (5) Only GET and HEAD of /metrics (and / with a pointer to it); nothing a client sends is
@@ -29,12 +34,22 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <microhttpd.h>
 #include "serve/serve.h"
 
-#define HTTP_MAX_CONNECTIONS 256
 #define HTTP_TIMEOUT_S 10
+#define HTTP_PER_CLIENT 16
+#define HTTP_DEADLINE_MS 5000
+
+/* a connection's request clock (3): linked in http.conns while the connection is open */
+struct conn_clock {
+	struct conn_clock *next, **pprev;
+	int fd;
+	uint64_t since; /* ns, CLOCK_MONOTONIC: the connection's start or the last response's
+			 * end; 0 while a request is being answered */
+};
 
 struct snapshot {
 	int refs; /* under http.lock */
@@ -44,9 +59,104 @@ struct snapshot {
 struct http {
 	struct MHD_Daemon *d;
 	int fd;
-	pthread_mutex_t lock;
+	pthread_mutex_t lock; /* cur, conns, stopping */
 	struct snapshot *cur;
+	struct http_limits lim;
+	struct conn_clock *conns;
+	pthread_t watchdog;
+	pthread_cond_t wake;
+	bool watching, stopping;
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static struct conn_clock *clock_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *i =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return i ? i->socket_context : NULL;
+}
+
+/* (3) a request clock starts (at the connection's start, after a response) or stops */
+static void clock_set(struct http *h, struct MHD_Connection *conn, uint64_t since)
+{
+	struct conn_clock *c = clock_of(conn);
+
+	pthread_mutex_lock(&h->lock);
+	if (c)
+		c->since = since;
+	pthread_mutex_unlock(&h->lock);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct http *h = cls;
+	struct conn_clock *c = *socket_context;
+	const union MHD_ConnectionInfo *i;
+
+	pthread_mutex_lock(&h->lock);
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED &&
+	    (i = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD)) &&
+	    (c = calloc(1, sizeof(*c)))) {
+		c->fd = i->connect_fd;
+		c->since = mono_ns();
+		c->next = h->conns;
+		c->pprev = &h->conns;
+		if (h->conns)
+			h->conns->pprev = &c->next;
+		h->conns = c;
+		*socket_context = c;
+	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && c) { /* before libmicrohttpd closes
+								 * the fd: never shut down after */
+		*c->pprev = c->next;
+		if (c->next)
+			c->next->pprev = c->pprev;
+		free(c);
+		*socket_context = NULL;
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	clock_set(cls, conn, mono_ns()); /* the next request's deadline runs from here */
+}
+
+/* (3) the watchdog: every tenth of the deadline, connections past it are shut down (the
+ * server thread then sees the socket end and closes it) */
+static void *watch(void *arg)
+{
+	struct http *h = arg;
+	uint64_t deadline = (uint64_t)h->lim.deadline_ms * 1000000ull;
+
+	pthread_mutex_lock(&h->lock);
+	while (!h->stopping) {
+		struct timespec until;
+		uint64_t now = mono_ns(), t;
+
+		for (struct conn_clock *c = h->conns; c; c = c->next)
+			if (c->since && now - c->since > deadline) {
+				shutdown(c->fd, SHUT_RDWR);
+				c->since = 0;
+			}
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		t = (uint64_t)until.tv_nsec + deadline / 10;
+		until.tv_sec += (time_t)(t / 1000000000ull);
+		until.tv_nsec = (long)(t % 1000000000ull);
+		pthread_cond_timedwait(&h->wake, &h->lock, &until);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
 
 static const char index_page[] = "perf-sql serve: the metrics are at /metrics\n";
 
@@ -147,6 +257,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	enum MHD_Result ret;
 	bool om;
 
+	clock_set(h, conn, 0); /* the request is whole: answering (3) */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_static(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 	if (!*con_cls) { /* the headers: answer on the next call, once the request is whole, so
@@ -240,12 +351,15 @@ bad:
 	return err_usage(e);
 }
 
-static struct http *http_new(struct err *e)
+static struct http *http_new(const struct http_limits *lim, struct err *e)
 {
 	struct http *h = calloc(1, sizeof(*h));
 
-	if (h)
+	if (h) {
 		h->fd = -1;
+		h->lim.per_client = lim && lim->per_client ? lim->per_client : HTTP_PER_CLIENT;
+		h->lim.deadline_ms = lim && lim->deadline_ms ? lim->deadline_ms : HTTP_DEADLINE_MS;
+	}
 	if (!h || !(h->cur = calloc(1, sizeof(*h->cur)))) {
 		free(h);
 		err_set(e, -ENOMEM, "out of memory");
@@ -253,12 +367,28 @@ static struct http *http_new(struct err *e)
 	}
 	h->cur->refs = 1;
 	pthread_mutex_init(&h->lock, NULL);
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->wake, &ca);
+	pthread_condattr_destroy(&ca);
 	return h;
 }
 
 /* the daemon: its own thread on h->fd, or (flags MHD_USE_NO_LISTEN_SOCKET) none, for (6) */
 static int http_daemon(struct http *h, unsigned int flags)
 {
+	bool listening = !(flags & MHD_USE_NO_LISTEN_SOCKET);
+	struct MHD_OptionItem opts[] = {
+		{ MHD_OPTION_CONNECTION_LIMIT, HTTP_MAX_CONNECTIONS, NULL },
+		{ MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->lim.per_client, NULL },
+		{ MHD_OPTION_CONNECTION_TIMEOUT, HTTP_TIMEOUT_S, NULL },
+		{ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, h },
+		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, h },
+		{ listening ? MHD_OPTION_LISTEN_SOCKET : MHD_OPTION_END, h->fd, NULL },
+		{ MHD_OPTION_END, 0, NULL },
+	};
 	sigset_t block, old;
 
 	sigemptyset(&block);
@@ -266,26 +396,20 @@ static int http_daemon(struct http *h, unsigned int flags)
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &block, &old); /* (4): the server's thread inherits it */
-	if (flags & MHD_USE_NO_LISTEN_SOCKET)
-		h->d = MHD_start_daemon(
-			flags, 0, NULL, NULL, on_request, h, MHD_OPTION_CONNECTION_LIMIT,
-			(unsigned int)HTTP_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
-			(unsigned int)HTTP_TIMEOUT_S, MHD_OPTION_END);
-	else
-		h->d = MHD_start_daemon(
-			flags, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET, h->fd,
-			MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
-			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
-			MHD_OPTION_END);
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, opts,
+				MHD_OPTION_END);
+	if (h->d && listening)
+		h->watching = !pthread_create(&h->watchdog, NULL, watch, h);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (h->d)
 		h->fd = -1; /* the daemon's now: MHD_stop_daemon() closes it */
 	return h->d ? 0 : -EIO;
 }
 
-struct http *http__start(const char *listen, char *bound, size_t len, struct err *e)
+struct http *http__start(const char *listen, const struct http_limits *lim, char *bound, size_t len,
+			 struct err *e)
 {
-	struct http *h = http_new(e);
+	struct http *h = http_new(lim, e);
 
 	if (!h)
 		return NULL;
@@ -304,7 +428,7 @@ struct http *http__start(const char *listen, char *bound, size_t len, struct err
 
 struct http *http__start_unlistened(struct err *e)
 {
-	struct http *h = http_new(e);
+	struct http *h = http_new(NULL, e);
 
 	if (h && http_daemon(h, MHD_USE_NO_LISTEN_SOCKET)) {
 		err_set(e, -EIO, "libmicrohttpd could not start a server");
@@ -355,6 +479,13 @@ void http__stop(struct http *h)
 {
 	if (!h)
 		return;
+	if (h->watching) {
+		pthread_mutex_lock(&h->lock);
+		h->stopping = true;
+		pthread_cond_signal(&h->wake);
+		pthread_mutex_unlock(&h->lock);
+		pthread_join(h->watchdog, NULL);
+	}
 	if (h->d)
 		MHD_stop_daemon(h->d);
 	if (h->fd >= 0)
@@ -362,5 +493,6 @@ void http__stop(struct http *h)
 	if (h->cur)
 		snapshot_put(h, h->cur);
 	pthread_mutex_destroy(&h->lock);
+	pthread_cond_destroy(&h->wake);
 	free(h);
 }

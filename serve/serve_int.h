@@ -9,12 +9,15 @@
 #include "engine/query.h"
 #include "profilers/profiler.h"
 #include "serve/metrics.h"
+#include "serve/serve.h"
 
 #define SERVE_MAX_ARGS 16
 #define SERVE_MARK "perf_sql_serve_next"
 #define DEFAULT_LISTEN "127.0.0.1:9464"
 #define DEFAULT_INTERVAL_MS 1000
 #define DEFAULT_MAX_SERIES 10000
+#define DEFAULT_MAX_LABEL_BYTES 4096
+#define DEFAULT_MAX_EXPOSITION_BYTES (16u << 20)
 #define ERROR_EVERY_S 60.0
 
 struct serve_arg {
@@ -33,7 +36,10 @@ struct serve_arg {
 
 struct serve {
 	const char *listen;
-	char bound[80]; /* the address listened on */
+	const char *next_name; /* --name, for the next argument */
+	struct http_limits limits;
+	size_t max_label_bytes, max_bytes; /* serve/metrics.h (5) */
+	char bound[80];                    /* the address listened on */
 	long max_series;
 	struct serve_arg arg[SERVE_MAX_ARGS];
 	int nr_arg;

@@ -56,7 +56,7 @@ serve_opts=$(perf-sql serve --help | awk '/^  --[a-z]/ { print $1 } /^  OPTIONS/
 	on && NF == 0 { exit } on' | grep -oE '(^| )--?[a-zA-Z][a-z-]*')
 between "$(echo $serve_opts | wc -w)" 10 100 "options in perf-sql serve --help"
 same "$(comp serve -)" "$serve_opts --help" "serve -<Tab>: the options of serve --help"
-same "$(comp serve --ma)" "--max-series --max-memory --max-groups" "serve --ma<Tab>"
+same "$(comp serve --ma)" "--max-series --max-per-client --max-label-bytes --max-exposition-bytes --max-memory --max-groups" "serve --ma<Tab>"
 same "$(comp serve --listen '')" "" "serve --listen <Tab>: a value of its own, nothing offered"
 same "$(comp serve sysc)" "syscalls" "serve sysc<Tab>"
 same "$(comp serve -i 500 syscalls than=1ms sy)" "syscalls syscall=" \

@@ -245,6 +245,40 @@ static void test_cap_and_failure(void)
 	metrics__free(m);
 }
 
+/* (5) the byte caps: a long label value is cut at a character's start and the cut counted; a
+ * series that would take the exposition past the cap is dropped and counted apart from the
+ * count cap's */
+static void test_byte_caps(void)
+{
+	struct metrics *m = metrics__new(100);
+	sqlite3_stmt *st;
+	char *t;
+
+	/* series_bytes(): 2 lines of perf_sql_b_n (12) with k="abcdefg" (11), then "abcdefgh" */
+	metrics__limit_bytes(m, 8, 2 * (12 + 11 + 40) + 2 * (12 + 12 + 40) + 1);
+	sqlite3_exec(
+		db,
+		"create table b(k text); insert into b values('abcdefgh'), ('abcdefg\xc3\xa9x'), "
+		"('zz'), ('abcdefghijklmnop')",
+		NULL, NULL, NULL);
+	metrics__family(m, "b", "bytes");
+	st = prep("select k, count(*) as n from b group by k order by k");
+	metrics__statement(m, 0, st, NULL);
+	window(m, &st, 1);
+	t = render(m, METRICS_TEXT);
+	/* abcdefgh fits; abcdefghijklmnop is cut to it (the same series); the é of the 9-byte
+	 * abcdefg\xc3\xa9 is not split: abcdefg; zz would be the third series: dropped */
+	LINE(t, "perf_sql_b_n_total{k=\"abcdefgh\"} 2");
+	LINE(t, "perf_sql_b_n_total{k=\"abcdefg\"} 1");
+	NO(t, "k=\"zz\"");
+	LINE(t, "perf_sql_dropped_label_bytes_total 11");
+	LINE(t, "perf_sql_dropped_series_over_bytes_total 1");
+	LINE(t, "perf_sql_dropped_series_total 0");
+	sqlite3_finalize(st);
+	sqlite3_exec(db, "drop table b", NULL, NULL, NULL);
+	metrics__free(m);
+}
+
 int main(void)
 {
 	T(sqlite3_open(":memory:", &db) == SQLITE_OK, "open");
@@ -257,6 +291,7 @@ int main(void)
 	RUN(test_label_names_unique);
 	RUN(test_histogram);
 	RUN(test_cap_and_failure);
+	RUN(test_byte_caps);
 	sqlite3_close(db);
 	return t_done("metrics");
 }
