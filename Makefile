@@ -18,11 +18,13 @@ BUILD   ?= build
 CC      ?= gcc
 LIBPERF := $(BUILD)/libperf
 SETUP   := $(BUILD)/.setup-done
-PKGS    := sqlite3 libtraceevent libelf libdw liblz4 liblzma libmicrohttpd libbpf libprotobuf-c zlib
+PKGS    := sqlite3 libtraceevent libelf libdw liblz4 liblzma libmicrohttpd libbpf libprotobuf-c zlib \
+	   gnutls yaml-0.1 libcrypt
 
 # lazy (=): pkg-config runs when a recipe needs it, i.e. after `setup` installed the packages
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null || echo -I/usr/include/traceevent)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -ltraceevent -lelf -ldw -llz4 -llzma -lmicrohttpd -lbpf -lprotobuf-c -lz)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -ltraceevent -lelf -ldw -llz4 -llzma -lmicrohttpd -lbpf -lprotobuf-c -lz \
+		     -lgnutls -lyaml -lcrypt)
 
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g

@@ -464,7 +464,8 @@ static const struct cli_subcommand cli_subcommands[] = {
 	{ "serve", "[--listen ADDR:PORT] [SERVE OPTIONS] [OPTIONS] [--name NAME] NAME|\"SQL\" ...",
 	  "serve profilers (with their PARAM=VALUE) and queries as Prometheus metrics at /metrics; "
 	  "--listen: default 127.0.0.1:9464; --name: the metric names' part of the next profiler "
-	  "or SQL; --max-series: default 10000; limits per client (docs/security.md): "
+	  "or SQL; --max-series: default 10000; --web.config.file: TLS and basic authentication "
+	  "as Prometheus reads them; limits per client (docs/security.md): "
 	  "--max-per-client 16, --request-deadline 5s, --max-label-bytes 4096, "
 	  "--max-exposition-bytes 16M; perf-sql serve --help (docs/prometheus.md)",
 	  serve__main },

@@ -10,7 +10,7 @@ PKGS="gcc make pkg-config libsqlite3-dev libtraceevent-dev libtraceevent1-plugin
       linux-source-6.1 xz-utils python3 g++ binutils libclang-rt-14-dev tmux time linux-perf
       systemtap-sdt-dev valgrind sqlite3 python3-pandas libmicrohttpd-dev prometheus
       man-db bash-completion zsh dpkg-dev debhelper lintian bpftrace bpfcc-tools
-      libprotobuf-c-dev protobuf-c-compiler"
+      libprotobuf-c-dev protobuf-c-compiler libgnutls28-dev libyaml-dev libcrypt-dev openssl curl"
 missing=()
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

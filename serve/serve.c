@@ -38,6 +38,7 @@
 #include "cli/cli.h"
 #include "serve/serve.h"
 #include "serve/serve_int.h"
+#include "serve/web_config.h"
 
 static double now_s(clockid_t clock)
 {
@@ -311,17 +312,34 @@ static int on_started(void *ctx, struct query *q, struct session *s)
 	}
 	if (q->so.verbose)
 		query__explain(s, stderr);
-	say("serving http://%s/metrics: %d profilers and queries, a window every %ld ms", sv->bound,
-	    sv->nr_arg, q->so.interval_ms);
-	if (!loopback(sv->bound))
-		say("warning: %s is reachable from other hosts, and /metrics has no TLS and no "
-		    "authentication: whoever reaches the port reads every task name and query; "
-		    "listen on 127.0.0.1, or put a TLS proxy with authentication in front "
-		    "(docs/security.md)",
-		    sv->bound);
+	say("serving %s://%s/metrics: %d profilers and queries, a window every %ld ms",
+	    sv->web && sv->web->tls ? "https" : "http", sv->bound, sv->nr_arg, q->so.interval_ms);
+	if (!loopback(sv->bound) && (!sv->web || !sv->web->tls || !sv->web->nr_users))
+		say("warning: %s is reachable from other hosts, and /metrics has %s: whoever "
+		    "reaches the port %s; give --web.config.file with tls_server_config and "
+		    "basic_auth_users, or listen on 127.0.0.1 (docs/security.md)",
+		    sv->bound,
+		    !sv->web || (!sv->web->tls && !sv->web->nr_users)
+			    ? "no TLS and no authentication"
+		    : !sv->web->tls ? "no TLS (passwords cross the network in clear)"
+				    : "no authentication",
+		    !sv->web || !sv->web->nr_users ? "reads every task name and query"
+						   : "may read the passwords sent");
 	sv->window_end = 0;
 	publish(sv, s);
 	return 0;
+}
+
+/* --web.config.file changed: served with the new one, or said once why not */
+static void reload(struct serve *sv)
+{
+	struct err e = { 0 };
+	int ret = sv->web ? http__reload(sv->http, &e) : 0;
+
+	if (ret < 0)
+		say("warning: %s; still serving with what was read before", e.msg);
+	else if (ret > 0)
+		say("serve: %s read again", sv->web->path);
 }
 
 /* (5) */
@@ -358,6 +376,7 @@ static int on_window(void *ctx, struct query *q, struct session *s, struct err *
 			return 0; /* a signal ended the statement: the run ends (the loop sees it) */
 		statement_failed(sv, q, s, i, rc);
 	}
+	reload(sv);
 	sv->windows++;
 	sv->window_seconds = (double)(now_ns(CLOCK_MONOTONIC) - s->window_start_mono) / 1e9;
 	sv->window_end = now_s(CLOCK_REALTIME);
@@ -432,6 +451,9 @@ static void serve_free(struct serve *sv)
 	free(sv->stmt_of);
 	free(sv->family_of);
 	free(sv->said);
+	if (sv->web)
+		web_config__free(sv->web);
+	free(sv->web);
 }
 
 int serve__main(int argc, char **argv, struct cli *c)
@@ -458,6 +480,14 @@ int serve__main(int argc, char **argv, struct cli *c)
 		return EXIT_ERR;
 	}
 	metrics__limit_bytes(sv.m, sv.max_label_bytes, sv.max_bytes);
+	if (sv.web_config_path && (!(sv.web = calloc(1, sizeof(*sv.web))) ||
+				   web_config__load(sv.web, sv.web_config_path, &e))) {
+		if (!sv.web)
+			err_set(&e, -ENOMEM, "out of memory");
+		serve_free(&sv);
+		report(&e);
+		return EXIT_USAGE; /* a file that is not a configuration is bad input */
+	}
 	session_stop = 0; /* before the handlers: a signal from now on stops the run */
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, SIGINT);
@@ -468,7 +498,8 @@ int serve__main(int argc, char **argv, struct cli *c)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if ((ret = plan_args(&sv, q, &e)) ||
-	    !(sv.http = http__start(sv.listen, &sv.limits, sv.bound, sizeof(sv.bound), &e))) {
+	    !(sv.http =
+		      http__start(sv.listen, &sv.limits, sv.web, sv.bound, sizeof(sv.bound), &e))) {
 		serve_free(&sv);
 		return report(&e);
 	}

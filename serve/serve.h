@@ -32,8 +32,13 @@ int serve__main(int argc, char **argv, struct cli *c);
  * when the Accept header prefers it, else in the 0.0.4 text format. bound_out gets the
  * address actually bound. NULL with e set (an unusable address, a port in use).
  */
-struct http *http__start(const char *listen, const struct http_limits *lim, char *bound_out,
-			 size_t len, struct err *e);
+struct web_config;
+
+struct http *http__start(const char *listen, const struct http_limits *lim, struct web_config *web,
+			 char *bound_out, size_t len, struct err *e);
+/* --web.config.file changed since it was read: read it again and serve with it; 1 done, 0
+ * nothing to do, or -errno with e set (the old configuration kept) */
+int http__reload(struct http *h, struct err *e);
 /*
  * Makes text and om (the two renderings of one window) what every later scrape gets; takes
  * their buffers (left empty). A scrape in progress keeps the one it started with.

@@ -32,6 +32,11 @@ static const char serve_usage_tail[] =
 static void set_listen(struct serve *sv, const char *o, const char *v) { sv->listen = v; }
 static void set_name(struct serve *sv, const char *o, const char *v) { sv->next_name = v; }
 
+static void set_web_config(struct serve *sv, const char *o, const char *v)
+{
+	sv->web_config_path = v;
+}
+
 static void set_max_series(struct serve *sv, const char *o, const char *v)
 {
 	sv->max_series = (long)options__number(o, v, 1, 1 << 24);
@@ -76,6 +81,10 @@ static const struct serve_opt {
 	  "where to listen (default 127.0.0.1:9464; 0.0.0.0:9464 for every address, which is "
 	  "warned about; port 0 picks a free one, printed at start)",
 	  set_listen },
+	{ "--web.config.file", "FILE",
+	  "TLS and basic authentication, in the exporter-toolkit's YAML (tls_server_config, "
+	  "basic_auth_users) as Prometheus reads it; read again when it changes",
+	  set_web_config },
 	{ "--name", "NAME",
 	  "the metric names' part for the next profiler or SQL (perf_sql_NAME_COLUMN)", set_name },
 	{ "--max-series", "N",

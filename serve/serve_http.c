@@ -20,6 +20,12 @@
  *     thread: they reach the collection thread, which ends the run.
  * (5) Only GET and HEAD of /metrics (and / with a pointer to it); nothing a client sends is
  *     run or kept.
+ * (7) --web.config.file (serve/web_config.h): TLS through libmicrohttpd's GnuTLS, a client
+ *     certificate checked before anything is answered (a connection without one, or with one
+ *     the CAs do not verify, is closed), then basic authentication (401 and
+ *     WWW-Authenticate otherwise); every path is behind both. A changed file is read again
+ *     at a window's end (http__reload()): a new server takes the listening socket over and
+ *     the old one is stopped.
  * (6) The request path runs without a socket of ours too: http__start_unlistened() has no
  *     listening socket and no thread; a connected socket is handed in and served by
  *     http__run() (tests/fuzz/fuzz_http.c sends it any bytes through a socketpair).
@@ -34,10 +40,13 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include "serve/serve.h"
+#include "serve/web_config.h"
 
 #define HTTP_TIMEOUT_S 10
 #define HTTP_PER_CLIENT 16
@@ -66,6 +75,8 @@ struct http {
 	pthread_t watchdog;
 	pthread_cond_t wake;
 	bool watching, stopping;
+	struct web_config *web; /* (7): the caller's, or NULL; read under lock */
+	bool reload_said;
 };
 
 static uint64_t mono_ns(void)
@@ -247,6 +258,58 @@ static enum MHD_Result reply_static(struct MHD_Connection *conn, unsigned int st
 	return ret;
 }
 
+/* (7) a client certificate as client_auth_type wants it */
+static bool client_cert_ok(struct MHD_Connection *conn, enum client_auth mode)
+{
+	const union MHD_ConnectionInfo *i;
+	unsigned int status = 1, n = 0;
+	gnutls_session_t tls;
+
+	if (mode < CLIENT_REQUIRE_ANY && mode != CLIENT_VERIFY_IF_GIVEN)
+		return true;
+	if (!(i = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION)))
+		return false;
+	tls = (gnutls_session_t)i->tls_session;
+	if (!gnutls_certificate_get_peers(tls, &n) || !n)
+		return mode == CLIENT_VERIFY_IF_GIVEN;
+	if (mode == CLIENT_REQUIRE_ANY)
+		return true;
+	return !gnutls_certificate_verify_peers2(tls, &status) && !status;
+}
+
+/* (7) MHD_YES: go on; else the connection is answered (401) or closed */
+static enum MHD_Result guard(struct http *h, struct MHD_Connection *conn, bool *pass)
+{
+	char *pw = NULL, *user;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	bool tls_ok, auth_ok;
+
+	*pass = true;
+	if (!h->web)
+		return MHD_YES;
+	user = MHD_basic_auth_get_username_password(conn, &pw);
+	pthread_mutex_lock(&h->lock);
+	tls_ok = !h->web->tls || client_cert_ok(conn, h->web->client_auth);
+	auth_ok = tls_ok && web_config__allows(h->web, user, pw);
+	pthread_mutex_unlock(&h->lock);
+	if (pw)
+		MHD_free(pw);
+	if (user)
+		MHD_free(user);
+	*pass = tls_ok && auth_ok;
+	if (!tls_ok)
+		return MHD_NO; /* no (verified) client certificate: closed, as a failed handshake */
+	if (auth_ok)
+		return MHD_YES;
+	r = MHD_create_response_from_buffer(13, (void *)"unauthorized\n", MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	ret = MHD_queue_basic_auth_fail_response(conn, "perf-sql", r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_len, void **con_cls)
@@ -258,6 +321,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	bool om;
 
 	clock_set(h, conn, 0); /* the request is whole: answering (3) */
+	if (!*con_cls) {
+		bool pass;
+		enum MHD_Result g = guard(h, conn, &pass);
+
+		if (!pass)
+			return g;
+	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_static(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 	if (!*con_cls) { /* the headers: answer on the next call, once the request is whole, so
@@ -387,8 +457,25 @@ static int http_daemon(struct http *h, unsigned int flags)
 		{ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, h },
 		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, h },
 		{ listening ? MHD_OPTION_LISTEN_SOCKET : MHD_OPTION_END, h->fd, NULL },
+		{ MHD_OPTION_END, 0, NULL }, /* (7): the TLS options, when set */
+		{ MHD_OPTION_END, 0, NULL },
+		{ MHD_OPTION_END, 0, NULL },
+		{ MHD_OPTION_END, 0, NULL },
 		{ MHD_OPTION_END, 0, NULL },
 	};
+	const struct web_config *w = h->web;
+
+	if (listening && w && w->tls) {
+		int k = 6;
+
+		opts[k++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, w->key };
+		opts[k++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, w->cert };
+		opts[k++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0,
+						     (void *)web_config__priorities(w) };
+		if (w->ca && w->client_auth != CLIENT_NONE)
+			opts[k++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_TRUST, 0, w->ca };
+		flags |= MHD_USE_TLS;
+	}
 	sigset_t block, old;
 
 	sigemptyset(&block);
@@ -398,7 +485,7 @@ static int http_daemon(struct http *h, unsigned int flags)
 	pthread_sigmask(SIG_BLOCK, &block, &old); /* (4): the server's thread inherits it */
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, opts,
 				MHD_OPTION_END);
-	if (h->d && listening)
+	if (h->d && listening && !h->watching)
 		h->watching = !pthread_create(&h->watchdog, NULL, watch, h);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (h->d)
@@ -406,18 +493,19 @@ static int http_daemon(struct http *h, unsigned int flags)
 	return h->d ? 0 : -EIO;
 }
 
-struct http *http__start(const char *listen, const struct http_limits *lim, char *bound, size_t len,
-			 struct err *e)
+struct http *http__start(const char *listen, const struct http_limits *lim, struct web_config *web,
+			 char *bound, size_t len, struct err *e)
 {
 	struct http *h = http_new(lim, e);
 
 	if (!h)
 		return NULL;
+	h->web = web;
 	if ((h->fd = listen_on(listen, bound, len, e)) < 0) {
 		http__stop(h);
 		return NULL;
 	}
-	if (http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD)) {
+	if (http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC)) {
 		err_set(e, -EIO, "--listen %s: libmicrohttpd could not start its server thread",
 			bound);
 		http__stop(h);
@@ -473,6 +561,51 @@ void http__publish(struct http *h, struct mbuf *text, struct mbuf *om)
 	h->cur = s;
 	pthread_mutex_unlock(&h->lock);
 	snapshot_put(h, old);
+}
+
+int http__reload(struct http *h, struct err *e)
+{
+	struct web_config *fresh;
+	struct MHD_Daemon *old = h->d;
+	int ret;
+
+	if (!h->web || !web_config__changed(h->web))
+		return 0;
+	if (!(fresh = malloc(sizeof(*fresh))))
+		return err_set(e, -ENOMEM, "out of memory");
+	if ((ret = web_config__load(fresh, h->web->path, e))) {
+		struct stat st;
+
+		free(fresh);
+		if (!stat(h->web->path, &st)) { /* said once: not again until it changes */
+			h->web->mtime = st.st_mtim;
+			h->web->size = st.st_size;
+		}
+		return ret;
+	}
+	h->fd = MHD_quiesce_daemon(old); /* the socket, ours until the new server takes it */
+	if (h->fd == MHD_INVALID_SOCKET) {
+		web_config__free(fresh);
+		free(fresh);
+		return err_set(e, -EIO,
+			       "%s: the server could not hand its socket over; keeping the "
+			       "old configuration",
+			       h->web->path);
+	}
+	pthread_mutex_lock(&h->lock);
+	web_config__free(h->web);
+	*h->web = *fresh; /* the new server reads the new certificate */
+	pthread_mutex_unlock(&h->lock);
+	free(fresh);
+	if (http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC)) {
+		h->d = old;
+		return err_set(e, -EIO,
+			       "%s: no server could start with it; the old one stopped "
+			       "taking connections",
+			       h->web->path);
+	}
+	MHD_stop_daemon(old);
+	return 1;
 }
 
 void http__stop(struct http *h)

@@ -38,6 +38,8 @@ struct serve {
 	const char *listen;
 	const char *next_name; /* --name, for the next argument */
 	struct http_limits limits;
+	const char *web_config_path; /* --web.config.file */
+	struct web_config *web;
 	size_t max_label_bytes, max_bytes; /* serve/metrics.h (5) */
 	char bound[80];                    /* the address listened on */
 	long max_series;

@@ -50,9 +50,9 @@ between "$n" 30 1000 "built-in profilers of perf-sql list with a section in perf
 eq "$(grep -c '^   [a-z]' "$tmp/perf-sql-profilers.7.txt")" "$n" "sections of perf-sql-profilers(7)"
 # the options of perf-sql serve --help are in serve's entry of perf-sql(1)
 serve=$(awk '/^SUBCOMMANDS/ { sc = 1 } sc && /^       perf-sql serve/ { on = 1 }
-	on && /^       perf-sql NAME/ { exit } on' "$txt")
+	on && /^       perf-sql NAME/ { exit } on' "$txt" | perl -0pe 's/-\n\s+/-/g') # a word cut at its '-'
 n=0
-for o in $("$PERF_SQL" serve --help | grep -oE '^  --[a-z-]+'); do
+for o in $("$PERF_SQL" serve --help | grep -oE '^  --[a-z.-]+'); do
 	[[ "$serve" == *"$o"* ]] || fail "perf-sql(1) serve entry lacks $o: $serve"
 	n=$((n + 1))
 done
