@@ -82,7 +82,7 @@ for elf in perf-sql perf_sql.so; do
 		real=$(readlink -f "$lib")   # dpkg may know it under /lib (merged /usr)
 		pkg=$({ dpkg -S "$real" || dpkg -S "${real#/usr}"; } 2>/dev/null | head -n 1 | cut -d: -f1)
 		[ -n "$pkg" ] || fail "$elf: $soname ($lib) belongs to no package"
-		[[ ", $depends" == *", $pkg "* ]] || fail "Depends lacks $pkg ($soname of $elf): $depends"
+		[[ ", $depends," == *", $pkg "* || ", $depends," == *", $pkg,"* ]] || fail "Depends lacks $pkg ($soname of $elf): $depends"
 		n=$((n + 1))
 	done
 done
