@@ -5,6 +5,8 @@
 #      one keep-alive connection; the CPU of the same time without scrapes (the windows, each
 #      rendered in both formats) is subtracted. perf-sql's CPU is the on-CPU ns of all its
 #      threads (/proc/PID/task/*/schedstat).
+#  (3) the same over TLS (--web.config.file: a self-signed certificate, basic auth of a bcrypt
+#      hash, checked once then cached), against (1)'s plain HTTP.
 #  (2) the collection's slowdown with and without 1 scrape per second: getppid_loop -t SECS on
 #      CPU 0, untraced, traced by `perf-sql serve` (count(_cpu) of sys_enter_getppid: every
 #      event sampled), and traced with a scraper of 1 scrape/s; ns per call, medians of REPS
@@ -32,7 +34,7 @@ command -v curl >/dev/null || { echo "serve: [skipped: no curl]"; exit 0; }
 serve() {
 	"$PERF_SQL" serve --listen 127.0.0.1:0 "$@" 2> "$T/serve.err" & SPID=$!
 	for _ in $(seq 200); do
-		PORT=$(sed -n 's|^perf-sql: serving http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$T/serve.err" 2>/dev/null)
+		PORT=$(sed -n 's|^perf-sql: serving https*://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$T/serve.err" 2>/dev/null)
 		[ -n "$PORT" ] && return 0
 		kill -0 "$SPID" 2>/dev/null || break
 		sleep 0.05
@@ -47,26 +49,42 @@ now() { date +%s.%N; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "-" }'; }
 metric() { curl -s "http://127.0.0.1:$PORT/metrics" | awk -v s="$1" '$1 == s { print $2; exit }'; }
 
-# (1) CPU per scrape, 1,000 series
-serve -i 1000 --name k "with recursive k(i) as (select 1 union all select i + 1 from k where i < 1000)
-	select printf('%04d', i) as key, i as value from k" \
-	--name n "select count(*) as n from sys_enter_getppid"
-sleep 1.5
-curl -s -H "Accept: $OM" "http://127.0.0.1:$PORT/metrics" > "$T/one"
-series=$(grep -c '^perf_sql_k_value{' "$T/one")
-size=$(wc -c < "$T/one")
-c0=$(cpu_ns "$SPID"); t0=$(now)
-sleep 5
-c1=$(cpu_ns "$SPID"); t1=$(now)
-curl -s -H "Accept: $OM" "http://127.0.0.1:$PORT/metrics?[1-$SCRAPES]" > /dev/null
-c2=$(cpu_ns "$SPID"); t2=$(now)
-stop
-awk -v c0="$c0" -v c1="$c1" -v c2="$c2" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v n="$SCRAPES" \
-	-v series="$series" -v size="$size" 'BEGIN {
-	idle = (c1 - c0) / (t1 - t0)          # ns of CPU per second without scrapes
-	per = ((c2 - c1) - idle * (t2 - t1)) / n
-	printf "serve: %d series (%.0f KB OpenMetrics): perf-sql CPU per scrape %.1f us (%d scrapes in %.2f s, one keep-alive connection); without scrapes %.2f ms of CPU per 1 s window (both formats rendered)\n",
-		series, size / 1000, per / 1000, n, t2 - t1, idle / 1e6 }'
+# (1) CPU per scrape, 1,000 series; (3) the same over TLS with basic auth
+K_SQL="with recursive k(i) as (select 1 union all select i + 1 from k where i < 1000)
+	select printf('%04d', i) as key, i as value from k"
+# per_scrape SCHEME [CURL ARGS...]: perf-sql's CPU per scrape (us) of the server started last
+per_scrape() {
+	local scheme=$1 c0 c1 c2 t0 t1 t2
+	shift
+	sleep 1.5
+	curl -s "$@" -H "Accept: $OM" "$scheme://127.0.0.1:$PORT/metrics" > "$T/one"
+	series=$(grep -c '^perf_sql_k_value{' "$T/one")
+	size=$(wc -c < "$T/one")
+	c0=$(cpu_ns "$SPID"); t0=$(now)
+	sleep 5
+	c1=$(cpu_ns "$SPID"); t1=$(now)
+	curl -s "$@" -H "Accept: $OM" "$scheme://127.0.0.1:$PORT/metrics?[1-$SCRAPES]" > /dev/null
+	c2=$(cpu_ns "$SPID"); t2=$(now)
+	stop
+	awk -v c0="$c0" -v c1="$c1" -v c2="$c2" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v n="$SCRAPES" \
+		-v series="$series" -v size="$size" \
+		'BEGIN { idle = (c1 - c0) / (t1 - t0); printf "%.1f %.2f %.2f %d %d\n", ((c2 - c1) - idle * (t2 - t1)) / n / 1000, t2 - t1, idle / 1e6, series, size }'
+}
+serve -i 1000 --name k "$K_SQL" --name n "select count(*) from sys_enter_getppid"
+read -r plain secs idle series size < <(per_scrape http)
+echo "serve: $series series ($((size / 1000)) KB OpenMetrics): perf-sql CPU per scrape $plain us ($SCRAPES scrapes in $secs s, one keep-alive connection); without scrapes $idle ms of CPU per 1 s window (both formats rendered)"
+if command -v openssl > /dev/null && python3 -W ignore -c 'import crypt' 2> /dev/null; then
+	(cd "$T" && openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 1 \
+		-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1) > /dev/null 2>&1
+	printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\nbasic_auth_users:\n  b: %s\n' \
+		"$(python3 -W ignore -c 'import crypt; print(crypt.crypt("pw", crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1024)))')" > "$T/web.yml"
+	serve -i 1000 --web.config.file "$T/web.yml" --name k "$K_SQL" --name n "select count(*) from sys_enter_getppid"
+	read -r tls secs _ _ _ < <(per_scrape https --cacert "$T/cert.pem" -u b:pw)
+	awk -v t="$tls" -v p="$plain" -v n="$SCRAPES" -v s="$secs" 'BEGIN {
+		printf "serve: over TLS 1.3 with basic auth (bcrypt, cached), the same 1,000 series: perf-sql CPU per scrape %.1f us (%d scrapes in %.2f s, one keep-alive connection); / plain HTTP %.2f\n", t, n, s, t / p }'
+else
+	echo "serve: over TLS: [skipped: no openssl or no Python crypt module]"
+fi
 
 # (2) slowdown of a traced workload, with and without 1 scrape per second
 run_loop() { taskset -c 0 "$WL/getppid_loop" -t "$SECS" | sed -n 's/^calls=\([0-9]*\) ns=\([0-9]*\)$/\2 \1/p' |
