@@ -3,7 +3,8 @@
 # connections and no more; a scrape from 127.0.0.1 meanwhile answers, with the workload's
 # exact count; the held ones are closed by --request-deadline (3 s) though they keep sending,
 # where the 10 s idle timeout alone would keep them for good. Then the byte caps: a label of
-# 200 KB is cut to --max-label-bytes and the bytes cut are counted.
+# 200 KB is cut to --max-label-bytes and the bytes cut are counted; 100 of them keep the peak
+# RSS under a third of the uncapped run's; a small --max-exposition-bytes leaves series out.
 . "$(dirname "$0")/lib.sh"; need_root
 . "$(dirname "$0")/serve_lib.inc"
 serve_start -i 200 --max-per-client 4 --request-deadline 3s --name w \
@@ -49,10 +50,12 @@ print("last_closed", round(max(closed), 1) if closed else -1)
 print("alive_after_8s", len(alive))
 PY
 sleep 1 # the slow sockets are connected and holding their slots
-t0=$(date +%s%N)
 "$WL/writes" 20 3217 > /dev/null || fail "writes"
 wait_metric perf_sql_w_n_total 50
-echo "ok: a scrape from 127.0.0.1 answers while 127.0.0.2 holds its slots ($(( ($(date +%s%N) - t0) / 1000000 )) ms to see the 20 new writes)"
+# served meanwhile, not once the slots free up: well before the 3 s deadline
+t=$(curl -s -o /dev/null -w '%{time_total}' "http://127.0.0.1:$PORT/metrics") || fail "a scrape while held"
+awk -v t="$t" 'BEGIN { exit !(t < 1) }' || fail "the scrape took ${t}s: it waited for the slow clients"
+echo "ok: a scrape from 127.0.0.1 answers while 127.0.0.2 holds its slots (in ${t}s) and sees the 20 new writes"
 wait "$SERVE_KIDS" || fail "slow clients: $(cat "$SERVE_DIR/slow.out")"
 SERVE_KIDS=
 cat "$SERVE_DIR/slow.out"
@@ -61,6 +64,34 @@ eq "$(awk '$1 == "alive_after_8s" { print $2 }' "$SERVE_DIR/slow.out")" 0 "none 
 last=$(awk '$1 == "last_closed" { print $2 }' "$SERVE_DIR/slow.out")
 awk -v t="$last" 'BEGIN { exit !(t >= 3 && t <= 6) }' || fail "the held ones closed by ${last}s, expected the 3 s deadline"
 echo "ok: the held slow connections closed by the deadline (the last at ${last}s)"
+serve_stop
+
+# the byte caps against the same query without them, in this run: 100 series with 200 KB labels
+# (the rows of a recursive CTE, each window); capped, the server's peak RSS is a fraction of
+# the uncapped one's and every byte cut is counted; a small exposition cap leaves series out,
+# counted
+big="with recursive k(i) as (select 1 union all select i + 1 from k where i < 100)
+	select printf('%03d%.*c', i, 200000, 'x') as k, i as v from k"
+hwm() { awk '/^VmHWM/ { print $2 }' "/proc/$SERVE_PID/status"; }
+serve_start -i 300 --max-label-bytes 1048576 --max-exposition-bytes 4G --name big "$big" --name n "select count(*) from sys_enter_getppid"
+wait_metric perf_sql_series 101 # and n
+uncapped=$(hwm)
+serve_stop
+serve_start -i 300 --name big "$big" --name n "select count(*) from sys_enter_getppid"
+wait_metric perf_sql_series 101 # and n
+sleep 1 # a few windows more
+capped=$(hwm)
+cut=$(metric perf_sql_dropped_label_bytes_total)
+[ "$cut" -gt 0 ] && [ $((cut % (100 * (200003 - 4096)))) = 0 ] || fail "bytes cut: $cut, expected 100 * (200003 - 4096) a window"
+[ $((capped * 3)) -lt "$uncapped" ] || fail "peak RSS capped ${capped} kB, uncapped ${uncapped} kB: not a third"
+echo "ok: 100 labels of 200 KB cut to 4096 bytes: peak RSS ${capped} kB, uncapped ${uncapped} kB; $cut bytes cut, counted"
+serve_stop
+serve_start -i 300 --max-exposition-bytes 64K --name big "$big" --name n "select count(*) from sys_enter_getppid"
+sleep 0.6
+held=$(metric perf_sql_series); over=$(metric perf_sql_dropped_series_over_bytes_total)
+between "$held" 2 100 "series held under --max-exposition-bytes 64K (n the one small)"
+[ "$over" -gt 0 ] || fail "no series counted over the exposition cap: $over"
+echo "ok: --max-exposition-bytes 64K: $held of 100 series held, $over rows left out and counted"
 serve_stop
 
 # the byte caps: one series with a 200 KB label, cut to 1000 bytes
