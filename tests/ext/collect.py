@@ -66,7 +66,7 @@ def collects(perf, wl):
 def denied(perf):
     conn = perf_sql.connect()
     ext = error_of(conn, 'select count(*) from sys_enter_write', '1s', None)
-    out = subprocess.run([perf, '-d', '1', 'select count(*) from sys_enter_write'],
+    out = subprocess.run([perf, '-d', '1s', 'select count(*) from sys_enter_write'],
                          capture_output=True, text=True)
     if out.returncode == 0:   # this machine lets anyone collect: nothing to refuse
         check(ext is None, 'unprivileged, where anyone may collect: no error either', ext)

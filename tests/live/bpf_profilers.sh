@@ -60,10 +60,11 @@ close() {
 	}' || fail "$4: the kernel gave '$1', the ring '$2'${5:+ (it skipped $5 events)}"
 }
 
-# skipped M: the events perf-sql M said its programs skipped, or pairs it said it lost
+# skipped M: the events perf-sql M said its programs skipped, or whose chain the stack map
+# could not take (a hash collision, said), or pairs it said it lost
 # (perf-sql: warning: ...)
 skipped() {
-	grep -o '[0-9]* \(more \)\?were not aggregated: the kernel did not run\|[0-9]* events of this window were not aggregated: the kernel did not run\|[0-9]* pairs of this window were lost in the kernel' \
+	grep -o '[0-9]* \(more \)\?were not aggregated: the kernel did not run\|[0-9]* events of this window were not aggregated: the kernel did not run\|[0-9]* pairs of this window were lost in the kernel\|[0-9]* events of this window had a call chain the BPF stack map could not take' \
 		"$dir/$1/query.err" | awk '{ n += $1 } END { print n + 0 }'
 }
 

@@ -72,8 +72,8 @@ wait_counts '^collecting [0-9.]+s of 90s:'
 tm send-keys -t t C-c
 wait_end
 lost=0; [[ $(screen) =~ lost\ ([0-9]+)\ events ]] && lost=${BASH_REMATCH[1]}
-eq "$(cat -v "$tmp/out" | tr '\n' ' ')" "count(*)^M $((1000 - lost))^M " \
-	"stdout redirected: the rows alone (CSV lines end in CRLF; $lost lost)"
+eq "$(cat -v "$tmp/out" | tr '\n' ' ')" "count(*) $((1000 - lost)) " \
+	"stdout redirected: the rows alone (CSV lines end in LF; $lost lost)"
 eq "$(screen | grep -v '^perf-sql: warning: ' | tr '\n' ' ')" "rc=0 " \
 	"stdout redirected: the screen at the end"
 
@@ -81,7 +81,7 @@ eq "$(screen | grep -v '^perf-sql: warning: ' | tr '\n' ' ')" "rc=0 " \
 # first turn of the loop, so 1 s of collection would show one (as in 1. and 2.)
 run "$PERF_SQL -q --csv -d 1s -o $tmp/out2 \"$SQL\" -- $W"
 wait_end
-eq "$(head -n 1 "$tmp/out2" | cat -v)" "count(*)^M" "-o FILE: the header, then the rows alone"
+eq "$(head -n 1 "$tmp/out2" | cat -v)" "count(*)" "-o FILE: the header, then the rows alone"
 grep -aq 'collecting' "$tmp/log" && fail "-q: a status line was drawn: $(cat -v "$tmp/log")"
 echo "ok: -q: no status line"
 run "$PERF_SQL --csv -d 1s \"$SQL\" -- $W 2> $tmp/err"
