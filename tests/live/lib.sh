@@ -141,3 +141,12 @@ idle_cpus() {
 	BUSY=()
 	return 0
 }
+
+# profiler_args NAME: the parameters a built-in profiler needs to run (the table it reads, ...)
+profiler_args() {
+	case $1 in
+	trace|stat|top|hrcount) echo "table=sched_switch" ;;
+	num-dist) echo "table=sched_switch field=prev_prio" ;;
+	multi-trace) echo "start=sys_enter_read end=sys_exit_read" ;;
+	esac
+}

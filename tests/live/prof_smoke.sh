@@ -4,13 +4,6 @@
 . "$(dirname "$0")/lib.sh"; need_root
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export XDG_CONFIG_HOME=$tmp PERF_SQL_SYSTEM_PROFILERS=$tmp/none
-args_of() {
-	case $1 in
-	trace|stat|top|hrcount) echo "table=sched_switch" ;;
-	num-dist) echo "table=sched_switch field=prev_prio" ;;
-	multi-trace) echo "start=sys_enter_read end=sys_exit_read" ;;
-	esac
-}
 ran=0 skipped=0
 for p in $("$PERF_SQL" list | awk 'NR > 1 && $2 == "built-in" { print $1 }'); do
 	if [ "$p" = memleak ]; then
@@ -18,7 +11,7 @@ for p in $("$PERF_SQL" list | awk 'NR > 1 && $2 == "built-in" { print $1 }'); do
 		skipped=$((skipped + 1)); continue
 	fi
 	# shellcheck disable=SC2046
-	timeout 30 "$PERF_SQL" "$p" $(args_of "$p") -d 300ms > "$tmp/out" 2> "$tmp/err"; rc=$?
+	timeout 30 "$PERF_SQL" "$p" $(profiler_args "$p") -d 300ms > "$tmp/out" 2> "$tmp/err"; rc=$?
 	# the kernel path's losses too: a full BPF map, a chain the stack map's bucket had no room
 	# for (a hash collision, counted and said, as bcc's profile does)
 	errs=$(grep -v 'perf-sql: warning: .* lost [0-9]* events' "$tmp/err" |

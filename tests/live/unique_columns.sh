@@ -25,18 +25,11 @@ else:
     assert len(head) == len(set(head)), f"{what}: repeated CSV headers {head}"
 PY
 }
-args_of() {
-	case $1 in
-	trace|stat|top|hrcount) echo "table=sched_switch" ;;
-	num-dist) echo "table=sched_switch field=prev_prio" ;;
-	multi-trace) echo "start=sys_enter_read end=sys_exit_read" ;;
-	esac
-}
 n=0
 for p in $("$PERF_SQL" list | awk 'NR > 1 && $2 == "built-in" { print $1 }'); do
 	[ "$p" = memleak ] && continue # its tables are uprobes of a binary: prof_memleak.sh
 	# shellcheck disable=SC2046
-	"$PERF_SQL" "$p" $(args_of "$p") --csv -d 100ms > "$tmp/out" 2> "$tmp/err" || {
+	"$PERF_SQL" "$p" $(profiler_args "$p") --csv -d 100ms > "$tmp/out" 2> "$tmp/err" || {
 		grep -q 'not supported by this CPU/VM' "$tmp/err" && continue
 		fail "$p: $(cat "$tmp/err")"
 	}
