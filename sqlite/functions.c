@@ -82,6 +82,9 @@ static const struct sql_func sql_funcs[] = {
 	SCALAR("ipv4", 1, ipv4_func, "ipv4(ADDR)", "4-byte blob or integer -> '127.0.0.1'"),
 	SCALAR("ipv6", 1, ipv6_func, "ipv6(ADDR)", "16-byte blob -> '2001:db8::1'"),
 	SCALAR("mac", 1, mac_func, "mac(ADDR)", "6-byte blob -> '02:42:ac:11:00:02'"),
+	SCALAR("cgroup_name", 1, cgroup_name_func, "cgroup_name(PATH)",
+	       "cgroup v2 path -> systemd unit, container ID (12 hex), 'pod UID', or its last "
+	       "element"),
 	SCALAR("task_state", 1, task_state_func, "task_state(PREV_STATE)",
 	       "sched_switch prev_state -> 'R', 'S', 'D', 'R+', ..."),
 	SCALAR("dur", 1, dur_func, "dur(NS)",

@@ -57,6 +57,7 @@ void errno_name_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void ipv4_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void ipv6_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void mac_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void cgroup_name_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void task_state_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void dur_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void ts_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
