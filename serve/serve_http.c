@@ -75,7 +75,10 @@ struct http {
 	pthread_t watchdog;
 	pthread_cond_t wake;
 	bool watching, stopping;
-	struct web_config *web; /* (7): the caller's, or NULL; read under lock */
+	struct web_config *web; /* (7): the caller's, or NULL; under web_lock, which a
+				 * password's bcrypt may hold for 50 ms: never lock (the
+				 * collection thread's publish) */
+	pthread_mutex_t web_lock;
 	bool reload_said;
 };
 
@@ -289,10 +292,10 @@ static enum MHD_Result guard(struct http *h, struct MHD_Connection *conn, bool *
 	if (!h->web)
 		return MHD_YES;
 	user = MHD_basic_auth_get_username_password(conn, &pw);
-	pthread_mutex_lock(&h->lock);
+	pthread_mutex_lock(&h->web_lock);
 	tls_ok = !h->web->tls || client_cert_ok(conn, h->web->client_auth);
 	auth_ok = tls_ok && web_config__allows(h->web, user, pw);
-	pthread_mutex_unlock(&h->lock);
+	pthread_mutex_unlock(&h->web_lock);
 	if (pw)
 		MHD_free(pw);
 	if (user)
@@ -437,6 +440,7 @@ static struct http *http_new(const struct http_limits *lim, struct err *e)
 	}
 	h->cur->refs = 1;
 	pthread_mutex_init(&h->lock, NULL);
+	pthread_mutex_init(&h->web_lock, NULL);
 	pthread_condattr_t ca;
 
 	pthread_condattr_init(&ca);
@@ -563,9 +567,21 @@ void http__publish(struct http *h, struct mbuf *text, struct mbuf *om)
 	snapshot_put(h, old);
 }
 
+/* (7) h->web becomes *c; what it was, returned, is freed by the caller once no server reads it */
+static struct web_config swap_web(struct http *h, const struct web_config *c)
+{
+	struct web_config was;
+
+	pthread_mutex_lock(&h->web_lock);
+	was = *h->web;
+	*h->web = *c;
+	pthread_mutex_unlock(&h->web_lock);
+	return was;
+}
+
 int http__reload(struct http *h, struct err *e)
 {
-	struct web_config *fresh;
+	struct web_config *fresh, was;
 	struct MHD_Daemon *old = h->d;
 	int ret;
 
@@ -583,28 +599,32 @@ int http__reload(struct http *h, struct err *e)
 		}
 		return ret;
 	}
-	h->fd = MHD_quiesce_daemon(old); /* the socket, ours until the new server takes it */
+	h->fd = MHD_quiesce_daemon(old); /* the socket, ours until a new server takes it */
 	if (h->fd == MHD_INVALID_SOCKET) {
+		h->fd = -1;
 		web_config__free(fresh);
 		free(fresh);
-		return err_set(e, -EIO,
-			       "%s: the server could not hand its socket over; keeping the "
-			       "old configuration",
+		return err_set(e, -EIO, "%s: the server could not hand its socket over",
 			       h->web->path);
 	}
-	pthread_mutex_lock(&h->lock);
-	web_config__free(h->web);
-	*h->web = *fresh; /* the new server reads the new certificate */
-	pthread_mutex_unlock(&h->lock);
+	was = swap_web(h, fresh); /* the new server reads the new certificate */
 	free(fresh);
-	if (http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC)) {
-		h->d = old;
-		return err_set(e, -EIO,
-			       "%s: no server could start with it; the old one stopped "
-			       "taking connections",
-			       h->web->path);
+	ret = http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC);
+	if (ret) { /* the old configuration on the same socket, then */
+		struct web_config bad = swap_web(h, &was);
+
+		web_config__free(&bad);
+		if (http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC)) {
+			h->d = old; /* serves its open connections; none is accepted */
+			return err_set(e, -EIO,
+				       "%s: no server could start, with it or with the old one",
+				       h->web->path);
+		}
+		MHD_stop_daemon(old);
+		return err_set(e, -EIO, "%s: no server could start with it", h->web->path);
 	}
 	MHD_stop_daemon(old);
+	web_config__free(&was); /* no server reads it now */
 	return 1;
 }
 
@@ -626,6 +646,7 @@ void http__stop(struct http *h)
 	if (h->cur)
 		snapshot_put(h, h->cur);
 	pthread_mutex_destroy(&h->lock);
+	pthread_mutex_destroy(&h->web_lock);
 	pthread_cond_destroy(&h->wake);
 	free(h);
 }

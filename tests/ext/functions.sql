@@ -10,7 +10,8 @@ SELECT low, high, count FROM hist_rows((SELECT lin_hist(count, 0, 1000, 250, 'B'
                                         FROM sys_enter_write));
 SELECT syscall_name(1), syscall_name(0), syscall_name(-1), errno_name(-2), errno_name(13),
        errno_name(0), ipv4(16777343), ipv4(x'7f000001'),
-       ipv6(x'20010db8000000000000000000000001'), mac(x'0242ac110002');
+       ipv6(x'20010db8000000000000000000000001'), mac(x'0242ac110002'),
+       cgroup_name('/system.slice/nginx.service');
 SELECT task_state(prev_state) AS s, flags('prev_state', prev_state) AS f,
        symbolic('prev_state', prev_state) AS y, prev_comm, next_comm, count(*)
   FROM sched_switch GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 4, 5;
