@@ -34,6 +34,8 @@ static int read_pem(const struct web_config *c, const char *key, const char *nam
 	FILE *f;
 	long n;
 
+	free(*out); /* a key given twice: the last one counts */
+	*out = NULL;
 	if (name[0] == '/' || !slash)
 		snprintf(path, sizeof(path), "%s", name);
 	else
