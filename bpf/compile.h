@@ -24,7 +24,8 @@
 /* the control map's one value */
 #define BPF_CTL_ENABLED 0  /* u32: 1 while collecting */
 #define BPF_CTL_RESERVED 4 /* u32: always 0 */
-#define BPF_CTL_CPUMASK 8  /* bit c of byte c / 8: CPU c is collected (plan.cpu_filter) */
+#define BPF_CTL_STACKS 8   /* u32: this window's stack map, 0 or 1 (bpf/plan.h (5b)) */
+#define BPF_CTL_CPUMASK 16 /* bit c of byte c / 8: CPU c is collected (plan.cpu_filter) */
 
 /* byte offsets in the kernel's structures, from its BTF (tp_btf hooks) */
 struct bpf_kernel_offs {
@@ -35,13 +36,14 @@ struct bpf_kernel_offs {
 };
 
 struct bpf_prog_maps {
-	int ctl;    /* array, 1 entry of bpf_ctl_size() bytes */
-	int stats;  /* array, 1 entry: u64 full[nr_cpu_ids], events that found the map full, then
+	int ctl;     /* array, 1 entry of bpf_ctl_size() bytes */
+	int stats;   /* array, 1 entry: u64 full[nr_cpu_ids], events that found the map full, then
 		     * u64 nostack[nr_cpu_ids], events whose chain the stack map could not take */
-	int outer;  /* array of maps, 1 entry: the per-CPU hash of this window (windows) */
-	int direct; /* or, without windows, that hash itself (-1: through outer) */
-	int zero;   /* array, 1 entry of value_size zero bytes: a new group's first value */
-	int stacks; /* a stack key: the stack trace map (-1: none) */
+	int outer;   /* array of maps, 1 entry: the per-CPU hash of this window (windows) */
+	int direct;  /* or, without windows, that hash itself (-1: through outer) */
+	int zero;    /* array, 1 entry of value_size zero bytes: a new group's first value */
+	int stacks;  /* a stack key: the stack trace map (-1: none) */
+	int stacks1; /* and with windows (bpf/plan.h (5b)) the second one (-1: none) */
 };
 
 /* the stats map's one value: its size, and where the stack map's losses start */

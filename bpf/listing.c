@@ -20,10 +20,21 @@
 
 #define LISTING_FD 1000 /* stand-in map numbers: LISTING_FD + enum role */
 
-enum role { R_CTL, R_STATS, R_OUTER, R_GROUPS, R_ZERO, R_STACKS, R_PENDING, R_COUNTS, R_NR };
+enum role {
+	R_CTL,
+	R_STATS,
+	R_OUTER,
+	R_GROUPS,
+	R_ZERO,
+	R_STACKS,
+	R_STACKS1,
+	R_PENDING,
+	R_COUNTS,
+	R_NR
+};
 
-static const char *const role_names[R_NR] = { "ctl",  "stats",  "outer",   "groups",
-					      "zero", "stacks", "pending", "pair_counts" };
+static const char *const role_names[R_NR] = { "ctl",    "stats",   "outer",   "groups",     "zero",
+					      "stacks", "stacks1", "pending", "pair_counts" };
 
 int bpf_prog__build(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 		    const struct bpf_facts *f, int *btf_id, struct basm *a, struct err *e)
@@ -49,8 +60,9 @@ int bpf_prog__build(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 static int map_names(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 		     struct bpf_map_name *n)
 {
-	const int fds[R_NR] = { m->ctl,  m->stats,  m->outer,           m->direct,
-				m->zero, m->stacks, p->pair.pending_fd, p->pair.counts_fd };
+	const int fds[R_NR] = { m->ctl,           m->stats,  m->outer,   m->direct,
+				m->zero,          m->stacks, m->stacks1, p->pair.pending_fd,
+				p->pair.counts_fd };
 	int nr = 0;
 
 	for (int i = 0; i < R_NR; i++)
@@ -263,7 +275,8 @@ int bpf_listing__plan(const struct bpf_plan *p, int nr_maps, const struct bpf_fa
 				   .outer = LISTING_FD + R_OUTER,
 				   .direct = nr_maps == 1 ? LISTING_FD + R_GROUPS : -1,
 				   .zero = LISTING_FD + R_ZERO,
-				   .stacks = -1 };
+				   .stacks = -1,
+				   .stacks1 = -1 };
 	int ret;
 
 	*l = (struct bpf_listing){ .facts = f ? bpf_facts__origin(f) : "the running kernel" };
@@ -273,6 +286,8 @@ int bpf_listing__plan(const struct bpf_plan *p, int nr_maps, const struct bpf_fa
 	bpf_plan__fold(&q);
 	if (bpf_plan__has_stack(&q))
 		m.stacks = LISTING_FD + R_STACKS;
+	if (bpf_stack__swapped(&q))
+		m.stacks1 = LISTING_FD + R_STACKS1;
 	if (q.pair.role != BPF_PAIR_NONE) {
 		q.pair.pending_fd = LISTING_FD + R_PENDING;
 		q.pair.counts_fd = LISTING_FD + R_COUNTS;
@@ -298,6 +313,7 @@ int bpf_listing__table(const struct bpf_table *t, struct bpf_listing *l, struct 
 				   .outer = t->outer_fd,
 				   .zero = t->zero_fd,
 				   .stacks = t->stacks_fd,
+				   .stacks1 = t->stacks1_fd,
 				   .direct = t->nr_maps == 1 ? t->map_fd[0] : -1 };
 	struct bpf_plan sp;
 	int ret;

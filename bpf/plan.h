@@ -21,6 +21,8 @@
  * (5) A stack key is BPF_STACK_KEY bytes: pid_tgid u64, the kernel chain's and the user
  *     chain's ids in the stack map (s32 each; BPF_STACK_NONE: no such chain), comm char[16]:
  *     what the stack BLOB holds (symbols/stack.h), with the frames in the stack map.
+ * (5b) With windows (stack_swap) there are two stack maps, one per window in turn: an id's bit
+ *     BPF_STACK_MAP1 says it is the second map's (bpf/table.h (2c)).
  */
 #ifndef PERF_SQL_BPF_PLAN_H
 #define PERF_SQL_BPF_PLAN_H
@@ -97,7 +99,8 @@ struct bpf_val {
 };
 
 #define BPF_STACK_KEY 32
-#define BPF_STACK_NONE (-1) /* a chain with no frame (get_stackid's -EFAULT) */
+#define BPF_STACK_NONE (-1)      /* a chain with no frame (get_stackid's -EFAULT) */
+#define BPF_STACK_MAP1 (1 << 30) /* (5b): an id of the second stack map */
 
 /* a stack key (5): the event's own chain, or the pair's start's */
 static inline bool bpf_val__is_stack(const struct bpf_val *v)
@@ -254,6 +257,7 @@ struct bpf_plan {
 	int nr_task_vals;
 	int stack_depth; /* a stack key: frames kept per chain (perf_event_max_stack) */
 	bool stack_user; /* a stack key: the user chain only (syscalls:*, as perf samples it) */
+	bool stack_swap; /* -i: windows, whose stack ids are freed in turn (5b) */
 	/* BPF_HOOK_PERF: the event, sampled as the perf ring samples it */
 	uint32_t pmu_type;
 	uint64_t pmu_config, sample_period, sample_freq; /* one of period, freq */

@@ -34,7 +34,7 @@ static int new_map(enum bpf_map_type type, const char *name, uint32_t key_size, 
 	return bpf_map_create(type, name, key_size, value_size, n, &o);
 }
 
-static int set_ctl(struct bpf_table *t, bool on)
+int bpf_table__set_ctl(struct bpf_table *t, bool on)
 {
 	uint32_t zero = 0;
 	uint8_t *v = calloc(1, (size_t)bpf_ctl_size(&t->plan));
@@ -44,6 +44,7 @@ static int set_ctl(struct bpf_table *t, bool on)
 	if (!v)
 		return -ENOMEM;
 	*(uint32_t *)(v + BPF_CTL_ENABLED) = on;
+	*(uint32_t *)(v + BPF_CTL_STACKS) = (uint32_t)t->stack_map;
 	for (int i = 0; i < s->nr_cpus; i++)
 		if (s->cpu_num[i] < t->plan.nr_cpu_ids)
 			v[BPF_CTL_CPUMASK + s->cpu_num[i] / 8] |=
@@ -62,14 +63,8 @@ static int create_maps(struct bpf_table *t, int nr_maps, struct err *e)
 	t->ctl_fd = new_map(BPF_MAP_TYPE_ARRAY, "psql_ctl", 4, (uint32_t)bpf_ctl_size(p), 1, 0, -1);
 	t->stats_fd =
 		new_map(BPF_MAP_TYPE_ARRAY, "psql_stats", 4, (uint32_t)BPF_STATS_SIZE(p), 1, 0, -1);
-	if (bpf_plan__has_stack(p)) {
-		t->nr_stacks = p->max_groups;
-		t->stacks_fd = new_map(BPF_MAP_TYPE_STACK_TRACE, "psql_stacks", 4,
-				       (uint32_t)p->stack_depth * 8, (uint32_t)t->nr_stacks, 0, -1);
-		if (t->stacks_fd < 0)
-			return err_set(e, -errno, "cannot create the BPF stack map: %s",
-				       strerror(errno));
-	}
+	if (bpf_plan__has_stack(p) && bpf_stack__create_maps(t, e))
+		return e->code;
 	t->zero_fd = new_map(BPF_MAP_TYPE_ARRAY, "psql_zero", 4, (uint32_t)p->value_size, 1, 0, -1);
 	/* pairs() end in the scheduler and in interrupts, where a map that allocates as it
 	 * grows fails in bursts: their maps are allocated up front (percentiles: buckets too);
@@ -109,7 +104,7 @@ static int create_maps(struct bpf_table *t, int nr_maps, struct err *e)
 	if (t->outer_fd < 0 ||
 	    (nr_maps == 2 && bpf_map_update_elem(t->outer_fd, &zero, &t->map_fd[0], BPF_ANY)))
 		return err_set(e, -errno, "cannot create the BPF map of maps: %s", strerror(errno));
-	if (set_ctl(t, false))
+	if (bpf_table__set_ctl(t, false))
 		return err_set(e, -errno, "cannot set the BPF control map: %s", strerror(errno));
 	return 0;
 }
@@ -162,6 +157,7 @@ static int load_one(struct bpf_table *t, const struct bpf_plan *p, int *fd_out, 
 				   .outer = t->outer_fd,
 				   .zero = t->zero_fd,
 				   .stacks = t->stacks_fd,
+				   .stacks1 = t->stacks1_fd,
 				   .direct = t->nr_maps == 1 ? t->map_fd[0] : -1 };
 	struct bpf_prog_info info = { 0 };
 	uint32_t info_len = sizeof(info);
@@ -303,7 +299,7 @@ struct bpf_table *bpf_table__new(const struct bpf_plan *p, struct source *src, b
 	t->ctl_fd = t->stats_fd = t->zero_fd = t->outer_fd = t->prog_fd = t->perf_fd = -1;
 	t->start_prog_fd = t->start_perf_fd = t->pending_fd = t->counts_fd = -1;
 	t->pair_stat = -1;
-	t->map_fd[0] = t->map_fd[1] = t->stacks_fd = -1;
+	t->map_fd[0] = t->map_fd[1] = t->stacks_fd = t->stacks1_fd = -1;
 	t->plan = *p;
 	if (t->plan.stack_depth <= 0)
 		t->plan.stack_depth = bpf_stack__max_depth();
@@ -341,7 +337,7 @@ void bpf_table__free(struct bpf_table *t)
 	int *fds[] = { &t->start_perf_fd, &t->perf_fd,   &t->start_prog_fd, &t->prog_fd,
 		       &t->outer_fd,      &t->map_fd[0], &t->map_fd[1],     &t->zero_fd,
 		       &t->stats_fd,      &t->ctl_fd,    &t->pending_fd,    &t->counts_fd,
-		       &t->stacks_fd };
+		       &t->stacks_fd,     &t->stacks1_fd };
 
 	if (!t)
 		return;
@@ -365,7 +361,7 @@ void bpf_table__free(struct bpf_table *t)
 
 int bpf_table__enable(struct bpf_table *t, bool on)
 {
-	int ret = set_ctl(t, on) ? -errno : 0;
+	int ret = bpf_table__set_ctl(t, on) ? -errno : 0;
 
 	for (int i = 0; i < t->nr_pmu_fds; i++)
 		ioctl(t->pmu_fds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
@@ -552,6 +548,8 @@ void bpf_table__read(struct bpf_table *t)
 		if (t->index)
 			memset(t->index, 0, t->index_cap * sizeof(*t->index));
 	}
+	if (t->src->s->window_end && (ret = bpf_stack__next_window(t)))
+		t->read_failed = true, t->read_errno = -ret;
 	if (t->nr_maps == 2)
 		t->cur = 1 - t->cur;
 	/* returns once no program run can still be using the old map (see bpf/table.h) */

@@ -20,10 +20,16 @@
  *     are merged into the window's rows, which start afresh with the session's next window;
  *     with ticks there are two maps even without -i, as deleting from a map the program is
  *     still writing would lose events.
- * (2c) A stack key (bpf/plan.h (5)) keeps its chains in one stack trace map of --max-groups
- *     entries, which windows share (an id stays its chain's; the map is not emptied): a chain
- *     that finds no room, or whose hash bucket holds another chain (-EEXIST: the map keeps
- *     the first), is counted per CPU and reported as lost, like a full map.
+ * (2c) A stack key (bpf/plan.h (5)) keeps its chains in a stack trace map of --max-groups
+ *     entries: a chain that finds no room, or whose hash bucket holds another chain (-EEXIST:
+ *     the map keeps the first), is counted per CPU and reported as lost, like a full map.
+ *     With windows (-i) there are two, used a window each in turn (the control map's
+ *     BPF_CTL_STACKS; an id's BPF_STACK_MAP1 says whose), so that a profile that runs for
+ *     hours does not fill its map: at a window's end (the session's window_end read, not a
+ *     tick's) the map of the window before, whose rows were read, is emptied and named to
+ *     the program; the runs that read the old number are waited for (as in (1)) before the
+ *     groups' maps are swapped, so the window's rows name only its own map. pairs() keep one
+ *     map: their starts' chains wait across windows.
  * (3) Attachment is to a perf event of the tracepoint (PERF_EVENT_IOC_SET_BPF on an fd of
  *     ours, disabled: it only carries the program), so it ends with the process, however it
  *     ends. The program is attached at planning and switched on by the control map.
@@ -56,11 +62,12 @@ struct bpf_table {
 	uint32_t prog_id;
 	int btf_id; /* tp_btf: the raw tracepoint's typedef in the kernel's BTF */
 	int ctl_fd, stats_fd, zero_fd, outer_fd, map_fd[2], prog_fd, perf_fd;
-	int stacks_fd;            /* a stack key: the stack trace map, kept over windows (2c) */
-	int nr_stacks;            /* its entries */
-	int *pmu_fds, nr_pmu_fds; /* BPF_HOOK_PERF: the sampled event on each CPU */
-	int nr_maps, cur;         /* maps (1, or 2 with windows); the one the program uses */
-	int nr_possible;          /* per-CPU values per key */
+	int stacks_fd, stacks1_fd; /* a stack key: the stack trace maps (2c); the second: -1 */
+	int nr_stacks;             /* entries of each */
+	int stack_map;             /* the one this window's chains go to (2c) */
+	int *pmu_fds, nr_pmu_fds;  /* BPF_HOOK_PERF: the sampled event on each CPU */
+	int nr_maps, cur;          /* maps (1, or 2 with windows); the one the program uses */
+	int nr_possible;           /* per-CPU values per key */
 	bool enabled;
 	bool secondary;   /* another table of the same source counts its events (received) */
 	bool read_failed; /* a readout failed: errno in read_errno */
@@ -110,6 +117,8 @@ struct bpf_table *bpf_table__new(const struct bpf_plan *p, struct source *src, b
 				 int nr_windows_maps, char *log_out, size_t log_len, struct err *e);
 void bpf_table__free(struct bpf_table *t);
 int bpf_table__enable(struct bpf_table *t, bool on);
+/* The control map's value: collecting (on), the CPUs, the stack map (2c); 0 or -1 (errno) */
+int bpf_table__set_ctl(struct bpf_table *t, bool on);
 /*
  * The window's end: switch maps, read the old one into rows; this window's events and
  * map-full losses per CPU into the source's received[] and lost[] (and its totals).
@@ -125,6 +134,13 @@ size_t bpf_table__stack(const struct bpf_table *t, const uint8_t *key, uint64_t 
 /* bpf/stack.c: the kernel's longest callchain (perf_event_max_stack), which perf samples are
  * cut at too; and, for each stack key part of key, its process's mappings read now (symbols/) */
 int bpf_stack__max_depth(void);
+/* bpf/stack.c (2c): the stack maps of t's plan (two when bpf_stack__swapped), 0 or -errno with
+ * e set; at a window's end, the other map emptied and named, 0 or -errno */
+int bpf_stack__create_maps(struct bpf_table *t, struct err *e);
+bool bpf_stack__swapped(const struct bpf_plan *p);
+int bpf_stack__next_window(struct bpf_table *t);
+/* --explain's words for p's stack maps of nr chains of depth frames: ", stack map of ..." */
+void bpf_stack__describe(const struct bpf_plan *p, int nr, int depth, char *buf, size_t len);
 void bpf_table__note_stack_pids(struct bpf_table *t, const uint8_t *key);
 /* Row i's key and merged value. */
 static inline const uint8_t *bpf_table__key(const struct bpf_table *t, size_t i)

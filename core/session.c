@@ -447,8 +447,10 @@ static int end_window(struct session *s, window_fn fn, void *ctx, bool last)
 {
 	int ret;
 
+	s->window_end = true;
 	for (int i = 0; i < s->nr_evsrc; i++)
 		s->evsrc[i]->read_counts(s);
+	s->window_end = false;
 	drain(s);
 	session__account_lost(s);
 	for (int i = 0; i < s->nr_evsrc && last; i++) /* the answer before the tear-down */

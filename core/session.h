@@ -203,6 +203,7 @@ struct session {
 	struct workload wl;
 	size_t budget;
 	bool started, collecting;
+	bool window_end;  /* the kernel's counts are read for a window's end, not a tick */
 	bool dry_run;     /* planning: statements run once over empty windows */
 	bool no_pushdown; /* --no-pushdown (benchmarks): no query filter in the kernel */
 	/* dry run: scan arguments (by the scan's idxStr) whose values come from rows, not from

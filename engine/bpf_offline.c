@@ -19,6 +19,7 @@
 #include "bpf/facts.h"
 #include "bpf/listing.h"
 #include "bpf/source.h"
+#include "bpf/table.h"
 #include "engine/bpf_plan_int.h"
 
 void bpf_pick__where(const struct session *s, const struct source *src, const struct bpf_plan *p,
@@ -80,12 +81,11 @@ int bpf_offline__list(struct query *q, struct session *s, struct bpf_stmt *b)
 	b->nr_start_insns = l.nr_start;
 	bpf_pick__where(s, b->src, &b->plan, where, sizeof(where));
 	if (bpf_plan__has_stack(&b->plan))
-		snprintf(stacks, sizeof(stacks),
-			 ", stack map of %d chains (%s, up to %d frames each)", b->plan.max_groups,
-			 b->plan.stack_user ? "user" : "kernel and user",
-			 b->plan.stack_depth > 0 ? b->plan.stack_depth
-			 : f                     ? bpf_facts__max_stack(f)
-						 : 127);
+		bpf_stack__describe(&b->plan, b->plan.max_groups,
+				    b->plan.stack_depth > 0 ? b->plan.stack_depth
+				    : f                     ? bpf_facts__max_stack(f)
+							    : 127,
+				    stacks, sizeof(stacks));
 	if (b->plan.pair.pending_rows) { /* no groups, nothing rewritten: pair_notes says */
 		bpf_session__note(
 			s, b->src,

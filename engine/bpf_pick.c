@@ -240,9 +240,8 @@ static void note_kernel(struct query *q, struct session *s, struct bpf_table *t,
 
 	bpf_pick__where(s, t->src, &t->plan, where, sizeof(where));
 	if (t->stacks_fd >= 0)
-		snprintf(stacks, sizeof(stacks),
-			 ", stack map of %d chains (%s, up to %d frames each)", t->nr_stacks,
-			 t->plan.stack_user ? "user" : "kernel and user", t->plan.stack_depth);
+		bpf_stack__describe(&t->plan, t->nr_stacks, t->plan.stack_depth, stacks,
+				    sizeof(stacks));
 	if (t->plan.pair.pending_rows) /* no groups: bpf_pairs__pick's note says the rest */
 		bpf_session__note(s, t->src, "in the kernel: BPF program %u of %d insns on %s%s",
 				  t->prog_id, t->nr_insns, where,
@@ -303,6 +302,7 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 		b->plan.self_tid = 0;
 		b->plan.self_pid = (uint32_t)getpid();
 	}
+	b->plan.stack_swap = q->so.interval_ms > 0; /* bpf/table.h (2c) */
 	if (s->replay) /* a capture, another kernel's facts: listed, not loaded */
 		return bpf_offline__list(q, s, b);
 	t = bpf_table__new(&b->plan, src, !q->plan_only,
