@@ -407,7 +407,8 @@ int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 
 	if (p->key_size > KEY_MAX || p->nr_aggs > 63)
 		return -E2BIG;
-	if ((p->hook != BPF_HOOK_TP && !k) || (bpf_plan__has_stack(p) && m->stacks < 0))
+	if ((p->hook != BPF_HOOK_TP && !k) ||
+	    (bpf_plan__has_stack(p) && (m->stacks < 0 || m->stack_buf < 0)))
 		return -EINVAL;
 	c.key = OFF_STR - ((p->key_size + 7) & ~7);
 	c.pair = c.key - BPF_PAIR_AREA;

@@ -36,14 +36,15 @@ struct bpf_kernel_offs {
 };
 
 struct bpf_prog_maps {
-	int ctl;     /* array, 1 entry of bpf_ctl_size() bytes */
-	int stats;   /* array, 1 entry: u64 full[nr_cpu_ids], events that found the map full, then
+	int ctl;       /* array, 1 entry of bpf_ctl_size() bytes */
+	int stats;     /* array, 1 entry: u64 full[nr_cpu_ids], events that found the map full, then
 		     * u64 nostack[nr_cpu_ids], events whose chain the stack map could not take */
-	int outer;   /* array of maps, 1 entry: the per-CPU hash of this window (windows) */
-	int direct;  /* or, without windows, that hash itself (-1: through outer) */
-	int zero;    /* array, 1 entry of value_size zero bytes: a new group's first value */
-	int stacks;  /* a stack key: the stack trace map (-1: none) */
-	int stacks1; /* and with windows (bpf/plan.h (5b)) the second one (-1: none) */
+	int outer;     /* array of maps, 1 entry: the per-CPU hash of this window (windows) */
+	int direct;    /* or, without windows, that hash itself (-1: through outer) */
+	int zero;      /* array, 1 entry of value_size zero bytes: a new group's first value */
+	int stacks;    /* a stack key: the stack trace map (-1: none) */
+	int stacks1;   /* and with windows (bpf/plan.h (5b)) the second one (-1: none) */
+	int stack_buf; /* a stack key: a per-CPU array of one chain, where it is taken */
 };
 
 /* the stats map's one value: its size, and where the stack map's losses start */

@@ -28,13 +28,15 @@ enum role {
 	R_ZERO,
 	R_STACKS,
 	R_STACKS1,
+	R_STACK_BUF,
 	R_PENDING,
 	R_COUNTS,
 	R_NR
 };
 
-static const char *const role_names[R_NR] = { "ctl",    "stats",   "outer",   "groups",     "zero",
-					      "stacks", "stacks1", "pending", "pair_counts" };
+static const char *const role_names[R_NR] = { "ctl",     "stats",      "outer",   "groups",
+					      "zero",    "stacks",     "stacks1", "stack_buf",
+					      "pending", "pair_counts" };
 
 int bpf_prog__build(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 		    const struct bpf_facts *f, int *btf_id, struct basm *a, struct err *e)
@@ -60,8 +62,9 @@ int bpf_prog__build(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 static int map_names(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 		     struct bpf_map_name *n)
 {
-	const int fds[R_NR] = { m->ctl,           m->stats,  m->outer,   m->direct,
-				m->zero,          m->stacks, m->stacks1, p->pair.pending_fd,
+	const int fds[R_NR] = { m->ctl,           m->stats,     m->outer,
+				m->direct,        m->zero,      m->stacks,
+				m->stacks1,       m->stack_buf, p->pair.pending_fd,
 				p->pair.counts_fd };
 	int nr = 0;
 
@@ -276,7 +279,8 @@ int bpf_listing__plan(const struct bpf_plan *p, int nr_maps, const struct bpf_fa
 				   .direct = nr_maps == 1 ? LISTING_FD + R_GROUPS : -1,
 				   .zero = LISTING_FD + R_ZERO,
 				   .stacks = -1,
-				   .stacks1 = -1 };
+				   .stacks1 = -1,
+				   .stack_buf = -1 };
 	int ret;
 
 	*l = (struct bpf_listing){ .facts = f ? bpf_facts__origin(f) : "the running kernel" };
@@ -284,8 +288,10 @@ int bpf_listing__plan(const struct bpf_plan *p, int nr_maps, const struct bpf_fa
 		q.stack_depth = f ? bpf_facts__max_stack(f) : 127;
 	bpf_plan__layout(&q);
 	bpf_plan__fold(&q);
-	if (bpf_plan__has_stack(&q))
+	if (bpf_plan__has_stack(&q)) {
 		m.stacks = LISTING_FD + R_STACKS;
+		m.stack_buf = LISTING_FD + R_STACK_BUF;
+	}
 	if (bpf_stack__swapped(&q))
 		m.stacks1 = LISTING_FD + R_STACKS1;
 	if (q.pair.role != BPF_PAIR_NONE) {
@@ -314,6 +320,7 @@ int bpf_listing__table(const struct bpf_table *t, struct bpf_listing *l, struct 
 				   .zero = t->zero_fd,
 				   .stacks = t->stacks_fd,
 				   .stacks1 = t->stacks1_fd,
+				   .stack_buf = t->stack_buf_fd,
 				   .direct = t->nr_maps == 1 ? t->map_fd[0] : -1 };
 	struct bpf_plan sp;
 	int ret;

@@ -19,10 +19,12 @@
  *     value as: count, flags (bit i: aggregate i overflowed or saw a value SQLite rejects),
  *     then each aggregate's state.
  * (5) A stack key is BPF_STACK_KEY bytes: pid_tgid u64, the kernel chain's and the user
- *     chain's ids in the stack map (s32 each; BPF_STACK_NONE: no such chain), comm char[16]:
- *     what the stack BLOB holds (symbols/stack.h), with the frames in the stack map.
- * (5b) With windows (stack_swap) there are two stack maps, one per window in turn: an id's bit
- *     BPF_STACK_MAP1 says it is the second map's (bpf/table.h (2c)).
+ *     chain's keys in the stack map (u64 each: a 63-bit hash of the frames, which the map
+ *     keeps by it; 0: no such chain), comm char[16]: what the stack BLOB holds
+ *     (symbols/stack.h), with the frames in the stack map. A chain is compared frame by frame
+ *     with the map's of the same hash, so two chains never share a key.
+ * (5b) With windows (stack_swap) there are two stack maps, one per window in turn: a key's
+ *     bit 63 says it is the second map's (bpf/table.h (2c)).
  */
 #ifndef PERF_SQL_BPF_PLAN_H
 #define PERF_SQL_BPF_PLAN_H
@@ -98,9 +100,10 @@ struct bpf_val {
 	} ops[BPF_MAX_OPS];
 };
 
-#define BPF_STACK_KEY 32
-#define BPF_STACK_NONE (-1)      /* a chain with no frame (get_stackid's -EFAULT) */
-#define BPF_STACK_MAP1 (1 << 30) /* (5b): an id of the second stack map */
+#define BPF_STACK_KEY 40
+#define BPF_STACK_KERNEL 8 /* (5): the kernel chain's hash (0: no chain) */
+#define BPF_STACK_USER 16  /* the user chain's */
+#define BPF_STACK_COMM 24
 
 /* a stack key (5): the event's own chain, or the pair's start's */
 static inline bool bpf_val__is_stack(const struct bpf_val *v)

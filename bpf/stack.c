@@ -1,6 +1,6 @@
 /*
  * bpf/stack.c - the chains of a stack key (bpf/plan.h (5)): the program's part that takes them
- * (bpf_get_stackid()), how deep the kernel walks, a group's frames read back from the stack map
+ * (bpf_get_stack() into a hash map keyed by the frames' own hash), how deep the kernel walks, a group's frames read back from the stack map
  * as a perf sample has them, and the processes whose mappings user space must read while they
  * live.
  */
@@ -16,74 +16,156 @@
 #include "core/err.h"
 #include "core/session.h"
 
-/* r2 = the stack map of this window; with two (bpf/plan.h (5b)), which one is kept at fp+slot */
-static void stack_map(struct cc *c, int slot)
+#define HASH_SEED 0xcbf29ce484222325ull /* FNV-1a's offset basis and prime, 64 bits */
+#define HASH_PRIME 0x100000001b3ull
+#define TAG_MAP1 (1ull << 63) /* bpf/plan.h (5b) */
+
+/* r = the stack map of this window: with two (bpf/plan.h (5b)), the one named at fp+par */
+static void ld_stack_map(struct cc *c, int r, int par)
 {
 	int second = basm__label(c->a), have = basm__label(c->a);
 
 	if (c->m->stacks1 < 0) {
-		basm__ld_map(c->a, BPF_REG_2, c->m->stacks);
+		basm__ld_map(c->a, r, c->m->stacks);
 		return;
 	}
-	basm__ld_map_value(c->a, BPF_REG_2, c->m->ctl, 0);
-	emit(c, bi_ldx(BPF_W, BPF_REG_3, BPF_REG_2, BPF_CTL_STACKS));
-	emit(c, bi_stx(BPF_W, FP, BPF_REG_3, (int16_t)slot));
-	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_3, 0, second);
-	basm__ld_map(c->a, BPF_REG_2, c->m->stacks);
+	emit(c, bi_ldx(BPF_W, r, FP, (int16_t)par));
+	basm__jmp_imm(c->a, BPF_JNE, r, 0, second);
+	basm__ld_map(c->a, r, c->m->stacks);
 	basm__ja(c->a, have);
 	basm__place(c->a, second);
-	basm__ld_map(c->a, BPF_REG_2, c->m->stacks1);
+	basm__ld_map(c->a, r, c->m->stacks1);
 	basm__place(c->a, have);
 }
 
-/* r0 |= BPF_STACK_MAP1 when the id is the second map's (its number at fp+slot) */
-static void stack_tag(struct cc *c, int slot)
+/* r0 = this CPU's frame buffer (a per-CPU array: a chain is larger than the BPF stack) */
+static void ld_buf(struct cc *c, int lost)
 {
-	int first = basm__label(c->a);
-
-	if (c->m->stacks1 < 0)
-		return;
-	emit(c, bi_ldx(BPF_W, BPF_REG_1, FP, (int16_t)slot));
-	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_1, 0, first);
-	emit(c, bi_alu64_imm(BPF_OR, BPF_REG_0, BPF_STACK_MAP1));
-	basm__place(c->a, first);
+	emit(c, bi_st(BPF_W, FP, OFF_ZERO32, 0));
+	basm__ld_map(c->a, BPF_REG_1, c->m->stack_buf);
+	emit(c, bi_mov64_reg(BPF_REG_2, FP));
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, OFF_ZERO32));
+	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, lost);
 }
 
-/* the stack key at fp+at (bpf/plan.h (5)): the task, its chains' ids, its name */
+/* fp+slot = the chain's hash over its r4 bytes of frames at r0 (never 0: no chain) */
+static void hash_chain(struct cc *c, int slot, bool user)
+{
+	int hashed = basm__label(c->a);
+
+	basm__ld_imm64(c->a, BPF_REG_2, HASH_SEED + user);
+	basm__ld_imm64(c->a, BPF_REG_5, HASH_PRIME);
+	for (int i = 0; i < c->p->stack_depth; i++) {
+		basm__jmp_imm(c->a, BPF_JLE, BPF_REG_4, 8 * i, hashed);
+		emit(c, bi_ldx(BPF_DW, BPF_REG_3, BPF_REG_0, (int16_t)(8 * i)));
+		emit(c, bi_alu64_reg(BPF_XOR, BPF_REG_2, BPF_REG_3));
+		emit(c, bi_alu64_reg(BPF_MUL, BPF_REG_2, BPF_REG_5));
+	}
+	basm__place(c->a, hashed);
+	emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_2, 1)); /* bit 63: the map's tag */
+	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_2, 0, hashed = basm__label(c->a));
+	emit(c, bi_mov64_imm(BPF_REG_2, 1));
+	basm__place(c->a, hashed);
+	emit(c, bi_stx(BPF_DW, FP, BPF_REG_2, (int16_t)slot));
+}
+
+/* the frames at r0 (the buffer) and at fp+spill (the map's chain of the same hash) equal,
+ * through the first 0: to have, else to lost (a hash both chains share: not aggregated) */
+static void same_chain(struct cc *c, int spill, int have, int lost)
+{
+	emit(c, bi_ldx(BPF_DW, BPF_REG_1, FP, (int16_t)spill));
+	for (int i = 0; i < c->p->stack_depth; i++) {
+		emit(c, bi_ldx(BPF_DW, BPF_REG_3, BPF_REG_0, (int16_t)(8 * i)));
+		emit(c, bi_ldx(BPF_DW, BPF_REG_4, BPF_REG_1, (int16_t)(8 * i)));
+		basm__jmp_reg(c->a, BPF_JNE, BPF_REG_3, BPF_REG_4, lost);
+		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_3, 0, have);
+	}
+	basm__ja(c->a, have);
+}
+
+/* fp+slot = the hash of the chain (user or kernel) in the stack map, which keeps it by that
+ * hash (added, or found with the same frames); 0: no chain; a chain the map cannot take: lost */
+static void chain_key(struct cc *c, int at, int slot, bool user)
+{
+	int got = basm__label(c->a), none = basm__label(c->a), lost = basm__label(c->a);
+	int add = basm__label(c->a), have = basm__label(c->a), next = basm__label(c->a);
+	int spill = at + BPF_STACK_COMM, par = at + BPF_STACK_COMM + 8; /* the name's, for now */
+
+	ld_buf(c, lost);
+	emit(c, bi_mov64_reg(BPF_REG_2, BPF_REG_0));
+	emit(c, bi_mov64_reg(BPF_REG_1, BPF_REG_6));
+	emit(c, bi_mov64_imm(BPF_REG_3, c->p->stack_depth * 8));
+	emit(c, bi_mov64_imm(BPF_REG_4, user ? BPF_F_USER_STACK : 0));
+	emit(c, bi_call(BPF_FUNC_get_stack));
+	basm__jmp_imm(c->a, BPF_JSGT, BPF_REG_0, 0, got);
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, none);
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, -EFAULT, none); /* no frame at all */
+	if (user) /* 6.18 answers -EPERM for a task with no user memory (the idle task, a
+		   * kernel thread): no user chain, as the ring's sample has none */
+		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, -EPERM, none);
+	basm__ja(c->a, lost);
+	basm__place(c->a, got);
+	emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)slot));
+	ld_buf(c, lost);
+	emit(c, bi_ldx(BPF_DW, BPF_REG_4, FP, (int16_t)slot));
+	hash_chain(c, slot, user);
+	ld_stack_map(c, BPF_REG_1, par);
+	emit(c, bi_mov64_reg(BPF_REG_2, FP));
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, slot));
+	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, add);
+	emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)spill));
+	ld_buf(c, lost);
+	same_chain(c, spill, have, lost);
+	basm__place(c->a, add);
+	ld_buf(c, lost);
+	emit(c, bi_mov64_reg(BPF_REG_3, BPF_REG_0));
+	ld_stack_map(c, BPF_REG_1, par);
+	emit(c, bi_mov64_reg(BPF_REG_2, FP));
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, slot));
+	emit(c, bi_mov64_imm(BPF_REG_4, BPF_NOEXIST));
+	emit(c, bi_call(BPF_FUNC_map_update_elem));
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, have);
+	/* another CPU added the same hash meanwhile: its frames, by the hash's 63 bits */
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, -EEXIST, have);
+	basm__ja(c->a, lost);
+	basm__place(c->a, none);
+	emit(c, bi_st(BPF_DW, FP, (int16_t)slot, 0));
+	basm__ja(c->a, next);
+	basm__place(c->a, have);
+	if (c->m->stacks1 >= 0) { /* the second map's: bit 63 (bpf/plan.h (5b)) */
+		emit(c, bi_ldx(BPF_W, BPF_REG_1, FP, (int16_t)par));
+		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_1, 0, next);
+		emit(c, bi_ldx(BPF_DW, BPF_REG_1, FP, (int16_t)slot));
+		basm__ld_imm64(c->a, BPF_REG_2, TAG_MAP1);
+		emit(c, bi_alu64_reg(BPF_OR, BPF_REG_1, BPF_REG_2));
+		emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)slot));
+	}
+	basm__ja(c->a, next);
+	basm__place(c->a, lost);
+	bpf_cc__count_lost(c, BPF_STATS_NOSTACK(c->p));
+	basm__place(c->a, next);
+}
+
+/* the stack key at fp+at (bpf/plan.h (5)): the task, its chains' hashes, its name */
 void bpf_cc__stack_key(struct cc *c, int at)
 {
+	int par = at + BPF_STACK_COMM + 8;
+
 	emit(c, bi_call(BPF_FUNC_get_current_pid_tgid));
 	emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)at));
-	for (int user = 0; user < 2; user++) {
-		int have = basm__label(c->a), none = basm__label(c->a), lost = basm__label(c->a);
-		int next = basm__label(c->a), slot = at + 8 + 4 * user;
-
-		if (!user && c->p->stack_user) {
-			emit(c, bi_st(BPF_W, FP, (int16_t)slot, BPF_STACK_NONE));
-			continue;
-		}
-		emit(c, bi_mov64_reg(BPF_REG_1, BPF_REG_6));
-		stack_map(c, slot); /* r2, r3 */
-		emit(c, bi_mov64_imm(BPF_REG_3, user ? BPF_F_USER_STACK : 0));
-		emit(c, bi_call(BPF_FUNC_get_stackid));
-		basm__jmp_imm(c->a, BPF_JSGE, BPF_REG_0, 0, have);
-		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, -EFAULT, none); /* no frame at all */
-		if (user) /* 6.18 answers -EPERM for a task with no user memory (the idle task, a
-			   * kernel thread): no user chain, as the ring's sample has none */
-			basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, -EPERM, none);
-		basm__ja(c->a, lost);
-		basm__place(c->a, none);
-		emit(c,
-		     bi_mov64_imm(BPF_REG_0, BPF_STACK_NONE)); /* all bits: the tag changes none */
-		basm__place(c->a, have);
-		stack_tag(c, slot);
-		emit(c, bi_stx(BPF_W, FP, BPF_REG_0, (int16_t)slot));
-		basm__ja(c->a, next);
-		basm__place(c->a, lost);
-		bpf_cc__count_lost(c, BPF_STATS_NOSTACK(c->p));
-		basm__place(c->a, next);
+	if (c->m->stacks1 >= 0) { /* this window's map, once for both chains */
+		basm__ld_map_value(c->a, BPF_REG_1, c->m->ctl, 0);
+		emit(c, bi_ldx(BPF_W, BPF_REG_2, BPF_REG_1, BPF_CTL_STACKS));
+		emit(c, bi_stx(BPF_W, FP, BPF_REG_2, (int16_t)par));
 	}
-	bpf_cc__current_comm(c, at + 16);
+	if (c->p->stack_user)
+		emit(c, bi_st(BPF_DW, FP, (int16_t)(at + BPF_STACK_KERNEL), 0));
+	else
+		chain_key(c, at, at + BPF_STACK_KERNEL, false);
+	chain_key(c, at, at + BPF_STACK_USER, true);
+	bpf_cc__current_comm(c, at + BPF_STACK_COMM);
 }
 
 /* the kernel's longest callchain (perf_event_max_stack), which perf samples are cut at too */
@@ -99,18 +181,14 @@ int bpf_stack__max_depth(void)
 	return n > 0 && n <= 4096 ? n : 127;
 }
 
-static size_t chain(const struct bpf_table *t, int32_t id, uint64_t marker, uint64_t *frames,
+static size_t chain(const struct bpf_table *t, uint64_t h, uint64_t marker, uint64_t *frames,
 		    size_t max, uint64_t *buf)
 {
+	int fd = h & TAG_MAP1 ? t->stacks1_fd : t->stacks_fd;
 	size_t n = 0;
 
-	int fd = t->stacks_fd;
-
-	if (id >= 0 && (id & BPF_STACK_MAP1)) { /* bpf/plan.h (5b) */
-		fd = t->stacks1_fd;
-		id &= ~BPF_STACK_MAP1;
-	}
-	if (id < 0 || max < 2 || fd < 0 || bpf_map_lookup_elem(fd, &id, buf))
+	h &= ~TAG_MAP1;
+	if (!h || max < 2 || fd < 0 || bpf_map_lookup_elem(fd, &h, buf))
 		return 0;
 	frames[n++] = marker;
 	for (int i = 0; i < t->plan.stack_depth && buf[i] && n < max; i++)
@@ -121,24 +199,24 @@ static size_t chain(const struct bpf_table *t, int32_t id, uint64_t marker, uint
 size_t bpf_table__stack(const struct bpf_table *t, const uint8_t *key, uint64_t *frames, size_t max)
 {
 	uint64_t *buf = calloc((size_t)t->plan.stack_depth, 8);
-	int32_t kid, uid;
+	uint64_t kh, uh;
 	size_t n;
 
 	if (!buf)
 		return 0;
-	memcpy(&kid, key + 8, 4);
-	memcpy(&uid, key + 12, 4);
-	n = chain(t, kid, (uint64_t)PERF_CONTEXT_KERNEL, frames, max, buf);
-	n += chain(t, uid, (uint64_t)PERF_CONTEXT_USER, frames + n, max - n, buf);
+	memcpy(&kh, key + BPF_STACK_KERNEL, 8);
+	memcpy(&uh, key + BPF_STACK_USER, 8);
+	n = chain(t, kh, (uint64_t)PERF_CONTEXT_KERNEL, frames, max, buf);
+	n += chain(t, uh, (uint64_t)PERF_CONTEXT_USER, frames + n, max - n, buf);
 	free(buf);
 	return n;
 }
 
-/* every chain of map fd deleted (a stack trace map's next key after a deleted one is its
- * first: the next is taken before) */
+/* every chain of map fd deleted (the next key after a deleted one is the map's first: the
+ * next is taken before) */
 static void empty_map(int fd)
 {
-	uint32_t key, next;
+	uint64_t key, next;
 	bool more;
 
 	if (bpf_map_get_next_key(fd, NULL, &key))
@@ -156,12 +234,14 @@ int bpf_stack__create_maps(struct bpf_table *t, struct err *e)
 	uint32_t size = (uint32_t)p->stack_depth * 8;
 
 	t->nr_stacks = p->max_groups;
-	t->stacks_fd = bpf_map_create(BPF_MAP_TYPE_STACK_TRACE, "psql_stacks", 4, size,
+	t->stack_buf_fd =
+		bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "psql_stack_buf", 4, size, 1, NULL);
+	t->stacks_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "psql_stacks", 8, size,
 				      (uint32_t)t->nr_stacks, NULL);
 	if (t->stacks_fd >= 0 && bpf_stack__swapped(p))
-		t->stacks1_fd = bpf_map_create(BPF_MAP_TYPE_STACK_TRACE, "psql_stacks1", 4, size,
+		t->stacks1_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "psql_stacks1", 8, size,
 					       (uint32_t)t->nr_stacks, NULL);
-	if (t->stacks_fd < 0 || (bpf_stack__swapped(p) && t->stacks1_fd < 0))
+	if (t->stack_buf_fd < 0 || t->stacks_fd < 0 || (bpf_stack__swapped(p) && t->stacks1_fd < 0))
 		return err_set(e, -errno, "cannot create the BPF stack map: %s", strerror(errno));
 	return 0;
 }

@@ -158,6 +158,7 @@ static int load_one(struct bpf_table *t, const struct bpf_plan *p, int *fd_out, 
 				   .zero = t->zero_fd,
 				   .stacks = t->stacks_fd,
 				   .stacks1 = t->stacks1_fd,
+				   .stack_buf = t->stack_buf_fd,
 				   .direct = t->nr_maps == 1 ? t->map_fd[0] : -1 };
 	struct bpf_prog_info info = { 0 };
 	uint32_t info_len = sizeof(info);
@@ -299,7 +300,7 @@ struct bpf_table *bpf_table__new(const struct bpf_plan *p, struct source *src, b
 	t->ctl_fd = t->stats_fd = t->zero_fd = t->outer_fd = t->prog_fd = t->perf_fd = -1;
 	t->start_prog_fd = t->start_perf_fd = t->pending_fd = t->counts_fd = -1;
 	t->pair_stat = -1;
-	t->map_fd[0] = t->map_fd[1] = t->stacks_fd = t->stacks1_fd = -1;
+	t->map_fd[0] = t->map_fd[1] = t->stacks_fd = t->stacks1_fd = t->stack_buf_fd = -1;
 	t->plan = *p;
 	if (t->plan.stack_depth <= 0)
 		t->plan.stack_depth = bpf_stack__max_depth();
@@ -334,10 +335,10 @@ fail:
 
 void bpf_table__free(struct bpf_table *t)
 {
-	int *fds[] = { &t->start_perf_fd, &t->perf_fd,   &t->start_prog_fd, &t->prog_fd,
-		       &t->outer_fd,      &t->map_fd[0], &t->map_fd[1],     &t->zero_fd,
-		       &t->stats_fd,      &t->ctl_fd,    &t->pending_fd,    &t->counts_fd,
-		       &t->stacks_fd,     &t->stacks1_fd };
+	int *fds[] = { &t->start_perf_fd, &t->perf_fd,    &t->start_prog_fd, &t->prog_fd,
+		       &t->outer_fd,      &t->map_fd[0],  &t->map_fd[1],     &t->zero_fd,
+		       &t->stats_fd,      &t->ctl_fd,     &t->pending_fd,    &t->counts_fd,
+		       &t->stacks_fd,     &t->stacks1_fd, &t->stack_buf_fd };
 
 	if (!t)
 		return;

@@ -62,7 +62,8 @@ struct bpf_table {
 	uint32_t prog_id;
 	int btf_id; /* tp_btf: the raw tracepoint's typedef in the kernel's BTF */
 	int ctl_fd, stats_fd, zero_fd, outer_fd, map_fd[2], prog_fd, perf_fd;
-	int stacks_fd, stacks1_fd; /* a stack key: the stack trace maps (2c); the second: -1 */
+	int stacks_fd, stacks1_fd; /* a stack key: the stack maps (2c); the second: -1 */
+	int stack_buf_fd;          /* and the per-CPU buffer a chain is taken into */
 	int nr_stacks;             /* entries of each */
 	int stack_map;             /* the one this window's chains go to (2c) */
 	int *pmu_fds, nr_pmu_fds;  /* BPF_HOOK_PERF: the sampled event on each CPU */

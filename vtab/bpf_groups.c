@@ -202,7 +202,8 @@ static void stack_column(sqlite3_context *ctx, const struct bpf_table *t, const 
 	if (frames) {
 		n = bpf_table__stack(t, key, frames, max);
 		n = user_cut(t, pid, tid, frames, n, max);
-		blob = stack_blob__new(pid, tid, (const char *)key + 16, frames, n, &len);
+		blob = stack_blob__new(pid, tid, (const char *)key + BPF_STACK_COMM, frames, n,
+				       &len);
 		free(frames);
 	}
 	if (blob)
