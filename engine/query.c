@@ -239,8 +239,7 @@ static void bpf_warning(const struct source *src, unsigned long long lost, int m
 	if (nostack && off >= 0 && (size_t)off < len)
 		off += snprintf(buf + off, len - (size_t)off,
 				"%s %llu %shad a call chain the BPF stack map could not take "
-				"(full, or its hash bucket held another chain) and were not "
-				"aggregated",
+				"(full) and were not aggregated",
 				full ? "," : "", nostack,
 				full ? "more " : "events of this window ");
 	if ((full || nostack) && off >= 0 && (size_t)off < len)

@@ -96,16 +96,15 @@ static void test_memory_and_bpf(void)
 	w = warn(4, 0, 0, 0, 0);
 	snprintf(want, sizeof(want),
 		 "warning: sched:sched_wakeup: 4 events of this window had a call chain the BPF "
-		 "stack map could not take (full, or its hash bucket held another chain) and were "
-		 "not aggregated; raise --max-groups (now %d)",
+		 "stack map could not take (full) and were not aggregated; raise --max-groups "
+		 "(now %d)",
 		 BPF_DEFAULT_MAX_GROUPS);
 	T(!strcmp(w, want), "BPF stack map: %s", w);
 	w = warn(5, 1, 0, 0, 0);
 	snprintf(want, sizeof(want),
 		 "warning: sched:sched_wakeup: 2 events of this window found the BPF map full and "
 		 "were not aggregated, 4 more had a call chain the BPF stack map could not take "
-		 "(full, or its hash bucket held another chain) and were not aggregated; raise "
-		 "--max-groups (now %d)",
+		 "(full) and were not aggregated; raise --max-groups (now %d)",
 		 BPF_DEFAULT_MAX_GROUPS);
 	T(!strcmp(w, want), "both BPF maps: %s", w);
 	nostack = 0;
