@@ -19,10 +19,12 @@
 #   pairs     pairs() in the kernel, perf-sql syscalls and rundelay against bpftrace, perf trace -s
 #             and bcc syscount -L, see bench/bpf_pairs.sh;
 #   shapes    the profilers' shapes in the kernel (a bare column, an operation of two columns)
-#             against a bpftrace one-liner, see bench/bpf_shapes.sh.
+#             against a bpftrace one-liner, see bench/bpf_shapes.sh;
+#   churn     continuous profiling under a churn of new processes (BENCH_CHURN_SECS, 600, twice):
+#             the stack map's windows, see bench/churn.sh.
 # What the sections share (the results file, timed and traced runs, the peers) is bench/lib.sh.
 #
-# perf-sql runs with --no-bpf in every section but bpf, ustr, pairs and shapes: they measure the ring
+# perf-sql runs with --no-bpf in every section but bpf, ustr, pairs, shapes and churn: they measure the ring
 # path (its sampling, windows and SQLite's aggregates); section bpf measures GROUP BY in the
 # kernel, ustr the BPF program of user strings, pairs pairs() in the kernel (and on the ring).
 #
@@ -44,7 +46,7 @@ SECS=${BENCH_SECS:-2}
 PAGES=${BENCH_PAGES:-64}
 PP=${BENCH_PP:-200000}
 MAXMEM=${BENCH_MAX_MEMORY:-4G}
-ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay unwind serve bpf ustr pairs shapes"
+ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay unwind serve bpf ustr pairs shapes churn"
 SECTIONS=${BENCH_SECTIONS:-$ALL_SECTIONS}
 BURN_SECS=${BENCH_BURN_SECS:-10}
 SYM_COPIES=${BENCH_SYM_COPIES:-200}
@@ -149,6 +151,12 @@ section_serve() {
 	BENCH_REPS=$REPS BENCH_SECS=$SECS BENCH_PAGES=$PAGES bash "$HERE/serve.sh" > "$TMP/serve.out" 2> /dev/null
 }
 
+# continuous profiling under churn: the stack map's windows (bench/churn.sh)
+section_churn() {
+	log "churn: ${BENCH_CHURN_SECS:-600} s x2 of new processes under -i 1000 GROUP BY stack in the kernel"
+	bash "$HERE/churn.sh" > "$TMP/churn.out" 2> /dev/null
+}
+
 T0=$SECONDS
 log "$("$PERF_SQL" --version 2>&1 | head -1); $(perf --version 2>/dev/null); kernel $(uname -r); $NCPU CPUs"
 for sec in $SECTIONS; do
@@ -171,6 +179,7 @@ calc report "$RES"
 [ -s "$TMP/shapes.out" ] && cat "$TMP/shapes.out"
 [ -s "$TMP/unwind.out" ] && cat "$TMP/unwind.out"
 [ -s "$TMP/serve.out" ] && cat "$TMP/serve.out"
+[ -s "$TMP/churn.out" ] && cat "$TMP/churn.out"
 if [ -s "$TMP/lostwarn" ]; then
 	echo "perf-sql lost-event warnings (expected where it lost events): $(sort "$TMP/lostwarn" |
 		uniq -c | awk '{ printf "%s%s x%s", sep, $2, $1; sep = ", " }')"
