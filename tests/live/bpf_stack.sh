@@ -1,4 +1,4 @@
-# GROUP BY stack in the kernel (docs/bpf.md, "Stacks"): a stack trace map and bpf_get_stackid()
+# GROUP BY stack in the kernel (docs/bpf.md, "Stacks"): bpf_get_stack() into a map keyed by the frames' hash
 # on both paths over the same workloads. tests/workloads/stacks.c calls getppid from three known
 # call chains a known number of times: the kernel's groups must be the perf ring's (--no-bpf),
 # byte for byte, with exactly those counts; a full stack map is counted, never silent.
