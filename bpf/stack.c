@@ -38,7 +38,8 @@ static void ld_stack_map(struct cc *c, int r, int par)
 	basm__place(c->a, have);
 }
 
-/* r0 = this CPU's frame buffer (a per-CPU array: a chain is larger than the BPF stack) */
+/* r9 = this CPU's frame buffer (a per-CPU array: a chain is larger than the BPF stack), kept
+ * over the helpers' calls: r9 is free until the group is found (bpf_cc__find_group) */
 static void ld_buf(struct cc *c, int lost)
 {
 	emit(c, bi_st(BPF_W, FP, OFF_ZERO32, 0));
@@ -47,41 +48,49 @@ static void ld_buf(struct cc *c, int lost)
 	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, OFF_ZERO32));
 	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
 	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, lost);
+	emit(c, bi_mov64_reg(BPF_REG_9, BPF_REG_0));
 }
 
-/* fp+slot = the chain's hash over its r4 bytes of frames at r0 (never 0: no chain) */
+/* fp+slot = the chain's hash over its r0 bytes of frames at r9 (never 0: no chain) */
 static void hash_chain(struct cc *c, int slot, bool user)
 {
-	int hashed = basm__label(c->a);
+	int hashed = basm__label(c->a), nonzero = basm__label(c->a);
 
 	basm__ld_imm64(c->a, BPF_REG_2, HASH_SEED + user);
 	basm__ld_imm64(c->a, BPF_REG_5, HASH_PRIME);
 	for (int i = 0; i < c->p->stack_depth; i++) {
-		basm__jmp_imm(c->a, BPF_JLE, BPF_REG_4, 8 * i, hashed);
-		emit(c, bi_ldx(BPF_DW, BPF_REG_3, BPF_REG_0, (int16_t)(8 * i)));
+		basm__jmp_imm(c->a, BPF_JLE, BPF_REG_0, 8 * i, hashed);
+		emit(c, bi_ldx(BPF_DW, BPF_REG_3, BPF_REG_9, (int16_t)(8 * i)));
 		emit(c, bi_alu64_reg(BPF_XOR, BPF_REG_2, BPF_REG_3));
 		emit(c, bi_alu64_reg(BPF_MUL, BPF_REG_2, BPF_REG_5));
 	}
 	basm__place(c->a, hashed);
 	emit(c, bi_alu64_imm(BPF_RSH, BPF_REG_2, 1)); /* bit 63: the map's tag */
-	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_2, 0, hashed = basm__label(c->a));
+	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_2, 0, nonzero);
 	emit(c, bi_mov64_imm(BPF_REG_2, 1));
-	basm__place(c->a, hashed);
+	basm__place(c->a, nonzero);
 	emit(c, bi_stx(BPF_DW, FP, BPF_REG_2, (int16_t)slot));
 }
 
-/* the frames at r0 (the buffer) and at fp+spill (the map's chain of the same hash) equal,
- * through the first 0: to have, else to lost (a hash both chains share: not aggregated) */
-static void same_chain(struct cc *c, int spill, int have, int lost)
+/* the frames at r9 (the buffer) and at r0 (the map's chain of the same hash) equal, through
+ * the first 0: to have, else to lost (a hash two chains share: not aggregated) */
+static void same_chain(struct cc *c, int have, int lost)
 {
-	emit(c, bi_ldx(BPF_DW, BPF_REG_1, FP, (int16_t)spill));
 	for (int i = 0; i < c->p->stack_depth; i++) {
-		emit(c, bi_ldx(BPF_DW, BPF_REG_3, BPF_REG_0, (int16_t)(8 * i)));
-		emit(c, bi_ldx(BPF_DW, BPF_REG_4, BPF_REG_1, (int16_t)(8 * i)));
+		emit(c, bi_ldx(BPF_DW, BPF_REG_3, BPF_REG_9, (int16_t)(8 * i)));
+		emit(c, bi_ldx(BPF_DW, BPF_REG_4, BPF_REG_0, (int16_t)(8 * i)));
 		basm__jmp_reg(c->a, BPF_JNE, BPF_REG_3, BPF_REG_4, lost);
 		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_3, 0, have);
 	}
 	basm__ja(c->a, have);
+}
+
+/* r1 = the map, r2 = fp+slot: the chain's key */
+static void map_key_args(struct cc *c, int slot, int par)
+{
+	ld_stack_map(c, BPF_REG_1, par);
+	emit(c, bi_mov64_reg(BPF_REG_2, FP));
+	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, slot));
 }
 
 /* fp+slot = the hash of the chain (user or kernel) in the stack map, which keeps it by that
@@ -90,11 +99,10 @@ static void chain_key(struct cc *c, int at, int slot, bool user)
 {
 	int got = basm__label(c->a), none = basm__label(c->a), lost = basm__label(c->a);
 	int add = basm__label(c->a), have = basm__label(c->a), next = basm__label(c->a);
-	int spill = at + BPF_STACK_COMM, par = at + BPF_STACK_COMM + 8; /* the name's, for now */
+	int par = at + BPF_STACK_COMM; /* the name's place, for now */
 
-	ld_buf(c, lost);
-	emit(c, bi_mov64_reg(BPF_REG_2, BPF_REG_0));
 	emit(c, bi_mov64_reg(BPF_REG_1, BPF_REG_6));
+	emit(c, bi_mov64_reg(BPF_REG_2, BPF_REG_9));
 	emit(c, bi_mov64_imm(BPF_REG_3, c->p->stack_depth * 8));
 	emit(c, bi_mov64_imm(BPF_REG_4, user ? BPF_F_USER_STACK : 0));
 	emit(c, bi_call(BPF_FUNC_get_stack));
@@ -106,24 +114,14 @@ static void chain_key(struct cc *c, int at, int slot, bool user)
 		basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, -EPERM, none);
 	basm__ja(c->a, lost);
 	basm__place(c->a, got);
-	emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)slot));
-	ld_buf(c, lost);
-	emit(c, bi_ldx(BPF_DW, BPF_REG_4, FP, (int16_t)slot));
 	hash_chain(c, slot, user);
-	ld_stack_map(c, BPF_REG_1, par);
-	emit(c, bi_mov64_reg(BPF_REG_2, FP));
-	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, slot));
+	map_key_args(c, slot, par);
 	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
 	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, add);
-	emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)spill));
-	ld_buf(c, lost);
-	same_chain(c, spill, have, lost);
+	same_chain(c, have, lost);
 	basm__place(c->a, add);
-	ld_buf(c, lost);
-	emit(c, bi_mov64_reg(BPF_REG_3, BPF_REG_0));
-	ld_stack_map(c, BPF_REG_1, par);
-	emit(c, bi_mov64_reg(BPF_REG_2, FP));
-	emit(c, bi_alu64_imm(BPF_ADD, BPF_REG_2, slot));
+	map_key_args(c, slot, par);
+	emit(c, bi_mov64_reg(BPF_REG_3, BPF_REG_9));
 	emit(c, bi_mov64_imm(BPF_REG_4, BPF_NOEXIST));
 	emit(c, bi_call(BPF_FUNC_map_update_elem));
 	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, have);
@@ -151,10 +149,15 @@ static void chain_key(struct cc *c, int at, int slot, bool user)
 /* the stack key at fp+at (bpf/plan.h (5)): the task, its chains' hashes, its name */
 void bpf_cc__stack_key(struct cc *c, int at)
 {
-	int par = at + BPF_STACK_COMM + 8;
+	int par = at + BPF_STACK_COMM, lost = basm__label(c->a), have = basm__label(c->a);
 
 	emit(c, bi_call(BPF_FUNC_get_current_pid_tgid));
 	emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)at));
+	ld_buf(c, lost);
+	basm__ja(c->a, have);
+	basm__place(c->a, lost); /* never: the array has its one entry */
+	bpf_cc__count_lost(c, BPF_STATS_NOSTACK(c->p));
+	basm__place(c->a, have);
 	if (c->m->stacks1 >= 0) { /* this window's map, once for both chains */
 		basm__ld_map_value(c->a, BPF_REG_1, c->m->ctl, 0);
 		emit(c, bi_ldx(BPF_W, BPF_REG_2, BPF_REG_1, BPF_CTL_STACKS));
