@@ -118,6 +118,8 @@ uint64_t source__sample_type(const struct source *src)
 		st &= ~(uint64_t)PERF_SAMPLE_PERIOD;
 	if (src->ev->kind == EV_UPROBE && src->need_regs)
 		st |= PERF_SAMPLE_REGS_USER;
+	if (src->need_cgroup && src->s->cgroup_ring)
+		st |= PERF_SAMPLE_CGROUP;
 	if (copies_stack(src)) /* unwound while draining */
 		st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	return src->need_stack ? st | PERF_SAMPLE_CALLCHAIN : st;
@@ -178,6 +180,7 @@ static struct perf_evsel *new_source_evsel(struct session *s, struct source *src
 	if (src->counter) /* perf stat's scaling when counters are multiplexed */
 		a.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	src->sample_type = a.sample_type;
+	src->win->cgroup = (a.sample_type & PERF_SAMPLE_CGROUP) != 0; /* before any row */
 	return perf_evsel__new(&a);
 }
 
