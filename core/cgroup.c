@@ -24,6 +24,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 #include "core/cgroup.h"
+#include "core/replay.h"
 #include "core/session.h"
 
 #define CGROUP2_MAGIC 0x63677270
@@ -269,18 +270,21 @@ void cgroup_path__normalize(const char *in, char *out, unsigned long len)
 void source__plan_cgroup(struct source *src)
 {
 	struct session *s = src->s;
+	const struct replay *r = s->replay;
 
 	src->need_cgroup = true;
-	if (s->replay && !src->ev->cgroup_rows)
+	if (r && r->cr && !src->ev->cgroup_rows) /* a capture's table: its rows say */
 		snprintf(s->cgroup_note, sizeof(s->cgroup_note),
 			 "_cgroup and _cgroup_id of %.80s are NULL: the capture's rows carry no "
 			 "cgroup id (recorded without _cgroup, or without cgroup v2)",
 			 src->ev->full);
 	if (s->cgroups)
 		return;
-	s->cgroups = s->replay ? cgroup_map__new_offline() : cgroup_map__new();
-	if (s->replay || !s->cgroups)
-		return; /* a capture's rows say for themselves (core/replay.c) */
+	s->cgroups = r ? cgroup_map__new_offline() : cgroup_map__new();
+	if (r || !s->cgroups) { /* a capture's ids, or another kernel's (--kernel-facts) */
+		s->cgroup_ring = !r || !r->cr;
+		return;
+	}
 	if (!s->cgroups->root) {
 		snprintf(s->cgroup_note, sizeof(s->cgroup_note),
 			 "_cgroup and _cgroup_id are NULL: no cgroup v2 hierarchy is mounted "

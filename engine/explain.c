@@ -78,18 +78,26 @@ static void explain_target(const struct session *s, const struct source *src, FI
 }
 
 /* _cgroup: where its ids come from and how they are named, or why it is NULL */
-void query__explain_cgroup(const struct session *s, FILE *f)
+void query__explain_cgroup(const struct session *s, bool kernel, FILE *f)
 {
-	if (s->cgroup_note[0])
+	const char *root = cgroup_map__root(s->cgroups), *from;
+
+	from = kernel ? "bpf_get_current_cgroup_id()" : "PERF_SAMPLE_CGROUP";
+	if (s->cgroup_note[0] && (!kernel || !root || s->replay))
 		fprintf(f, "  cgroup       %s\n", s->cgroup_note);
-	else if (s->replay)
+	else if (s->replay && !kernel && !s->cgroup_ring)
 		fprintf(f,
 			"  cgroup       the ids the rows carry, named by the capture's CGROUPS\n");
+	else if (s->replay)
+		fprintf(f,
+			"  cgroup       v2 ids (%s), named by a walk of the v2 hierarchy where it "
+			"runs\n",
+			from);
 	else
 		fprintf(f,
-			"  cgroup       v2 ids of %s (PERF_SAMPLE_CGROUP), named by a walk of it "
-			"(again at an id not known: a cgroup made since)\n",
-			cgroup_map__root(s->cgroups));
+			"  cgroup       v2 ids (%s) named by a walk of %s (again at an id not "
+			"known: a cgroup made since)\n",
+			from, root);
 }
 
 /* --explain / -v: per table, what is opened, sampled and filtered where. */
@@ -140,7 +148,7 @@ void query__explain(struct session *s, FILE *f)
 		if (src->filter_note[0]) /* a filter wanted and not set: never in silence */
 			fprintf(f, "  filter note  %s\n", src->filter_note);
 		if (src->need_cgroup)
-			query__explain_cgroup(s, f);
+			query__explain_cgroup(s, false, f);
 		fprintf(f, "  user space   SQLite checks every WHERE term again\n");
 	}
 	if (!s->nr_src)
