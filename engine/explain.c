@@ -96,7 +96,7 @@ void query__explain_cgroup(const struct session *s, bool kernel, FILE *f)
 	else
 		fprintf(f,
 			"  cgroup       v2 ids (%s) named by a walk of %s (again at an id not "
-			"known: a cgroup made since)\n",
+			"known) and PERF_RECORD_CGROUP (a cgroup made since, even once removed)\n",
 			from, root);
 }
 

@@ -2,7 +2,8 @@
 # and `writes 700` in the other, each write of a size no one else writes; GROUP BY _cgroup
 # answers 300 and 700 with the two paths, on the kernel path, on the ring (--no-bpf), and from
 # a capture replayed as nobody. The second cgroup is made after the query started (named by
-# the walk an unknown id starts); a WHERE on _cgroup matching both, planned before either
+# the walk an unknown id starts, or its PERF_RECORD_CGROUP); a third, made and removed within
+# the window, is named too (PERF_RECORD_CGROUP: no walk finds it); a WHERE on _cgroup matching both, planned before either
 # existed, keeps them (the kernel lets ids made since through, engine/bpf_cgroup.c), one on
 # only the new one keeps only it.
 . "$(dirname "$0")/lib.sh"; need_root
@@ -13,10 +14,10 @@ done
 [ -n "$base" ] || skip "no cgroup v2 hierarchy mounted"
 command -v setpriv >/dev/null || skip "setpriv is not installed (util-linux)"
 size=$((3001 + $$ % 997)) # no other task writes this many bytes at once
-a=perfsql-cgcol-$$-a b=perfsql-cgcol-$$-b
+a=perfsql-cgcol-$$-a b=perfsql-cgcol-$$-b c=perfsql-cgcol-$$-c
 dir=$(mktemp -d) || fail "mktemp"
 pq=
-trap '[ -n "$pq" ] && kill $pq 2>/dev/null; wait; rmdir "$base/$a" "$base/$b" 2>/dev/null;
+trap '[ -n "$pq" ] && kill $pq 2>/dev/null; wait; rmdir "$base/$a" "$base/$b" "$base/$c" 2>/dev/null;
 	rm -rf "$dir"' EXIT
 chmod 755 "$dir"
 
@@ -40,6 +41,10 @@ collect() {
 	wait_plan $pq "$dir/$name.err"
 	run_in "$a" 300
 	run_in "$b" 700 # made after the query started: a cgroup id the walk at planning missed
+	if [ -n "${GONE:-}" ]; then # made and removed before the window ends
+		run_in "$c" 200
+		rmdir "$base/$c" || fail "rmdir $c"
+	fi
 	kill -INT $pq
 	wait $pq || fail "perf-sql ${opts[*]}: $(cat "$dir/$name.err")"
 	pq=
@@ -86,3 +91,10 @@ collect only -- "$only"
 eq "$(cat "$dir/only.rows")" "700" "kernel path: WHERE _cgroup = the cgroup made after the start"
 collect only_ring --no-bpf -- "$only"
 eq "$(cat "$dir/only_ring.rows")" "700" "ring path: WHERE _cgroup = the cgroup made after the start"
+
+# a cgroup made and removed within the window: named by its PERF_RECORD_CGROUP, on both paths
+want3=$(printf '%s,300\n%s,700\n%s,200' "$a" "$b" "$c" | sort)
+GONE=1 collect gone_kernel -- "$sql"
+eq "$(cat "$dir/gone_kernel.rows")" "$want3" "kernel path: a cgroup removed before the window ended"
+GONE=1 collect gone_ring --no-bpf -- "$sql"
+eq "$(cat "$dir/gone_ring.rows")" "$want3" "ring path: a cgroup removed before the window ended"
