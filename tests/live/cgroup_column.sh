@@ -79,6 +79,16 @@ out=$(cd "$dir" && setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/
 	./perf-sql --csv -r c.cap "$sql" 2>&1) || fail "replay as nobody: $out"
 eq "$(printf '%s\n' "$out" | tail -n +2 | tr -d '\r' | sort)" "$want" \
 	"a capture replayed as nobody: writes per cgroup"
+# the extension answers the same over the capture (docs/extension.md), as nobody
+SO=$(dirname "$PERF_SQL")/perf_sql.so
+if command -v sqlite3 >/dev/null && [ -f "$SO" ]; then
+	cp "$SO" "$dir/perf_sql.so" && chmod a+r "$dir/perf_sql.so" || fail "copy $SO"
+	out=$(cd "$dir" && printf '.load ./perf_sql\n.mode csv\nselect perf_sql_open('"'c.cap'"');\n%s;\n' \
+		"$sql" | setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent \
+		sqlite3 2>&1) || fail "the extension as nobody: $out"
+	eq "$(printf '%s\n' "$out" | tail -n +2 | tr -d '\r' | sort)" "$want" \
+		"the extension over the capture, as nobody: writes per cgroup"
+fi
 
 # WHERE on _cgroup, planned before either cgroup exists: the kernel keeps ids made since
 where="select _cgroup, count(*) from sys_enter_write where count = $size and _cgroup glob
