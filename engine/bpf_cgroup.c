@@ -18,6 +18,8 @@
  *     group has its id), which decides for the cgroups made since, exactly.
  * (2) More than MAX_IDS matching cgroups: the program does not test the term (the note says so);
  *     the groups' WHERE still does.
+ * (3) No v2 hierarchy mounted: the statement stays on the ring, where both columns are NULL
+ *     (the kernel would still give an id: the v2 root's).
  */
 #include <string.h>
 #include <strings.h>
@@ -28,6 +30,14 @@
 #include "engine/query.h"
 
 #define MAX_IDS 24 /* two predicate nodes each, within BPF_MAX_PRED with the rest of WHERE */
+
+bool bpf_cgroup__v2(struct an *a)
+{
+	if (a->s->replay || cgroup_map__root(a->s->cgroups))
+		return true;
+	return bpf_an__no(a, "no cgroup v2 hierarchy is mounted: _cgroup and _cgroup_id are "
+			     "NULL, as the ring gives them");
+}
 
 /* the first _cgroup inside node n, or n */
 static int first_col(struct an *a, int n)
@@ -156,6 +166,8 @@ int bpf_cgroup__where(struct an *a, int n)
 
 	if (!only_cgroup(a, n, &nr) || !nr)
 		return -2;
+	if (!bpf_cgroup__v2(a))
+		return -1;
 	if (a->nr_on_rows == (int)(sizeof(a->on_rows) / sizeof(a->on_rows[0])))
 		return bpf_an__no(a, "more than 4 WHERE terms of _cgroup"), -1;
 	if ((k = bpf_cgroup__key(a, first_col(a, n))) < 0 || !to_key(a, n, k))

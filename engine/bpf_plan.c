@@ -112,7 +112,7 @@ static bool key_of(struct an *a, int k)
 	}
 	if (nd(a, n)->kind == SN_COL && bpf_an__resolve(a, n, &f) == CK_CGROUP) {
 		a->b->plan.keys[k] = (struct bpf_val){ .col = BCOL_CGROUP, .size = 1 };
-		return true;
+		return bpf_cgroup__v2(a);
 	}
 	if (nd(a, n)->kind == SN_COL &&
 	    bpf_an__resolve(a, n, &f) == CK_STACK) { /* bpf/plan.h (5) */

@@ -95,6 +95,9 @@ bool bpf_agg__bare_follow(struct an *a);
  * the program (the ids whose path matches now, and any made since) and of the path on the
  * groups' rows, -2: not such a term, -1: refused */
 int bpf_cgroup__key(struct an *a, int n);
+/* is there a v2 hierarchy to name ids (or a capture's, another kernel's)? false with the
+ * reason: without one the columns are NULL, as the ring gives them */
+bool bpf_cgroup__v2(struct an *a);
 int bpf_cgroup__where(struct an *a, int n);
 /* engine/bpf_pairs.c: FROM pairs(...); a column of it as a value (refused: false) */
 bool bpf_pairs__table(struct an *a);

@@ -219,7 +219,11 @@ bool bpf_an__val(struct an *a, int n, struct bpf_val *v)
 	case CK_PID: v->col = BCOL_PID; return true;
 	case CK_TID: v->col = BCOL_TID; return true;
 	case CK_COMM: v->col = BCOL_COMM; return true;
-	case CK_CGROUP_ID: v->col = BCOL_CGROUP; return true;
+	case CK_CGROUP_ID:
+		if (!bpf_cgroup__v2(a))
+			return false;
+		v->col = BCOL_CGROUP;
+		return true;
 	case CK_CGROUP:
 		return bpf_an__no(a, "_cgroup is a GROUP BY key or a WHERE term of its own in the "
 				     "kernel (its id, named in user space), not a value to compute "

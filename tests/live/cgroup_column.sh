@@ -108,3 +108,17 @@ GONE=1 collect gone_kernel -- "$sql"
 eq "$(cat "$dir/gone_kernel.rows")" "$want3" "kernel path: a cgroup removed before the window ended"
 GONE=1 collect gone_ring --no-bpf -- "$sql"
 eq "$(cat "$dir/gone_ring.rows")" "$want3" "ring path: a cgroup removed before the window ended"
+
+# without cgroup v2 (unmounted in a mount namespace of its own): NULL on both paths, and
+# --explain says why
+if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+	nov2=$(unshare -m sh -c 'umount -l "$0" || exit 9
+		"$1" --explain "$2" 2>&1
+		"$1" --csv "$2" -- "$3" 30 "$4"
+		"$1" --csv --no-bpf "$2" -- "$3" 30 "$4"' "$base" "$PERF_SQL" \
+		"select _cgroup, _cgroup_id, count(*) from sys_enter_write where count = $size group by 1" \
+		"$WL/writes" "$size") || fail "without v2: $nov2"
+	eq "$(printf '%s\n' "$nov2" | grep -c '^  cgroup       _cgroup and _cgroup_id are NULL: no cgroup v2 hierarchy is mounted')" 1 \
+		"without v2: --explain's cgroup line says why"
+	eq "$(printf '%s\n' "$nov2" | grep -c '^,,30')" 2 "without v2: NULL on the kernel path and the ring"
+fi
