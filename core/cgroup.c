@@ -6,14 +6,19 @@
  *     hierarchy's own ("/"): /sys/fs/cgroup on a pure v2 machine, /sys/fs/cgroup/unified on a
  *     hybrid one. None: the map stays empty and every id is unknown.
  * (2) An id is the inode number of the cgroup's directory there (kernfs gives a node's 64-bit
- *     id as its inode number on 64-bit machines), so a walk of the directories with fstatat()
- *     names every cgroup alive; name_to_handle_at() is not needed.
+ *     id as its inode number on 64-bit machines), so a walk of the directories (openat(),
+ *     fstat()) names every cgroup alive; name_to_handle_at() is not needed.
  * (3) An open-addressing table keyed by id; an entry with a NULL path is an id looked for and
  *     not found, so a row of a cgroup gone before it was named costs one walk, not one per
  *     row. Ids are not reused (kernfs ids carry a generation), so a new cgroup always misses
- *     and is found by the walk its first row starts.
+ *     and is found by the walk its first row starts (a walk per new cgroup seen: a host
+ *     making many a second pays a walk of its hierarchy for each).
+ * (4) While collecting, the sideband's PERF_RECORD_CGROUP (core/ring.c) sets a cgroup's path
+ *     as it is made, so one made and removed within a window is named too; the walk stays for
+ *     what a per-task sideband does not see (another task's mkdir).
+ * (5) The session's map (below): made when a table's _cgroup is first planned; a capture's
+ *     (core/replay.c) and another kernel's (--kernel-facts) never read this machine's.
  */
-
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
