@@ -20,13 +20,16 @@
 #             and bcc syscount -L, see bench/bpf_pairs.sh;
 #   shapes    the profilers' shapes in the kernel (a bare column, an operation of two columns)
 #             against a bpftrace one-liner, see bench/bpf_shapes.sh;
+#   cgroup    the cost per event of reading _cgroup, kernel and ring, against the same statement
+#             without it and bpftrace's cgroup builtin, see bench/cgroup.sh;
 #   churn     continuous profiling under a churn of new processes (BENCH_CHURN_SECS, 600, twice):
 #             the stack map's windows, see bench/churn.sh.
 # What the sections share (the results file, timed and traced runs, the peers) is bench/lib.sh.
 #
-# perf-sql runs with --no-bpf in every section but bpf, ustr, pairs, shapes and churn: they measure the ring
-# path (its sampling, windows and SQLite's aggregates); section bpf measures GROUP BY in the
-# kernel, ustr the BPF program of user strings, pairs pairs() in the kernel (and on the ring).
+# perf-sql runs with --no-bpf in every section but bpf, ustr, pairs, shapes, cgroup and churn:
+# they measure the ring path (its sampling, windows and SQLite's aggregates); section bpf
+# measures GROUP BY in the kernel, ustr the BPF program of user strings, pairs pairs() in the
+# kernel (and on the ring).
 #
 # Knobs: BENCH_REPS (3), BENCH_SECS (2), BENCH_PAGES (64), BENCH_PP (200000 round trips),
 # BENCH_BURN_SECS (10), BENCH_SYM_COPIES (200), BENCH_PD_WRITES (2000000), BENCH_PD_PAGES (512),
@@ -46,7 +49,7 @@ SECS=${BENCH_SECS:-2}
 PAGES=${BENCH_PAGES:-64}
 PP=${BENCH_PP:-200000}
 MAXMEM=${BENCH_MAX_MEMORY:-4G}
-ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay unwind serve bpf ustr pairs shapes churn"
+ALL_SECTIONS="slow1 slow2 pp count start win sym burn pushdown agg replay unwind serve bpf ustr pairs shapes cgroup churn"
 SECTIONS=${BENCH_SECTIONS:-$ALL_SECTIONS}
 BURN_SECS=${BENCH_BURN_SECS:-10}
 SYM_COPIES=${BENCH_SYM_COPIES:-200}
@@ -133,6 +136,12 @@ section_shapes() {
 	BENCH_REPS=$REPS bash "$HERE/bpf_shapes.sh" > "$TMP/shapes.out" 2> /dev/null
 }
 
+# _cgroup's cost per event on each path, against bpftrace's cgroup (bench/cgroup.sh)
+section_cgroup() {
+	log "cgroup: _cgroup as a key, kernel and ring, against the same without it and bpftrace @[cgroup] x$REPS"
+	BENCH_REPS=$REPS bash "$HERE/cgroup.sh" > "$TMP/cgroup.out" 2> /dev/null
+}
+
 # record/replay against perf record + perf report / perf script (bench/replay.sh)
 section_replay() {
 	log "replay: record 1M events, then GROUP BY comm on the capture vs perf report / perf script"
@@ -177,6 +186,7 @@ calc report "$RES"
 [ -s "$TMP/ustr.out" ] && cat "$TMP/ustr.out"
 [ -s "$TMP/pairs.out" ] && cat "$TMP/pairs.out"
 [ -s "$TMP/shapes.out" ] && cat "$TMP/shapes.out"
+[ -s "$TMP/cgroup.out" ] && cat "$TMP/cgroup.out"
 [ -s "$TMP/unwind.out" ] && cat "$TMP/unwind.out"
 [ -s "$TMP/serve.out" ] && cat "$TMP/serve.out"
 [ -s "$TMP/churn.out" ] && cat "$TMP/churn.out"

@@ -75,6 +75,7 @@ void bpf_cc__load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 		emit(c, bi_alu64_imm(BPF_RSH, r, 32));
 		break;
 	case BCOL_CPU: emit(c, bi_ldx(BPF_DW, r, FP, OFF_CPU)); break;
+	case BCOL_CGROUP: emit(c, bi_ldx(BPF_DW, r, FP, OFF_CGROUP)); break;
 	case BCOL_REG:
 		bpf_cc__load_reg(c, v, r);
 		may_neg = true;
@@ -268,6 +269,10 @@ static void prologue(struct cc *c)
 	if (p->hook == BPF_HOOK_SYS_ENTER || p->hook == BPF_HOOK_SYS_EXIT)
 		bpf_cc__syscall_filter(c);
 	bpf_cc__who(c, uses(p, BCOL_PID) || uses(p, BCOL_TID), uses(p, BCOL_CPU));
+	if (uses(p, BCOL_CGROUP)) { /* once, before WHERE and the key read it */
+		emit(c, bi_call(BPF_FUNC_get_current_cgroup_id));
+		emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, OFF_CGROUP));
+	}
 }
 
 /* a __data_loc text the program reads that is longer than it keeps (BPF_MAX_STR bytes with

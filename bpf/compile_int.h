@@ -10,6 +10,7 @@
 #define FP BPF_REG_10
 
 /* the frame, fp-relative; then the key below OFF_STR, the pair's area below it (bpf/pairs.c) */
+#define OFF_CGROUP (-8)   /* u64 from bpf_get_current_cgroup_id() */
 #define OFF_PIDTGID (-16) /* u64 from bpf_get_current_pid_tgid() */
 #define OFF_CPU (-24)     /* u64 from bpf_get_smp_processor_id() */
 #define OFF_ZERO32 (-32)  /* u32 0: the outer map's key, the pairs' counts' key */

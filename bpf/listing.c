@@ -92,7 +92,7 @@ static const char *helper_name(int id)
 		H(ktime_get_ns),        H(get_smp_processor_id), H(get_current_pid_tgid),
 		H(get_current_comm),    H(get_stackid),          H(perf_event_output),
 		H(probe_read_user_str), H(probe_read_kernel),    H(get_current_task_btf),
-		H(probe_read_user),     H(ringbuf_output),
+		H(probe_read_user),     H(ringbuf_output),       H(get_current_cgroup_id),
 	};
 #undef H
 	return id >= 0 && id < (int)(sizeof(names) / sizeof(names[0])) && names[id] ? names[id]

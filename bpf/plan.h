@@ -55,6 +55,8 @@ enum bpf_col {
 	BCOL_PERIOD, /* PMU samples: events this sample stands for */
 	BCOL_STACK,  /* a key only: the call chain (5) */
 	BCOL_REG,    /* uprobes: the user register of perf number off (x86), size bytes (0: 8) */
+	BCOL_CGROUP, /* the task's cgroup v2 id (bpf_get_current_cgroup_id()); size 1: a key
+		      * the groups show as its path (_cgroup, named in user space: core/cgroup.h) */
 	/* pairs() (bpf/pairs.h): what the end program found of the pair, on its stack */
 	BCOL_PAIR_KEY,   /* the key */
 	BCOL_PAIR_LAT,   /* latency: end time - start time, ns */

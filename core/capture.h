@@ -14,7 +14,7 @@
 
 enum capture_block {
 	CAP_META = 1,     /* text: key=value lines (host, kernel, cpus, start, command) */
-	CAP_TABLE = 2,    /* u32 index, u32 kind, then "system\0name\0format text" */
+	CAP_TABLE = 2,    /* u32 index, u32 kind | flags, then "system\0name\0format text" */
 	CAP_RECORDS = 3,  /* u32 table index, u32 stream (CPU index), then struct wrow rows */
 	CAP_WINDOW = 4,   /* u64 window start (realtime ns), u32 nr, nr x {u32 table, u32 cpu,
 			     * u64 received, u64 lost} */
@@ -25,7 +25,13 @@ enum capture_block {
 			   * them: the symbols layer's blobs (symbols__syms_since()) */
 	CAP_FACTS = 9,    /* text: the kernel facts of the BPF compiler (bpf/facts.h (2)), so
 			   * --explain over the capture lists programs as its kernel would */
+	CAP_CGROUPS = 10, /* {u64 cgroup id, u32 len, u32 pad, char path[len]} entries: the paths
+			   * of the ids the rows carry (written last, as COMMS) */
 };
+
+/* CAP_TABLE's kind word: the kind in the low 16 bits, flags above (older captures: none) */
+#define CAP_KIND_MASK 0xffffu
+#define CAP_TABLE_CGROUP (1u << 16) /* every row ends with a u64 cgroup id (core/window.h) */
 
 struct capture_writer;
 struct capture_reader;

@@ -48,7 +48,8 @@ struct tp_event {
 	void *tep_event;   /* struct tep_event *, once parsed (print fmt symbols) */
 	bool short_unique; /* no other system has an event of this name */
 	bool parsed;
-	int id; /* tracepoint id (PERF_TYPE_TRACEPOINT config), after parse */
+	bool cgroup_rows; /* a capture's table: its rows end with a cgroup id (core/window.h) */
+	int id;           /* tracepoint id (PERF_TYPE_TRACEPOINT config), after parse */
 	int nr_fields;
 	struct tp_field *fields; /* the event's own fields (common_* left out) */
 	const char *print_fmt;

@@ -5,7 +5,9 @@
  *     workload); sample_type IDENTIFIER|TID|TIME|CPU|PERIOD (+RAW only when a field is read);
  *     read_format ID|LOST. Each table has its own ring per CPU, so records arrive in time
  *     order per CPU and a busy table cannot crowd another out.
- * (2) A dummy sideband event (comm, task records) runs only when a query reads _comm.
+ * (2) A dummy sideband event (comm, task records) runs only when a query reads _comm (or
+ *     stacks, or follows a tree); with cgroup records too when it reads _cgroup (CGROUP on
+ *     the ring's sample_type: PERF_SAMPLE_CGROUP, 8 bytes per row, only then).
  * (3) The wakeup is the ring watermark (a quarter of the ring), never per event.
  * (4) A failed open is explained once, from one errno table (perf's evsel__open_strerror).
  */
@@ -20,6 +22,7 @@
 #include <perf/evlist.h>
 #include <perf/evsel.h>
 #include <perf/threadmap.h>
+#include "core/cgroup.h"
 #include "core/events.h"
 #include "core/perf_glue.h"
 #include "core/ring.h"
@@ -118,6 +121,8 @@ uint64_t source__sample_type(const struct source *src)
 		st &= ~(uint64_t)PERF_SAMPLE_PERIOD;
 	if (src->ev->kind == EV_UPROBE && src->need_regs)
 		st |= PERF_SAMPLE_REGS_USER;
+	if (src->need_cgroup && src->s->cgroup_ring)
+		st |= PERF_SAMPLE_CGROUP;
 	if (copies_stack(src)) /* unwound while draining */
 		st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	return src->need_stack ? st | PERF_SAMPLE_CALLCHAIN : st;
@@ -178,10 +183,11 @@ static struct perf_evsel *new_source_evsel(struct session *s, struct source *src
 	if (src->counter) /* perf stat's scaling when counters are multiplexed */
 		a.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	src->sample_type = a.sample_type;
+	src->win->cgroup = (a.sample_type & PERF_SAMPLE_CGROUP) != 0; /* before any row */
 	return perf_evsel__new(&a);
 }
 
-static struct perf_evsel *new_sideband(struct session *s)
+static struct perf_evsel *new_sideband(struct session *s, bool cgroups)
 {
 	struct perf_event_attr a = { 0 };
 
@@ -194,6 +200,7 @@ static struct perf_evsel *new_sideband(struct session *s)
 	a.comm_exec = 1;
 	a.task = 1;
 	a.mmap = a.mmap2 = s->need_mmaps; /* executable mappings, for user stacks */
+	a.cgroup = cgroups; /* PERF_RECORD_CGROUP: a cgroup made, named even once it is gone */
 	a.sample_id_all = 1;
 	return perf_evsel__new(&a);
 }
@@ -248,7 +255,7 @@ static int open_one(struct session *s, struct perf_evsel *evsel, struct perf_thr
 
 static int open_events(struct session *s, struct err *e)
 {
-	bool need_comm = false, names = s->keep_names;
+	bool need_comm = false, names = s->keep_names, cgroups = false;
 	int ret;
 
 	s->evlists = calloc((size_t)s->nr_src + 1, sizeof(*s->evlists));
@@ -257,9 +264,12 @@ static int open_events(struct session *s, struct err *e)
 	for (int i = 0; i < s->nr_src; i++) {
 		struct source *src = s->src[i];
 
+		/* a cgroup made while collecting is named by its PERF_RECORD_CGROUP (the kernel
+		 * writes them of the v2 hierarchy only), even once removed */
+		cgroups |= src->need_cgroup && cgroup_map__root(s->cgroups);
 		if (src->bpf) { /* its events reach a BPF map instead (bpf/); a stack's names and
 				 * mappings still come from the sideband */
-			need_comm |= src->need_stack;
+			need_comm |= src->need_stack || cgroups;
 			names |= src->need_stack;
 			s->need_mmaps |= src->need_stack;
 			continue;
@@ -283,12 +293,12 @@ static int open_events(struct session *s, struct err *e)
 			return ret;
 		if ((ret = ring__add_ids(s, src->evsel, src)))
 			return err_set(e, ret, "%s: cannot read event ids", src->ev->full);
-		need_comm |= src->need_comm || src->tree_filter || src->need_stack;
+		need_comm |= src->need_comm || src->tree_filter || src->need_stack || cgroups;
 		names |= src->need_comm || src->need_stack;
 		s->need_mmaps |= src->need_stack;
 	}
 	if (need_comm) {
-		s->sideband = new_sideband(s);
+		s->sideband = new_sideband(s, cgroups);
 		if (!s->sideband)
 			return err_set(e, -ENOMEM, "out of memory");
 		/* the tree's forks must not be lost: a ring the tables' size then, 16 pages at least */

@@ -8,6 +8,9 @@
  * (3) At the end: COMMS, every task name the session learnt (with the time it took effect).
  * (4) Before a window's rows: SYMS, the symbols of files newly mapped (as the live run read
  *     them, while the process lived), then MAPS, the mappings learnt.
+ * (5) A table whose rows carry cgroup ids says so in its TABLE block (CAP_TABLE_CGROUP); each
+ *     window's ids are named while the cgroups are there, and CGROUPS at the end keeps every
+ *     id -> path known, so a replay anywhere names them as the live run did.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "core/capture.h"
+#include "core/cgroup.h"
 #include "core/clock.h"
 #include "core/record.h"
 
@@ -59,6 +63,9 @@ int record__begin(struct session *s, struct capture_writer *w, const char *comma
 		size_t len = 8 + strlen(ev->system) + 1 + strlen(ev->name) + 1 + strlen(fmt);
 		uint8_t *b = malloc(len);
 		uint32_t hdr[2] = { (uint32_t)i, (uint32_t)ev->kind };
+
+		if (s->src[i]->win->cgroup)
+			hdr[1] |= CAP_TABLE_CGROUP;
 
 		if (!b)
 			return -ENOMEM;
@@ -168,6 +175,21 @@ static int write_maps(struct session *s, struct capture_writer *w)
 	return ret;
 }
 
+/* (5): the window's cgroup ids named now, while their cgroups exist */
+static void name_cgroups(struct session *s)
+{
+	for (int i = 0; i < s->nr_src; i++) {
+		struct wscan sc;
+		const struct wrow *r;
+
+		if (!s->src[i]->win->cgroup || wscan__init(&sc, s->src[i]->win))
+			continue;
+		while ((r = wscan__next(&sc)))
+			session__cgroup_path(s, wrow_cgroup(r));
+		wscan__done(&sc);
+	}
+}
+
 int record__window(struct session *s, struct capture_writer *w)
 {
 	size_t n = (size_t)s->nr_src * (size_t)s->nr_cpus, off = 12;
@@ -178,6 +200,7 @@ int record__window(struct session *s, struct capture_writer *w)
 	if (!b)
 		return -ENOMEM;
 	ret = write_maps(s, w);
+	name_cgroups(s);
 	for (int i = 0; i < s->nr_src && !ret; i++)
 		for (int c = 0; c < s->nr_cpus && !ret; c++) {
 			struct run_ctx ctx = { w, (uint32_t)i, (uint32_t)c };
@@ -230,11 +253,40 @@ static void add_comm(void *ctx_, uint32_t tid, uint64_t since, const char *comm)
 	ctx->len += 32;
 }
 
+/* CAP_CGROUPS entry: u64 id, u32 path length, u32 0, the path (no NUL) */
+static void add_cgroup(void *arg, uint64_t id, const char *path)
+{
+	uint32_t len = (uint32_t)strlen(path);
+	uint8_t *e = buf_room(arg, 16 + len);
+
+	if (!e)
+		return;
+	memcpy(e, &id, 8);
+	memcpy(e + 8, &len, 4);
+	memset(e + 12, 0, 4);
+	memcpy(e + 16, path, len);
+}
+
+static int write_cgroups(struct session *s, struct capture_writer *w)
+{
+	struct buf b = { 0 };
+	int ret;
+
+	if (!s->cgroups)
+		return 0;
+	cgroup_map__for_each(s->cgroups, add_cgroup, &b);
+	ret = b.err ? b.err : capture__write(w, CAP_CGROUPS, b.p ? b.p : (uint8_t *)"", b.len);
+	free(b.p);
+	return ret;
+}
+
 int record__end(struct session *s, struct capture_writer *w)
 {
 	struct comms_ctx ctx = { 0 };
 	int ret;
 
+	if ((ret = write_cgroups(s, w)))
+		return ret;
 	if (!s->comms)
 		return 0;
 	comm_map__for_each(s->comms, add_comm, &ctx);

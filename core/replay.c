@@ -18,17 +18,22 @@
  * (5) Nothing here needs privileges: golden tests run on captures as any user. What a capture
  *     names is data: names must be printable, formats are checked before libtraceevent reads
  *     them, files it names are opened by the symbols layer only if they are regular files.
+ * (6) A table whose TABLE block says its rows carry cgroup ids (CAP_TABLE_CGROUP) has rows
+ *     each 8 bytes longer, checked so (core/window.c); CGROUPS names the ids, this machine's
+ *     hierarchy is never read.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "core/cgroup.h"
 #include "core/record.h"
 #include "core/replay.h"
 #include "core/target.h"
 #include "core/tracefs.h"
 
-#define FIRST_PASS (1u << CAP_META | 1u << CAP_TABLE | 1u << CAP_COMMS | 1u << CAP_FACTS)
+#define FIRST_PASS                                                                                 \
+	(1u << CAP_META | 1u << CAP_TABLE | 1u << CAP_COMMS | 1u << CAP_FACTS | 1u << CAP_CGROUPS)
 #define SECOND_PASS (1u << CAP_RECORDS | 1u << CAP_WINDOW | 1u << CAP_MAPS | 1u << CAP_SYMS)
 
 static void release_held(struct replay *r)
@@ -129,16 +134,18 @@ static int read_table(struct session *s, struct replay *r, const uint8_t *b, siz
 {
 	const char *sys, *name, *fmt;
 	struct tp_event *ev;
-	uint32_t hdr[2];
+	uint32_t hdr[2], flags;
 
 	if (len < 10 || !memchr(b + 8, 0, len - 8))
 		return err_set(e, -EINVAL, "%s: bad table block", r->path);
 	memcpy(hdr, b, 8);
+	flags = hdr[1] & ~CAP_KIND_MASK;
+	hdr[1] &= CAP_KIND_MASK;
 	sys = (const char *)b + 8;
 	name = sys + strlen(sys) + 1;
 	if ((size_t)(name - (const char *)b) >= len ||
 	    !memchr(name, 0, len - (size_t)(name - (const char *)b)) || hdr[1] > EV_RAW ||
-	    hdr[0] > 4096)
+	    hdr[0] > 4096 || (flags & ~CAP_TABLE_CGROUP))
 		return err_set(e, -EINVAL, "%s: bad table block", r->path);
 	if (!*sys || !*name || !plain_name(sys) || !plain_name(name))
 		return err_set(e, -EINVAL,
@@ -148,6 +155,7 @@ static int read_table(struct session *s, struct replay *r, const uint8_t *b, siz
 	ev = catalog__add(s->cat, sys, name, (enum event_kind)hdr[1], e);
 	if (!ev)
 		return e->code;
+	ev->cgroup_rows = flags & CAP_TABLE_CGROUP;
 	if (hdr[1] == EV_TRACEPOINT) {
 		ev->parsed = false;
 		if (catalog__parse_text(s->cat, ev, fmt, len - (size_t)(fmt - (const char *)b),
@@ -173,6 +181,34 @@ static void read_comms(struct session *s, const uint8_t *b, size_t len)
 		memcpy(comm, b + off + 16, 16);
 		comm_map__set(s->comms, tid, since, comm);
 	}
+}
+
+/* CAP_CGROUPS (core/record.c): id -> path; a path must be printable text, a short or lying
+ * entry ends the block */
+static int read_cgroups(struct session *s, const uint8_t *b, size_t len, struct err *e)
+{
+	char path[4096];
+
+	if (!s->cgroups && !(s->cgroups = cgroup_map__new_offline()))
+		return err_set(e, -ENOMEM, "out of memory");
+	for (size_t off = 0; off + 16 <= len;) {
+		uint64_t id;
+		uint32_t plen;
+
+		memcpy(&id, b + off, 8);
+		memcpy(&plen, b + off + 8, 4);
+		if (!plen || plen >= sizeof(path) || plen > len - off - 16)
+			break;
+		memcpy(path, b + off + 16, plen);
+		path[plen] = '\0';
+		for (uint32_t i = 0; i < plen; i++)
+			if ((unsigned char)path[i] < ' ' || path[i] == 0x7f)
+				path[i] = '?';
+		if (cgroup_map__set(s->cgroups, id, path) == -ENOMEM)
+			return err_set(e, -ENOMEM, "out of memory");
+		off += 16 + plen;
+	}
+	return 0;
 }
 
 /* a file cut short: the line the front end prints ("" for a whole file) */
@@ -201,6 +237,8 @@ int replay__block(struct session *s, uint32_t type, const void *data, size_t len
 		ret = read_table(s, r, data, len, e);
 	else if (type == CAP_COMMS)
 		read_comms(s, data, len);
+	else if (type == CAP_CGROUPS)
+		ret = read_cgroups(s, data, len, e);
 	else if (type == CAP_FACTS && !r->facts && !(r->facts = strndup(data, len)))
 		ret = err_set(e, -ENOMEM, "out of memory");
 	return ret;
@@ -318,6 +356,7 @@ int session__load_replay(struct session *s, const char *path, struct err *e)
 		return e->code ? e->code : -ENOMEM;
 	SWAP(s->cat, t->cat);
 	SWAP(s->comms, t->comms);
+	SWAP(s->cgroups, t->cgroups);
 	SWAP(s->replay, t->replay);
 	SWAP(s->cpu_num, t->cpu_num);
 	SWAP(s->cpu_idx, t->cpu_idx);
@@ -412,6 +451,7 @@ static int add_rows(struct session *s, struct replay *r, const uint8_t *b, size_
 		r->cap_held = ncap;
 	}
 	before = src->win->nr_dropped;
+	src->win->cgroup = src->ev->cgroup_rows; /* (6): checked against every row's size */
 	ret = hdr[1] < (uint32_t)s->nr_cpus
 		      ? window__adopt(src->win, (int)hdr[1], (uint8_t *)b + 8, len - 8)
 		      : -EINVAL;

@@ -17,6 +17,7 @@
 #include <perf/evsel.h>
 #include <perf/mmap.h>
 #include <perf/threadmap.h>
+#include "core/cgroup.h"
 #include "core/events.h"
 #include "core/perf_glue.h"
 #include "core/ring.h"
@@ -156,6 +157,26 @@ static void handle_sample(struct session *s, const union perf_event *ev, bool he
 
 static void release_held(void *ctx, const void *record) { handle_sample(ctx, record, true); }
 
+/* PERF_RECORD_CGROUP: u64 id, the path from the hierarchy's root (NUL-padded), then the
+ * sample_id trailer (tid, time, identifier: 24 bytes); a record of another hierarchy than v2
+ * never comes (the kernel writes them for the default hierarchy only) */
+static void side_cgroup(struct session *s, const union perf_event *ev, const uint8_t *end)
+{
+	const char *path = (const char *)ev + sizeof(ev->header) + 8;
+	char norm[4096];
+	uint64_t id;
+	size_t max;
+
+	if (!s->cgroups || ev->header.size < sizeof(ev->header) + 8 + 24 + 1)
+		return;
+	memcpy(&id, (const uint8_t *)ev + sizeof(ev->header), 8);
+	max = (size_t)(end - 24 - (const uint8_t *)path);
+	if (!memchr(path, 0, max))
+		return;
+	cgroup_path__normalize(path, norm, sizeof(norm));
+	cgroup_map__set(s->cgroups, id, norm);
+}
+
 static void handle_side(struct session *s, const union perf_event *ev)
 {
 	const uint8_t *end = (const uint8_t *)ev + ev->header.size;
@@ -192,6 +213,7 @@ static void handle_side(struct session *s, const union perf_event *ev)
 			tree__set_pid(&s->tree, ev->fork.tid, ev->fork.pid);
 		}
 		break;
+	case PERF_RECORD_CGROUP: side_cgroup(s, ev, end); break;
 	case PERF_RECORD_LOST: /* tables: counted through the kernel's event counts instead */
 		m = find_id(s, ev->lost.id);
 		if (m && !m->src) /* the sideband's own: forks may be missed */

@@ -7,6 +7,8 @@
  * (3) Pointers in struct sample point into body: valid while body is.
  * (4) PERF_SAMPLE_STACK_USER is size, data[size], dyn_size (the bytes filled), all absent but
  *     size when size is 0.
+ * (5) PERF_SAMPLE_CGROUP is one u64, the id of the task's cgroup in the hierarchy the
+ *     perf_event controller is on (the v2 one unless perf_event is mounted as v1).
  */
 #include <errno.h>
 #include <string.h>
@@ -105,5 +107,7 @@ int sample__parse(const void *body, size_t len, uint64_t st, uint64_t regs_mask,
 				out->user_stack = NULL;
 		}
 	}
+	if (st & PERF_SAMPLE_CGROUP) /* after WEIGHT .. PHYS_ADDR, which are never asked */
+		out->cgroup = take_u64(&c);
 	return c.bad ? -EINVAL : 0;
 }

@@ -19,6 +19,7 @@ struct sample {
 	int nr_regs;
 	const uint8_t *user_stack; /* PERF_SAMPLE_STACK_USER: the copy from the user sp up */
 	uint64_t user_stack_size;  /* bytes of it the kernel filled (dyn_size) */
+	uint64_t cgroup;           /* PERF_SAMPLE_CGROUP: the task's cgroup id (perf_event's) */
 };
 
 /* The sample_type bits this decoder understands; any other bit set is -EINVAL. */
@@ -26,7 +27,7 @@ struct sample {
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER |    \
-	 PERF_SAMPLE_STACK_USER)
+	 PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CGROUP)
 
 /*
  * Decodes the body of one sample record (after struct perf_event_header; len bytes).

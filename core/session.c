@@ -25,10 +25,12 @@
 #include <perf/core.h>
 #include <perf/cpumap.h>
 #include <perf/threadmap.h>
+#include "core/cgroup.h"
 #include "core/event_source.h"
 #include "core/kfilter.h"
 #include "core/ring.h"
 #include "core/session.h"
+#include "core/cgroup.h"
 #include "core/target.h"
 #include "core/tracefs.h"
 
@@ -539,6 +541,7 @@ void session__close(struct session *s)
 		source__free(s->src[i]);
 	free(s->src);
 	comm_map__free(s->comms);
+	cgroup_map__free(s->cgroups);
 	perf_cpu_map__put(s->cpus);
 	free(s->cpu_num);
 	free(s->cpu_idx);

@@ -81,6 +81,7 @@ struct source {
 	bool need_stack;               /* stack is read: PERF_SAMPLE_CALLCHAIN */
 	bool need_addr;                /* addr is read: PERF_SAMPLE_ADDR */
 	bool need_regs;                /* uprobe arguments: PERF_SAMPLE_REGS_USER */
+	bool need_cgroup;              /* _cgroup or _cgroup_id is read: PERF_SAMPLE_CGROUP */
 	uint64_t hz, period;           /* asked by the query (0: default) */
 	uint64_t hz_used, period_used; /* what was opened */
 	bool counting;                 /* opened as a counter: no samples, rows = the count */
@@ -198,6 +199,12 @@ struct session {
 	int nr_pollfds;
 	struct perf_evsel *sideband;
 	struct comm_map *comms;
+	/* cgroup v2 ids -> paths (core/cgroup.h), made when a table's _cgroup is first planned;
+	 * cgroup_ring: PERF_SAMPLE_CGROUP gives v2 ids here; cgroup_note: why the columns are
+	 * NULL ("" when they are not) */
+	struct cgroup_map *cgroups;
+	bool cgroup_ring;
+	char cgroup_note[320];
 	struct id_map *ids; /* sorted by id */
 	int nr_ids;
 	struct workload wl;
@@ -294,6 +301,10 @@ int session__run_replay(struct session *s, window_fn on_window, void *ctx, struc
 void session__tick(struct session *s);
 /* Ends a window: clears stores and per-window counts. */
 void session__clear_window(struct session *s);
+/* core/cgroup.c: a scan of src reads _cgroup or _cgroup_id (the map is made, the ring's
+ * path decided); the path of a cgroup id (NULL: unknown, or no v2 hierarchy) */
+void source__plan_cgroup(struct source *src);
+const char *session__cgroup_path(struct session *s, uint64_t id);
 /* Name of tid at time (NULL if unknown). */
 const char *session__comm(struct session *s, uint32_t tid, uint64_t time);
 pid_t session__workload_pid(const struct session *s);

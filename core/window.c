@@ -94,7 +94,7 @@ int window__append(struct window *w, int stream, const struct sample *s, int kee
 	size_t raw = (s->raw_size + 7u) & ~7u;
 	size_t nr_stack = keep_stack ? s->nr_stack : 0;
 	size_t nr_regs = s->regs ? (size_t)s->nr_regs : 0;
-	size_t need = sizeof(struct wrow) + raw + nr_stack * 8 + nr_regs * 8;
+	size_t need = sizeof(struct wrow) + raw + nr_stack * 8 + nr_regs * 8 + (w->cgroup ? 8 : 0);
 	struct wchunk *c;
 	struct wrow *r;
 
@@ -128,6 +128,8 @@ int window__append(struct window *w, int stream, const struct sample *s, int kee
 	r->regs_off_nr = nr_regs;
 	if (nr_regs)
 		memcpy(r->data + raw + nr_stack * 8, s->regs, nr_regs * 8);
+	if (w->cgroup)
+		memcpy((uint8_t *)r + need - 8, &s->cgroup, 8);
 	c->used += need;
 	w->nr_rows++;
 	w->bytes += need;
@@ -214,8 +216,9 @@ int window__for_each_run(struct window *w, int stream,
 	return ret;
 }
 
-/* every row's sizes agree with its header and the run: 0 or -EINVAL */
-static int check_rows(const uint8_t *p, const uint8_t *end)
+/* every row's sizes agree with its header and the run (and the cgroup id after its body, in
+ * a store of rows that carry one): 0 or -EINVAL */
+static int check_rows(const uint8_t *p, const uint8_t *end, size_t trailer)
 {
 	while (p < end) {
 		struct wrow hdr;
@@ -226,7 +229,7 @@ static int check_rows(const uint8_t *p, const uint8_t *end)
 		memcpy(&hdr, p, sizeof(hdr));
 		body = ((hdr.raw_size + 7u) & ~7u) + (size_t)hdr.nr_stack * 8 + hdr.regs_off_nr * 8;
 		if (hdr.size % 8 || hdr.size < sizeof(hdr) || hdr.size > (size_t)(end - p) ||
-		    hdr.regs_off_nr > 64 || body != hdr.size - sizeof(hdr))
+		    hdr.regs_off_nr > 64 || body + trailer != hdr.size - sizeof(hdr))
 			return -EINVAL;
 		p += hdr.size;
 	}
@@ -240,7 +243,7 @@ int window__adopt(struct window *w, int stream, void *rows, size_t len)
 	size_t n = 0;
 
 	if (stream < 0 || stream >= w->nr_streams || (uintptr_t)rows % 8 ||
-	    check_rows(rows, (const uint8_t *)rows + len))
+	    check_rows(rows, (const uint8_t *)rows + len, w->cgroup ? 8 : 0))
 		return -EINVAL;
 	if (w->budget) {
 		if (*w->budget < len) /* copies what fits, counts the rest as dropped */
@@ -269,7 +272,7 @@ int window__append_rows(struct window *w, int stream, const void *rows, size_t l
 {
 	const uint8_t *p = rows, *end = p + len;
 
-	if (stream < 0 || stream >= w->nr_streams || check_rows(p, end))
+	if (stream < 0 || stream >= w->nr_streams || check_rows(p, end, w->cgroup ? 8 : 0))
 		return -EINVAL;
 	while (p < end) {
 		struct wrow hdr;

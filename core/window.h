@@ -4,11 +4,13 @@
  */
 #ifndef PERF_SQL_WINDOW_H
 #define PERF_SQL_WINDOW_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "core/sample.h"
 
-/* One stored record; the raw payload, the call chain (u64-aligned), then user registers. */
+/* One stored record; the raw payload, the call chain (u64-aligned), then user registers; in a
+ * store whose rows carry one (struct window's cgroup), the cgroup id is the row's last u64. */
 struct wrow {
 	uint64_t time, period, ip, addr;
 	uint32_t pid, tid, cpu;
@@ -32,6 +34,15 @@ static inline const uint64_t *wrow_regs(const struct wrow *r)
 	return wrow_stack(r) + r->nr_stack;
 }
 
+/* only for a row of a store with cgroup set: its rows were checked to have room for it */
+static inline uint64_t wrow_cgroup(const struct wrow *r)
+{
+	uint64_t id;
+
+	__builtin_memcpy(&id, (const uint8_t *)r + r->size - 8, 8);
+	return id;
+}
+
 struct wchunk;
 struct window {
 	int nr_streams;
@@ -42,6 +53,9 @@ struct window {
 	size_t bytes;        /* payload bytes held */
 	size_t *budget;      /* shared cap on bytes across stores (NULL: none) */
 	uint64_t nr_dropped; /* rows refused because the budget was spent */
+	/* every row ends with the u64 cgroup id of its task (PERF_SAMPLE_CGROUP): set before
+	 * the first row, by the session (a table whose _cgroup is read) or a capture's table */
+	bool cgroup;
 };
 
 struct window *window__new(int nr_streams, size_t *budget);

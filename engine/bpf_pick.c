@@ -548,6 +548,8 @@ bool bpf_pick__explain(const struct session *s, const struct source *src, FILE *
 		fprintf(f, "  path         %s\n", note);
 	if (t || (s->replay && note && !strncmp(note, "aggregated in the kernel", 24)))
 		explain_who(s, src, t ? &t->plan : NULL, f);
+	if ((t || kernel) && src->need_cgroup)
+		query__explain_cgroup(s, true, f);
 	bpf_session__listing_of(s, src, &sql, &listing);
 	if (s->started || !listing) /* -v: the plan once collecting, no listing */
 		return t || kernel;

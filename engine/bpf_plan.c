@@ -110,6 +110,10 @@ static bool key_of(struct an *a, int k)
 		a->b->plan.keys[k] = (struct bpf_val){ .col = BCOL_PAIR_STACK };
 		return true;
 	}
+	if (nd(a, n)->kind == SN_COL && bpf_an__resolve(a, n, &f) == CK_CGROUP) {
+		a->b->plan.keys[k] = (struct bpf_val){ .col = BCOL_CGROUP, .size = 1 };
+		return bpf_cgroup__v2(a);
+	}
 	if (nd(a, n)->kind == SN_COL &&
 	    bpf_an__resolve(a, n, &f) == CK_STACK) { /* bpf/plan.h (5) */
 		a->b->plan.keys[k] = (struct bpf_val){ .col = BCOL_STACK };
@@ -198,6 +202,13 @@ static bool rewrite(struct an *a, const char *module)
 		sqlite3_str_appendf(o, " AS \"%w\"", name);
 	}
 	sqlite3_str_appendf(o, " FROM \"%w\"", module);
+	for (int i = 0; i < a->nr_on_rows; i++) { /* _cgroup terms: a path per group's row */
+		int n = a->on_rows[i];
+
+		sqlite3_str_appendall(o, i ? ") AND (" : " WHERE (");
+		emit(a, o, sql_select__start(sel, n), sql_select__end(sel, n));
+		sqlite3_str_appendall(o, i == a->nr_on_rows - 1 ? ")" : "");
+	}
 	for (int k = 0; k < sel->nr_group; k++)
 		sqlite3_str_appendf(o, "%s\"_k%d\"", k ? ", " : " GROUP BY ", k);
 	for (int i = 0; i < a->nr_on_groups; i++) { /* WHERE terms of keys: the same groups */

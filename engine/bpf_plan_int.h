@@ -24,9 +24,11 @@ enum colk {
 	CK_IP,
 	CK_ADDR,
 	CK_STACK,
-	CK_ARG, /* uprobes: arg0 .. arg5 */
-	CK_RET, /* uprobes: ret */
-	CK_PAIR /* pairs(): a column of it (engine/bpf_pairs.c reads it) */
+	CK_ARG,       /* uprobes: arg0 .. arg5 */
+	CK_RET,       /* uprobes: ret */
+	CK_CGROUP_ID, /* _cgroup_id: bpf_get_current_cgroup_id() */
+	CK_CGROUP,    /* _cgroup: the same id, a key named as its path in user space */
+	CK_PAIR       /* pairs(): a column of it (engine/bpf_pairs.c reads it) */
 };
 enum where_in { IN_ITEM, IN_HAVING, IN_ORDER_TERM, IN_ORDER };
 
@@ -54,6 +56,8 @@ struct an {
 	int minmax_last;      /* the last new min()/max() slot in SQLite's order, or -1 */
 	int on_groups[16];    /* WHERE terms of keys only the program cannot test: on the groups */
 	int nr_on_groups;
+	int on_rows[4]; /* WHERE terms of _cgroup only: on the groups' rows (engine/bpf_cgroup.c) */
+	int nr_on_rows;
 };
 
 bool bpf_an__no(struct an *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -86,6 +90,15 @@ bool bpf_agg__post_func(struct an *a, int n, enum where_in in);
  * the bare columns follow the statement's last min() or max() as SQLite's do */
 bool bpf_agg__bare(struct an *a, int n);
 bool bpf_agg__bare_follow(struct an *a);
+/* engine/bpf_cgroup.c: the key of _cgroup (the statement's, or one of the kernel's groups
+ * only), -1: refused; a top-level WHERE term that reads only _cgroup as a test of the id in
+ * the program (the ids whose path matches now, and any made since) and of the path on the
+ * groups' rows, -2: not such a term, -1: refused */
+int bpf_cgroup__key(struct an *a, int n);
+/* is there a v2 hierarchy to name ids (or a capture's, another kernel's)? false with the
+ * reason: without one the columns are NULL, as the ring gives them */
+bool bpf_cgroup__v2(struct an *a);
+int bpf_cgroup__where(struct an *a, int n);
 /* engine/bpf_pairs.c: FROM pairs(...); a column of it as a value (refused: false) */
 bool bpf_pairs__table(struct an *a);
 /* FROM pending(...): the statement read as it stands (its rows are the kernel's hash) */

@@ -39,6 +39,10 @@ enum colk bpf_an__resolve(struct an *a, int n, const struct tp_field **f)
 	for (int k = 0; k < 5; k++)
 		if (!field__find(a->ev, alias[k]) && !strcasecmp(name, alias[k]))
 			return kinds[k];
+	if (!strcasecmp(name, "_cgroup_id"))
+		return CK_CGROUP_ID;
+	if (!strcasecmp(name, "_cgroup"))
+		return CK_CGROUP;
 	for (int i = 0; i < a->ev->nr_fields; i++)
 		if (!strcasecmp(name, a->ev->fields[i].name)) {
 			*f = &a->ev->fields[i];
@@ -215,6 +219,15 @@ bool bpf_an__val(struct an *a, int n, struct bpf_val *v)
 	case CK_PID: v->col = BCOL_PID; return true;
 	case CK_TID: v->col = BCOL_TID; return true;
 	case CK_COMM: v->col = BCOL_COMM; return true;
+	case CK_CGROUP_ID:
+		if (!bpf_cgroup__v2(a))
+			return false;
+		v->col = BCOL_CGROUP;
+		return true;
+	case CK_CGROUP:
+		return bpf_an__no(a, "_cgroup is a GROUP BY key or a WHERE term of its own in the "
+				     "kernel (its id, named in user space), not a value to compute "
+				     "on or aggregate (_cgroup_id is)");
 	case CK_FIELD: return bpf_an__field_val(a, f, v);
 	case CK_IP: v->col = BCOL_IP; return true;
 	case CK_ARG:

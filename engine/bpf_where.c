@@ -341,6 +341,8 @@ int bpf_where__of(struct an *a, int n)
 		a->b->plan.pair.start_member = true;
 		return leaf(a, BP_TRUE, NULL, BC_EQ, 0);
 	}
+	if ((r = bpf_cgroup__where(a, n)) != -2)
+		return r;
 	if ((r = bpf_where__pred(a, n)) >= 0 || !a->sel->nr_group || !keys_only(a, n) ||
 	    a->nr_on_groups == (int)(sizeof(a->on_groups) / sizeof(a->on_groups[0])))
 		return r;

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <linux/perf_event.h>
+#include "core/cgroup.h"
 #include "engine/bpf_plan.h"
 #include "engine/query.h"
 
@@ -25,6 +26,7 @@ static void sample_type_names(uint64_t st, char *buf, size_t len)
 		{ PERF_SAMPLE_RAW, "RAW" },
 		{ PERF_SAMPLE_REGS_USER, "REGS_USER" },
 		{ PERF_SAMPLE_STACK_USER, "STACK_USER" },
+		{ PERF_SAMPLE_CGROUP, "CGROUP" },
 	};
 	size_t off = 0;
 
@@ -75,6 +77,29 @@ static void explain_target(const struct session *s, const struct source *src, FI
 			s->nr_cpus);
 }
 
+/* _cgroup: where its ids come from and how they are named, or why it is NULL */
+void query__explain_cgroup(const struct session *s, bool kernel, FILE *f)
+{
+	const char *root = cgroup_map__root(s->cgroups), *from;
+
+	from = kernel ? "bpf_get_current_cgroup_id()" : "PERF_SAMPLE_CGROUP";
+	if (s->cgroup_note[0] && (!kernel || !root || s->replay))
+		fprintf(f, "  cgroup       %s\n", s->cgroup_note);
+	else if (s->replay && !kernel && !s->cgroup_ring)
+		fprintf(f,
+			"  cgroup       the ids the rows carry, named by the capture's CGROUPS\n");
+	else if (s->replay)
+		fprintf(f,
+			"  cgroup       v2 ids (%s), named by a walk of the v2 hierarchy where it "
+			"runs\n",
+			from);
+	else
+		fprintf(f,
+			"  cgroup       v2 ids (%s) named by a walk of %s (again at an id not "
+			"known) and PERF_RECORD_CGROUP (a cgroup made since, even once removed)\n",
+			from, root);
+}
+
 /* --explain / -v: per table, what is opened, sampled and filtered where. */
 void query__explain(struct session *s, FILE *f)
 {
@@ -122,6 +147,8 @@ void query__explain(struct session *s, FILE *f)
 				: "nothing the kernel can test (or a scan needs every row)");
 		if (src->filter_note[0]) /* a filter wanted and not set: never in silence */
 			fprintf(f, "  filter note  %s\n", src->filter_note);
+		if (src->need_cgroup)
+			query__explain_cgroup(s, false, f);
 		fprintf(f, "  user space   SQLite checks every WHERE term again\n");
 	}
 	if (!s->nr_src)

@@ -122,5 +122,7 @@ void query__lost_repeats(const struct source *src, char *buf, size_t len);
 /* Binds q->params to st's named parameters; an SQLite code. */
 int query__bind_params(struct query *q, sqlite3_stmt *st);
 /* --explain / -v: per table, what is opened, sampled and filtered where (engine/explain.c) */
+/* the cgroup line of --explain for a table that reads _cgroup (engine/explain.c) */
+void query__explain_cgroup(const struct session *s, bool kernel, FILE *f);
 void query__explain(struct session *s, FILE *f);
 #endif

@@ -7,7 +7,8 @@
  * Schema (one module per table, eponymous-only, named by the planner):
  *
  *   _k0, _k1, ...  the GROUP BY keys: INTEGER, or TEXT (comm, char[N]) up to the first NUL,
- *                  or the stack BLOB (symbols/stack.h) built from the stack map's chains
+ *                  or the stack BLOB (symbols/stack.h) built from the stack map's chains,
+ *                  or _cgroup's path of the id (core/cgroup.h; NULL: not known)
  *   _c INTEGER     the group's events
  *   _a0, _a1, ...  each aggregate's state: sum, min, max INTEGER; log2_hist and lin_hist
  *                  bucket counts as a BLOB of little-endian u64 (read by log2_hist_merge()
@@ -36,6 +37,9 @@ struct bg_vtab {
 	size_t nr_order, cap_order;
 };
 
+/* _cgroup: the key is the id, the column its path (NULL: unknown) */
+static bool is_path(const struct bpf_val *v) { return v->col == BCOL_CGROUP && v->size == 1; }
+
 static char *schema(const struct bpf_plan *p)
 {
 	sqlite3_str *s = sqlite3_str_new(NULL);
@@ -44,8 +48,9 @@ static char *schema(const struct bpf_plan *p)
 	for (int i = 0; i < p->nr_keys; i++)
 		sqlite3_str_appendf(s, "\"_k%d\" %s, ", i,
 				    bpf_val__is_stack(&p->keys[i]) ? "BLOB"
-				    : bpf_val__is_str(&p->keys[i]) ? "TEXT"
-								   : "INTEGER");
+				    : bpf_val__is_str(&p->keys[i]) || is_path(&p->keys[i])
+					    ? "TEXT"
+					    : "INTEGER");
 	sqlite3_str_appendall(s, "\"_c\" INTEGER");
 	for (int i = 0; i < p->nr_aggs; i++)
 		sqlite3_str_appendf(s, ", \"_a%d\" %s", i,
@@ -220,6 +225,11 @@ static void key_column(sqlite3_context *ctx, const struct bpf_table *t, const ui
 
 	if (bpf_val__is_stack(v))
 		stack_column(ctx, t, key + p->key_off[k]);
+	else if (is_path(v) &&
+		 (s = session__cgroup_path(t->src->s, (uint64_t)i64_at(key, p->key_off[k]))))
+		sqlite3_result_text(ctx, s, -1, SQLITE_TRANSIENT);
+	else if (is_path(v))
+		return;
 	else if (bpf_val__is_str(v))
 		sqlite3_result_text(ctx, s, (int)strnlen(s, (size_t)bpf_val__str_size(v)),
 				    SQLITE_TRANSIENT);

@@ -88,7 +88,7 @@ int tp_table__best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 	struct tp_vtab *vt = (struct tp_vtab *)vt_;
 	sqlite3_str *plan = sqlite3_str_new(NULL);
 	bool raw = false, comm = false, stack = false, addr = false, regs = false, is_str;
-	bool ustr = false;
+	bool ustr = false, cgroup = false;
 	uint64_t used_mask = info->colUsed;
 	int argv_idx = 0;
 
@@ -106,7 +106,10 @@ int tp_table__best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 		addr |= k == TP_COL_ADDR;
 		regs |= k == TP_COL_ARG || k == TP_COL_RET;
 		ustr |= k == TP_COL_USTR;
+		cgroup |= k == TP_COL_CGROUP || k == TP_COL_CGROUP_ID;
 	}
+	if (cgroup)
+		source__plan_cgroup(vt->src);
 	vt->src->want_user_str |= ustr; /* engine/user_str.c decides how */
 	raw |= ustr;
 	source__plan(vt->src, raw, comm, used_mask != 0);

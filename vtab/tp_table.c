@@ -8,6 +8,8 @@
  *   _time INTEGER   event time, ns (CLOCK_MONOTONIC)
  *   _cpu, _pid, _tid INTEGER; _comm TEXT (name of the task that produced the event);
  *   _period INTEGER
+ *   _cgroup_id HIDDEN INTEGER, _cgroup HIDDEN TEXT   the task's cgroup v2 id and its path
+ *                             (core/cgroup.h), sampled only when named (PERF_SAMPLE_CGROUP)
  *   time cpu pid tid comm     plain aliases of the above, where the event has no such field
  *   <every format field>      numbers INTEGER, char arrays and __data_loc strings TEXT,
  *                             other arrays BLOB
@@ -124,8 +126,11 @@ static char *build_schema(struct tp_vtab *vt, const struct tp_event *ev)
 		vt->cols[vt->nr_cols++].kind = TP_COL_HZ;
 		vt->cols[vt->nr_cols++].kind = TP_COL_PERIOD_ARG;
 	}
-	sqlite3_str_appendall(sql, ", stack HIDDEN BLOB)");
+	sqlite3_str_appendall(sql, ", stack HIDDEN BLOB, _cgroup_id HIDDEN INTEGER, "
+				   "_cgroup HIDDEN TEXT)");
 	vt->cols[vt->nr_cols++].kind = TP_COL_STACK;
+	vt->cols[vt->nr_cols++].kind = TP_COL_CGROUP_ID;
+	vt->cols[vt->nr_cols++].kind = TP_COL_CGROUP;
 	return sqlite3_str_finish(sql);
 }
 
@@ -144,7 +149,7 @@ static int tp_table_connect(sqlite3 *db, void *aux_, int argc, const char *const
 		*pzErr = sqlite3_mprintf("%s", e.msg);
 		return SQLITE_ERROR;
 	}
-	vt = sqlite3_malloc64(sizeof(*vt) + (size_t)(TP_COL_PERIOD + 24 + 2 * aux->ev->nr_fields) *
+	vt = sqlite3_malloc64(sizeof(*vt) + (size_t)(TP_COL_PERIOD + 26 + 2 * aux->ev->nr_fields) *
 						    sizeof(struct tp_col));
 	if (!vt)
 		return SQLITE_NOMEM;
@@ -266,6 +271,20 @@ static void stack_result(sqlite3_context *ctx, struct session *s, const struct w
 		sqlite3_result_error_nomem(ctx);
 }
 
+/* NULL where the rows carry no cgroup id (no v2 hierarchy; a capture recorded without it) */
+static void cgroup_result(sqlite3_context *ctx, const struct tp_vtab *vt, const struct wrow *r,
+			  bool path)
+{
+	const char *p;
+
+	if (!vt->src->win->cgroup)
+		return;
+	if (!path)
+		sqlite3_result_int64(ctx, (sqlite3_int64)wrow_cgroup(r));
+	else if ((p = session__cgroup_path(vt->s, wrow_cgroup(r))))
+		sqlite3_result_text(ctx, p, -1, SQLITE_TRANSIENT);
+}
+
 /* NULL unless a BPF program wrote the row (engine/user_str.c) and could read the string */
 static void ustr_result(sqlite3_context *ctx, const struct source *src, int k, const struct wrow *r)
 {
@@ -321,6 +340,8 @@ static int tp_table_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int co
 		break;
 	case TP_COL_STACK: stack_result(ctx, vt->s, r); break;
 	case TP_COL_USTR: ustr_result(ctx, vt->src, vt->cols[col].arg, r); break;
+	case TP_COL_CGROUP_ID:
+	case TP_COL_CGROUP: cgroup_result(ctx, vt, r, vt->cols[col].kind == TP_COL_CGROUP); break;
 	}
 	return SQLITE_OK;
 }

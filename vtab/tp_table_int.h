@@ -25,7 +25,9 @@ enum tp_col_kind {
 	TP_COL_HZ,
 	TP_COL_PERIOD_ARG,
 	TP_COL_STACK,
-	TP_COL_USTR /* NAME_str: the text of a system call's string argument (bpf/user_str.h) */
+	TP_COL_USTR, /* NAME_str: the text of a system call's string argument (bpf/user_str.h) */
+	TP_COL_CGROUP_ID, /* _cgroup_id: the task's cgroup v2 id (core/cgroup.h) */
+	TP_COL_CGROUP     /* _cgroup: its path under the v2 hierarchy */
 };
 
 struct tp_col {

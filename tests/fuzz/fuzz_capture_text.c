@@ -7,14 +7,17 @@
  * drives the block reader beneath; this is the text and the fields above it.
  *
  * Input: META text NUL, then up to 3 tables, each: u8 index, u8 kind, system NUL, name NUL,
- * format text NUL; then rows, each: u16 raw size (% 1024), that many bytes.
+ * format text NUL; then a CGROUPS block: u16 size, that many bytes; then rows, each: u16 raw
+ * size (% 1024), that many bytes.
  * (1) Loading either succeeds or fails with a message; it never crashes or reads past a block.
  * (2) Every field accepted lies within 64 KiB; an integer is of 1, 2, 4 or 8 bytes.
  * (3) Decoding gives bytes inside the row's raw record or nothing (false), for any row.
+ * (4) A CGROUPS block's entries are read within it; every path taken is printable text.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include "core/capture.h"
+#include "core/cgroup.h"
 #include "core/field.h"
 #include "core/record.h"
 #include "fuzz.h"
@@ -67,6 +70,27 @@ static void ct_decode(const struct tp_event *ev, const struct wrow *r)
 	}
 }
 
+static void check_path(void *ctx, uint64_t id, const char *path)
+{
+	(void)ctx;
+	FUZZ_ASSERT(id != 0 && path[0]);
+	for (; *path; path++)
+		FUZZ_ASSERT((unsigned char)*path >= ' ' && *path != 0x7f);
+}
+
+static void ct_cgroups(struct session *s, struct fz *f)
+{
+	size_t n = f->left ? (size_t)fz_bytes(f, 2) : 0;
+	struct err e = { 0 };
+
+	n = n < f->left ? n : f->left;
+	if (replay__block(s, CAP_CGROUPS, f->p, n, &e))
+		FUZZ_ASSERT(e.code < 0 && e.msg[0]);
+	f->p += n;
+	f->left -= n;
+	cgroup_map__for_each(s->cgroups, check_path, NULL);
+}
+
 int FUZZ_ENTRY(const uint8_t *data, size_t size)
 {
 	struct fz f = { data, size };
@@ -85,6 +109,7 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 	for (int t = 0; t < tables; t++)
 		ct_table(s, &f);
 	catalog__resort(s->cat);
+	ct_cgroups(s, &f);
 	for (int n = 0; f.left && n < 64; n++) {
 		uint32_t raw = (uint32_t)fz_bytes(&f, 2) % 1024;
 		struct wrow *r = malloc(sizeof(*r) + raw);

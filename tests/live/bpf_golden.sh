@@ -16,10 +16,11 @@ same=false
 	[ "$(sed -n 's/^nr_cpu_ids //p' fixture/facts)" = \
 		"$(($(sed 's/.*-//; s/,.*//' /sys/devices/system/cpu/possible) + 1))" ] && same=true
 # the path lines without what differs between a load and a listing: the program's id, how
-# it was made
+# it was made, the cgroups a WHERE on _cgroup matches (this machine's: engine/bpf_cgroup.c)
 paths() {
 	grep '^  path' | sed -E 's/BPF program [0-9]+ of/BPF program of/;
-		s/ \(loaded, not attached: --explain\)//; s/ \(built[^)]*not loaded: offline\)//'
+		s/ \(loaded, not attached: --explain\)//; s/ \(built[^)]*not loaded: offline\)//;
+		s/the ids of [0-9]+ cgroups? matching at planning, or made since \(id > [0-9]+\)/the ids of N cgroups matching at planning, or made since (id > N)/'
 }
 # the listing: the rewritten statement, each program's header and instructions
 listing() { grep -E '^  (rewritten |(the|start|end) program, )|^ +[0-9]+: \(' ; }
@@ -41,7 +42,8 @@ $(diff <(printf '%s\n' "$got") <(printf '%s\n' "$want"))"
 	n=$((n + 1))
 	k=$(printf '%s\n' "$want" | grep -c 'BPF program of')
 	loaded=$((loaded + k))
-	if $same && [ "$k" -gt 0 ]; then
+	# "-- listing varies: WHY": its instructions hold this machine's values (cgroup ids)
+	if $same && [ "$k" -gt 0 ] && ! grep -q '^-- listing varies:' "$t"; then
 		[ "$(printf '%s\n' "$out" | listing)" = "$(listing < "$name.out")" ] ||
 			fail "$name: the loaded program is not the golden's listing:
 $(diff <(printf '%s\n' "$out" | listing) <(listing < "$name.out") | head -20)"
