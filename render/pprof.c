@@ -375,10 +375,11 @@ static uint64_t loc_id(struct pprof *p, const struct stack_view *v, const struct
 	return ++p->nr_locs;
 }
 
-/* (2): comm, pid, tid, cpu, with or without a leading '_', and names ending in pid or tid */
+/* (2): comm, pid, tid, cpu, cgroup, cgroup_id, with or without a leading '_', and names ending
+ * in pid or tid */
 static bool is_label_name(const char *name)
 {
-	static const char *const names[] = { "comm", "pid", "tid", "cpu" };
+	static const char *const names[] = { "comm", "pid", "tid", "cpu", "cgroup", "cgroup_id" };
 	size_t n = strlen(name);
 	const char *bare = name + (name[0] == '_');
 

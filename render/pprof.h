@@ -9,7 +9,8 @@
  *     or GROUP BY stack); the first such column is its stack, leaf first in the profile. Rows
  *     without one are counted and left out; every window's rows add up (-i).
  * (2) Every other column is a sample type or a label, by name over the whole run: a column
- *     named comm, pid, tid, cpu (or _comm, _pid, ...), or ending in pid or tid, is a label;
+ *     named comm, pid, tid, cpu, cgroup, cgroup_id (or _comm, _pid, _cgroup, ...), or ending in
+ *     pid or tid, is a label;
  *     else a numeric column is a sample type (REAL rounded), and a TEXT column is a label
  *     unless every value is a duration as dur() writes it ("1.23ms": then a sample type in
  *     nanoseconds, as dur() rounded it). NULLs count 0; other BLOBs are left out.

@@ -31,13 +31,14 @@ run_in() {
 # collect NAME OPTIONS... -- SQL: perf-sql (or record, with OPTIONS) started, cgroup a made
 # and its workload run, then b made and its workload run, then stopped: rows into NAME
 collect() {
-	local name=$1 opts=()
+	local name=$1 opts=() fmt=(--csv)
+	[ -n "${PPROF:-}" ] && fmt=(-f pprof -o "$PPROF")
 	shift
 	while [ "$1" != -- ]; do opts+=("$1"); shift; done
 	rmdir "$base/$a" "$base/$b" 2>/dev/null
 	mkdir "$base/$a" || fail "cannot make $base/$a"
 	: >"$dir/$name.err"
-	"$PERF_SQL" "${opts[@]}" --csv -v "$2" >"$dir/$name" 2>"$dir/$name.err" & pq=$!
+	"$PERF_SQL" "${opts[@]}" "${fmt[@]}" -v "$2" >"$dir/$name" 2>"$dir/$name.err" & pq=$!
 	wait_plan $pq "$dir/$name.err"
 	run_in "$a" 300
 	run_in "$b" 700 # made after the query started: a cgroup id the walk at planning missed
@@ -101,6 +102,19 @@ collect only -- "$only"
 eq "$(cat "$dir/only.rows")" "700" "kernel path: WHERE _cgroup = the cgroup made after the start"
 collect only_ring --no-bpf -- "$only"
 eq "$(cat "$dir/only_ring.rows")" "700" "ring path: WHERE _cgroup = the cgroup made after the start"
+
+# a profile by cgroup (docs/pprof.md): _cgroup labels each sample, so that go tool pprof splits
+# the writes' stacks by container, on both paths
+if command -v go >/dev/null; then
+	for path in kernel ring; do
+		opt=() && [ $path = ring ] && opt=(--no-bpf)
+		PPROF=$dir/cg.pb.gz collect pprof_$path "${opt[@]}" -- "select stack, _cgroup,
+			count(*) as writes from sys_enter_write where count = $size group by stack, _cgroup"
+		tags=$(go tool pprof -tags "$dir/cg.pb.gz" 2>&1) || fail "go tool pprof -tags: $tags"
+		eq "$(printf '%s\n' "$tags" | awk '$3 ~ /^perfsql-cgcol-/ { printf "%s,%d\n", $3, $1 }' | sort)" \
+			"$want" "-f pprof ($path path): the label _cgroup splits the writes"
+	done
+fi
 
 # a cgroup made and removed within the window: named by its PERF_RECORD_CGROUP, on both paths
 want3=$(printf '%s,300\n%s,700\n%s,200' "$a" "$b" "$c" | sort)
