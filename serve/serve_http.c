@@ -18,8 +18,11 @@
  *     every byte).
  * (4) The signals perf-sql stops on (SIGINT, SIGTERM, SIGHUP) are blocked in the server's
  *     thread: they reach the collection thread, which ends the run.
- * (5) Only GET and HEAD of /metrics (and / with a pointer to it); nothing a client sends is
- *     run or kept.
+ * (5) Only GET and HEAD of /metrics (and / with a pointer to it), and GET of /debug/pprof/
+ *     (serve/debug_pprof.h: a profile's request is suspended while a thread of its own
+ *     collects, so /metrics answers meanwhile; its request clock stays stopped until the
+ *     answer is sent: (3) bounds a request's reception, not its answer), and POST of
+ *     /debug/pprof/symbol, whose body is dropped; nothing a client sends is run or kept.
  * (7) --web.config.file (serve/web_config.h): TLS through libmicrohttpd's GnuTLS, a client
  *     certificate checked before anything is answered (a connection without one, or with one
  *     the CAs do not verify, is closed), then basic authentication (401 and
@@ -45,6 +48,7 @@
 #include <unistd.h>
 #include <gnutls/gnutls.h>
 #include <microhttpd.h>
+#include "serve/debug_pprof.h"
 #include "serve/serve.h"
 #include "serve/web_config.h"
 
@@ -80,6 +84,7 @@ struct http {
 				 * collection thread's publish) */
 	pthread_mutex_t web_lock;
 	bool reload_said;
+	struct debug_pprof *dp; /* the caller's, or NULL: /debug/pprof/ */
 };
 
 static uint64_t mono_ns(void)
@@ -142,7 +147,12 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
-	clock_set(cls, conn, mono_ns()); /* the next request's deadline runs from here */
+	struct http *h = cls;
+
+	if (*con_cls && *con_cls != h) /* a profile's collection (serve/debug_pprof.h) */
+		debug_pprof__completed(h->dp, *con_cls);
+	*con_cls = NULL;
+	clock_set(h, conn, mono_ns()); /* the next request's deadline runs from here */
 }
 
 /* (3) the watchdog: every tenth of the deadline, connections past it are shut down (the
@@ -172,7 +182,8 @@ static void *watch(void *arg)
 	return NULL;
 }
 
-static const char index_page[] = "perf-sql serve: the metrics are at /metrics\n";
+static const char index_page[] = "perf-sql serve: the metrics are at /metrics, the pprof "
+				 "profiles listed at /debug/pprof/\n";
 
 static void snapshot_put(struct http *h, struct snapshot *s)
 {
@@ -331,7 +342,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (!pass)
 			return g;
 	}
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD) &&
+	    (strcmp(method, MHD_HTTP_METHOD_POST) || strcmp(url, "/debug/pprof/symbol")))
 		return reply_static(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 	if (!*con_cls) { /* the headers: answer on the next call, once the request is whole, so
 			    * the connection may stay open for the next scrape */
@@ -342,6 +354,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*upload_len = 0;
 		return MHD_YES;
 	}
+	if (*con_cls != h) /* a profile's connection, resumed: its answer */
+		return debug_pprof__resumed(h->dp, conn, *con_cls);
+	if (!strncmp(url, "/debug/pprof", 12))
+		return debug_pprof__request(h->dp, conn, url, method, con_cls);
 	if (!strcmp(url, "/"))
 		return reply_static(conn, MHD_HTTP_OK, index_page);
 	if (strcmp(url, "/metrics"))
@@ -498,18 +514,19 @@ static int http_daemon(struct http *h, unsigned int flags)
 }
 
 struct http *http__start(const char *listen, const struct http_limits *lim, struct web_config *web,
-			 char *bound, size_t len, struct err *e)
+			 struct debug_pprof *dp, char *bound, size_t len, struct err *e)
 {
 	struct http *h = http_new(lim, e);
 
 	if (!h)
 		return NULL;
 	h->web = web;
+	h->dp = dp;
 	if ((h->fd = listen_on(listen, bound, len, e)) < 0) {
 		http__stop(h);
 		return NULL;
 	}
-	if (http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC)) {
+	if (http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME)) {
 		err_set(e, -EIO, "--listen %s: libmicrohttpd could not start its server thread",
 			bound);
 		http__stop(h);
@@ -579,14 +596,28 @@ static struct web_config swap_web(struct http *h, const struct web_config *c)
 	return was;
 }
 
+static int reload(struct http *h, struct err *e);
+
 int http__reload(struct http *h, struct err *e)
+{
+	int ret;
+
+	if (!h->web || !web_config__changed(h->web))
+		return 0;
+	if (!debug_pprof__hold(h->dp))
+		return 0; /* a profile's connection is suspended on the old server: after it */
+	ret = reload(h, e);
+	debug_pprof__release(h->dp);
+	return ret;
+}
+
+/* http__reload(), no profile being collected */
+static int reload(struct http *h, struct err *e)
 {
 	struct web_config *fresh, was;
 	struct MHD_Daemon *old = h->d;
 	int ret;
 
-	if (!h->web || !web_config__changed(h->web))
-		return 0;
 	if (!(fresh = malloc(sizeof(*fresh))))
 		return err_set(e, -ENOMEM, "out of memory");
 	if ((ret = web_config__load(fresh, h->web->path, e))) {
@@ -609,12 +640,13 @@ int http__reload(struct http *h, struct err *e)
 	}
 	was = swap_web(h, fresh); /* the new server reads the new certificate */
 	free(fresh);
-	ret = http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC);
+	ret = http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME);
 	if (ret) { /* the old configuration on the same socket, then */
 		struct web_config bad = swap_web(h, &was);
 
 		web_config__free(&bad);
-		if (http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC)) {
+		if (http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC |
+					   MHD_ALLOW_SUSPEND_RESUME)) {
 			h->d = old; /* serves its open connections; none is accepted */
 			return err_set(e, -EIO,
 				       "%s: no server could start, with it or with the old one",
@@ -639,6 +671,7 @@ void http__stop(struct http *h)
 		pthread_mutex_unlock(&h->lock);
 		pthread_join(h->watchdog, NULL);
 	}
+	debug_pprof__stop(h->dp); /* no connection suspended: libmicrohttpd requires it */
 	if (h->d)
 		MHD_stop_daemon(h->d);
 	if (h->fd >= 0)
