@@ -232,7 +232,8 @@ static int plan_pprof(struct serve *sv, const struct query *q, struct err *e)
 		if ((ret = debug_pprof__add(sv->dp, sp->name, sql, sp->params, sp->nr_params, what,
 					    e)))
 			return err_usage(e);
-		if ((ret = check_sql(q, sp->name, sql, sp->params, sp->nr_params, e)))
+		snprintf(what, sizeof(what), "--pprof %s", sp->name);
+		if ((ret = check_sql(q, what, sql, sp->params, sp->nr_params, e)))
 			return ret;
 	}
 	debug_pprof__set_query(sv->dp, q);

@@ -128,7 +128,8 @@ static const struct serve_opt {
 	{ "--pprof", "NAME SQL|PROFILER",
 	  "also serve /debug/pprof/NAME?seconds=N: a pprof profile of the SQL (a stack query: "
 	  "GROUP BY stack), or of the profiler's stack query, collected for N seconds on request "
-	  "(docs/pprof.md); /debug/pprof/profile, the CPU profile at -F HZ, is always served",
+	  "(docs/pprof.md); /debug/pprof/profile, the CPU profile at -F HZ, is served unless "
+	  "--pprof-max-seconds is 0",
 	  NULL },
 	{ "--pprof-max-seconds", "N",
 	  "the longest profile a request may ask for, ?seconds=N (default 60; a request without "
