@@ -20,7 +20,10 @@
  *     answered, so a collection of N seconds is not cut by --request-deadline; a suspended
  *     connection has no idle timeout either (libmicrohttpd leaves it out of its timeouts);
  * (4) the engine's only shared state is session_stop, which a signal sets: it ends every
- *     collection too (a 503), as it ends serve's own run.
+ *     collection too (a 503), as it ends serve's own run; and SQLite's heap limit
+ *     (--max-memory, engine/lockdown.h), which is the process's: each run sets it to what
+ *     SQLite holds then plus the budget, so a collection's start gives serve's own statements
+ *     what the collection does not use of its budget, and the limit stays so after it.
  */
 #include <errno.h>
 #include <poll.h>
@@ -295,6 +298,8 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int status, c
 		return MHD_NO;
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	if (status >= 400) /* go tool pprof then prints the line as the server's error */
+		MHD_add_response_header(r, "X-Go-Pprof", "1");
 	if (retry_after > 0) {
 		snprintf(s, sizeof(s), "%ld", retry_after);
 		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, s);

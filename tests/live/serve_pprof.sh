@@ -1,11 +1,12 @@
 # perf-sql serve's /debug/pprof/ (serve/debug_pprof.h), read as Go's net/http/pprof is:
 # `go tool pprof -raw URL?seconds=2` gets a CPU profile with burn's burn_a and burn_b on top,
 # while /metrics answers (before the profile does) and a second request of the same endpoint
-# gets 429 with Retry-After; seconds=abc, 0 and past --pprof-max-seconds are 400; /debug/pprof/
-# lists the endpoints; a --pprof offcpu "SQL" endpoint, collecting for 11 s (past the 10 s idle
-# timeout and the 1 s --request-deadline), has sleeper's 20 sleeps through do_nanosleep; a
-# client that hangs up mid-collection ends it (the next request starts at once, the perf
-# events are closed); SIGTERM during a collection answers 503 and exits 0 within a second.
+# gets 429 with Retry-After; seconds=abc, 0 and past --pprof-max-seconds are 400 (a line go
+# tool pprof shows: X-Go-Pprof); /debug/pprof/ lists the endpoints; a --pprof offcpu "SQL"
+# endpoint, collecting for 11 s (past the 10 s idle timeout and the 1 s --request-deadline),
+# has sleeper's 20 sleeps through do_nanosleep; a client that hangs up mid-collection ends it
+# (the next request starts at once, the perf events are closed); SIGTERM during a collection
+# answers 503 and exits 0 within a second.
 . "$(dirname "$0")/lib.sh"; need_root
 command -v go > /dev/null || skip "[skipped: no go: go tool pprof reads the profiles (apt-get install golang-go, or make setup)]"
 . "$(dirname "$0")/serve_lib.inc"
@@ -36,7 +37,10 @@ for s in abc 0 21 100000 -1 1.5; do
 	eq "$(cat "$d/body")" "seconds '$s': expected a whole number of seconds from 1 to 20 (perf-sql serve --pprof-max-seconds)" "seconds=$s's answer"
 done
 eq "$(curl -s -I -o /dev/null -w '%{http_code}' "$url/profile?seconds=1")" 405 "HEAD of a profile"
-echo "ok: seconds=abc, 0, 21, 100000, -1 and 1.5 are 400 with one line; HEAD is a 405"
+go tool pprof -raw "$url/profile?seconds=21" > /dev/null 2> "$d/21.err" && fail "go tool pprof of seconds=21 succeeded"
+grep -qF "server response: 400 Bad Request - seconds '21': expected a whole number of seconds from 1 to 20" "$d/21.err" ||
+	fail "go tool pprof does not show the server's line (X-Go-Pprof): $(cat "$d/21.err")"
+echo "ok: seconds=abc, 0, 21, 100000, -1 and 1.5 are 400 with one line, which go tool pprof shows; HEAD is a 405"
 
 # off-CPU by stack for 11 s, in the background: 20 sleeps of 10 ms while it runs
 curl -s --max-time 40 -o "$d/off.pb.gz" -w '%{http_code}' "$url/offcpu?seconds=11" > "$d/off.code" &
