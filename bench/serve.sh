@@ -14,8 +14,9 @@
 #  (4) the cost of a served pprof profile (serve/debug_pprof.h): perf-sql's CPU for one
 #      /debug/pprof/profile?seconds=BENCH_PPROF_SECS (30, every CPU at 99 Hz, stacks counted in
 #      the kernel, symbolized once per window), less its CPU for the same time without one;
-#      and the slowdown of a busy loop (getppid_loop -t SECS on CPU 0) while a profile is
-#      collected, against none, medians of REPS interleaved runs (target: 1.00).
+#      and the slowdown of a busy loop (getppid_loop -t SECS on CPU 0) in a profile's first
+#      SECS (its start: the BPF program loaded, every task's binaries read for their symbols)
+#      and in the SECS after, against none, medians of REPS interleaved runs (target: 1.00).
 # Run by bench/run.sh (section "serve") or alone: PERF_SQL=... BUILD=... bash bench/serve.sh
 set -u
 : "${PERF_SQL:?}" "${BUILD:?}"
@@ -141,14 +142,15 @@ else
 fi
 for ((r = 0; r < REPS; r++)); do
 	run_loop >> "$T/noprof"
-	curl -s -o /dev/null "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=$((SECS + 2))" & SCRAPER=$!
+	curl -s -o /dev/null "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=$((SECS + 4))" & SCRAPER=$!
 	sleep 0.5
-	run_loop >> "$T/prof"
+	run_loop >> "$T/start" # the collection's first seconds: its start's loading and first windows
+	run_loop >> "$T/prof"  # after them
 	wait "$SCRAPER"
 	SCRAPER=
 done
 stop
-n=$(median < "$T/noprof"); p=$(median < "$T/prof")
-awk -v n="$n" -v p="$p" -v secs="$SECS" -v reps="$REPS" 'BEGIN {
-	printf "serve: getppid_loop -t %s on CPU 0, median of %d: %.1f ns/call without a profile, %.1f ns/call while /debug/pprof/profile collects (x%.3f, target 1.00)\n",
-		secs, reps, n, p, p / n }'
+n=$(median < "$T/noprof"); st=$(median < "$T/start"); p=$(median < "$T/prof")
+awk -v n="$n" -v st="$st" -v p="$p" -v secs="$SECS" -v reps="$REPS" 'BEGIN {
+	printf "serve: getppid_loop -t %s on CPU 0, median of %d: %.1f ns/call without a profile; while /debug/pprof/profile collects, %.1f ns/call in its first %s s (x%.3f: its start) and %.1f ns/call after (x%.3f, target 1.00)\n",
+		secs, reps, n, st, secs, st / n, p, p / n }'
