@@ -6,7 +6,7 @@
 # endpoint, collecting for 11 s (past the 10 s idle timeout and the 1 s --request-deadline),
 # has sleeper's 20 sleeps through do_nanosleep; a client that hangs up mid-collection ends it
 # (the next request starts at once, the perf events are closed); SIGTERM during a collection
-# answers 503 and exits 0 within a second.
+# answers 503 and exits 0 within a second. Under serve -p PID, the profile is PID's alone.
 . "$(dirname "$0")/lib.sh"; need_root
 command -v go > /dev/null || skip "[skipped: no go: go tool pprof reads the profiles (apt-get install golang-go, or make setup)]"
 . "$(dirname "$0")/serve_lib.inc"
@@ -115,3 +115,16 @@ SERVE_KIDS=
 eq "$(cat "$d/stop.code")" 503 "a collection's answer when serve stops"
 eq "$(cat "$d/stop.body")" "/debug/pprof/profile: collection cancelled: serve is stopping or the client left" "its body"
 echo "ok: SIGTERM during a collection: 503, exit 0"
+
+# serve's targets are the profile's: with -p, burn's samples only (its pid the one label)
+"$WL/burn" 3 & burn=$!
+SERVE_KIDS=$burn
+serve_start -p "$burn" --name w "select count(*) as n from sys_enter_write"
+curl -s --max-time 30 -o "$d/p.pb.gz" "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=1" || fail "the profile under -p"
+pprof -tags "$d/p.pb.gz" > "$d/p.tags"
+grep -qE "^ +[0-9.]+[a-z]* \( *100(\.0+)?%\): $burn\$" "$d/p.tags" || fail "-p $burn: the pids of the samples: $(cat "$d/p.tags")"
+pprof -top "$d/p.pb.gz" | grep -qE ' burn_a$' || fail "-p $burn: no burn_a"
+serve_stop
+wait "$burn"
+SERVE_KIDS=
+echo "ok: under serve's -p $burn, the profile is burn's alone"
