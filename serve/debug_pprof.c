@@ -72,7 +72,7 @@ struct job {
 	unsigned int status;
 	uint8_t *body;
 	size_t len;
-	char msg[640];
+	char msg[900];
 };
 
 static uint64_t mono_ns(void)
@@ -236,8 +236,10 @@ static void answer(struct job *j, int ret, const struct err *e)
 			     "serve is stopping or the client left");
 		return;
 	}
-	if (ret) {
-		answer_error(j, MHD_HTTP_INTERNAL_SERVER_ERROR, "/debug/pprof/%s: %s\n", e->msg);
+	if (ret) { /* the error as the command line says it: the message; the hint */
+		j->status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+		snprintf(j->msg, sizeof(j->msg), "/debug/pprof/%s: %s%s%s\n", j->ep->name, e->msg,
+			 e->hint[0] ? "; " : "", e->hint);
 		return;
 	}
 	pprof__counts(j->pp, &rows, &samples);

@@ -2,11 +2,12 @@
 # `go tool pprof -raw URL?seconds=2` gets a CPU profile with burn's burn_a and burn_b on top,
 # while /metrics answers (before the profile does) and a second request of the same endpoint
 # gets 429 with Retry-After; seconds=abc, 0 and past --pprof-max-seconds are 400 (a line go
-# tool pprof shows: X-Go-Pprof); /debug/pprof/ lists the endpoints; a --pprof offcpu "SQL"
-# endpoint, collecting for 11 s (past the 10 s idle timeout and the 1 s --request-deadline),
-# has sleeper's 20 sleeps through do_nanosleep; a client that hangs up mid-collection ends it
-# (the next request starts at once, the perf events are closed); SIGTERM during a collection
-# answers 503 and exits 0 within a second. Under serve -p PID, the profile is PID's alone.
+# tool pprof shows: X-Go-Pprof); /debug/pprof/ lists the endpoints; rows without a stack are a
+# 500 saying so; a --pprof offcpu "SQL" endpoint, collecting for 11 s (past the 10 s idle
+# timeout and the 1 s --request-deadline), has sleeper's 20 sleeps through do_nanosleep; a
+# client that hangs up mid-collection ends it (the next request starts at once, the perf
+# events are closed); SIGTERM during a collection answers 503 and exits 0 within a second.
+# Under serve -p PID, the profile is PID's alone.
 . "$(dirname "$0")/lib.sh"; need_root
 command -v go > /dev/null || skip "[skipped: no go: go tool pprof reads the profiles (apt-get install golang-go, or make setup)]"
 . "$(dirname "$0")/serve_lib.inc"
@@ -18,18 +19,22 @@ off="select start_value as stack, sum(latency) as off_ns, count(*) as switches, 
 	from pairs('sched_switch', 'prev_pid', 'sched_switch', 'next_pid', 'stack')
 	group by start_value, comm"
 serve_start --request-deadline 1s --pprof-max-seconds 20 --max-groups 65536 --name w \
-	"select count(*) as n from sys_enter_write where count = 3217" --pprof offcpu "$off"
+	"select count(*) as n from sys_enter_write where count = 3217" --pprof offcpu "$off" \
+	--pprof nostack "select count(*) as n from cpu_clock"
 url="http://127.0.0.1:$PORT/debug/pprof"
 code() { curl -s --max-time 30 -o "$d/body" -w '%{http_code}' "$@"; }
 
 # the listing, and what is not there
 code "$url/" > "$d/code"
 eq "$(cat "$d/code")" 200 "/debug/pprof/"
-eq "$(grep '^/debug/pprof/' "$d/body" | tr '\n' ' ')" "/debug/pprof/profile /debug/pprof/offcpu " "the endpoints listed"
+eq "$(grep '^/debug/pprof/' "$d/body" | tr '\n' ' ')" "/debug/pprof/profile /debug/pprof/offcpu /debug/pprof/nostack " "the endpoints listed"
 grep -q "(default 20, at most 20)" "$d/body" || fail "the listing's limits: $(cat "$d/body")"
 eq "$(code "$url/heap")" 404 "/debug/pprof/heap"
 grep -q '^/debug/pprof/profile$' "$d/body" || fail "a 404 of /debug/pprof/ lists nothing: $(cat "$d/body")"
-echo "ok: /debug/pprof/ lists profile and offcpu; /debug/pprof/heap is a 404 with the list"
+echo "ok: /debug/pprof/ lists profile, offcpu and nostack; /debug/pprof/heap is a 404 with the list"
+# a query whose rows have no stack: 500, with what to do
+eq "$(code "$url/nostack?seconds=1")" 500 "a profile of rows without a stack"
+eq "$(cat "$d/body")" "/debug/pprof/nostack: no row of the result has a stack (select a table's stack column, or GROUP BY stack: docs/pprof.md)" "its answer"
 
 # seconds that are not 1..--pprof-max-seconds: 400, one line; HEAD collects nothing
 for s in abc 0 21 100000 -1 1.5; do
