@@ -51,7 +51,8 @@ echo "ok: seconds=abc, 0, 21, 100000, -1 and 1.5 are 400 with one line, which go
 curl -s --max-time 40 -o "$d/off.pb.gz" -w '%{http_code}' "$url/offcpu?seconds=11" > "$d/off.code" &
 SERVE_KIDS=$!
 sleep 0.5
-"$WL/sleeper" 20 10 || fail "sleeper"
+"$WL/sleeper" 20 10 & spid=$! # its pid picks its samples: other tests may run sleepers too
+wait "$spid" || fail "sleeper"
 
 # the CPU profile of burn, as a Go scraper takes it; meanwhile /metrics and a second request
 "$WL/burn" 4 & burn=$!
@@ -78,7 +79,7 @@ grep -qx "PeriodType: cpu nanoseconds" "$d/cpu.raw" && grep -qx "Period: 1010101
 	fail "not a 99 Hz CPU profile: $(head -5 "$d/cpu.raw")"
 saved=$(sed -n 's/^Saved profile in //p' "$d/cpu.err")
 [ -f "$saved" ] || fail "go tool pprof saved no profile: $(cat "$d/cpu.err")"
-pprof -top -tagfocus=comm=burn -nodefraction=0 "$saved" > "$d/cpu.top"
+pprof -top -tagfocus=pid="$burn" -nodefraction=0 "$saved" > "$d/cpu.top"
 grep -qx "Type: cpu" "$d/cpu.top" || fail "type: $(head -5 "$d/cpu.top")"
 top2=$(awk '/^ +flat +flat%/ { s = 1; next } s { print $6 }' "$d/cpu.top" | head -2 | tr '\n' ' ')
 eq "$top2" "burn_a burn_b " "burn's two functions on top, burn_a first"
@@ -102,11 +103,11 @@ SERVE_KIDS=
 eq "$(cat "$d/off.code")" 200 "the 11 s off-CPU profile (past --request-deadline 1s and the 10 s idle timeout)"
 said=$(grep '/debug/pprof/offcpu' "$d/serve.err" | grep -o '[0-9]* events of this window had a call chain the BPF stack map could not take\|[0-9]* pairs of this window were lost in the kernel' |
 	awk '{ n += $1 } END { print n + 0 }')
-pprof -raw -tagfocus=comm=sleeper -focus='^do_nanosleep$' "$d/off.pb.gz" > "$d/off.raw"
+pprof -raw -tagfocus=pid="$spid" -focus='^do_nanosleep$' "$d/off.pb.gz" > "$d/off.raw"
 grep -qx "off_ns/nanoseconds\[dflt\] switches/count" "$d/off.raw" || fail "types: $(sed -n 5,6p "$d/off.raw")"
 n=$(awk '/^Samples:/ { s = 1; getline; next } /^Locations/ { s = 0 }
 	s && /^ +[0-9]+ +[0-9]+:/ { v = $2; sub(/:$/, "", v); n += v } END { print n + 0 }' "$d/off.raw")
-between "$n" $((20 - said)) 20 "sleeps through do_nanosleep (comm sleeper), but for the $said the kernel said it lost"
+between "$n" $((20 - said)) 20 "sleeps through do_nanosleep (comm sleeper, pid $spid), but for the $said the kernel said it lost"
 echo "ok: /debug/pprof/offcpu?seconds=11: $n of sleeper's 20 sleeps"
 eq "$(ls "/proc/$SERVE_PID/task" | wc -l)" 3 "serve's threads once no profile is collected (collection, server, watchdog)"
 
