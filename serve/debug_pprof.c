@@ -14,7 +14,8 @@
  *     it is joined by the endpoint's next collection, or at the end;
  * (2) a connection is never suspended when the server stops: debug_pprof__stop() (called
  *     before the server stops) cancels every collection and joins its thread, each resuming
- *     its connection first; debug_pprof__hold() keeps collections out while a reload of the
+ *     its connection first, then waits (at most PPROF_ANSWER_WAIT_MS) for the answers to be
+ *     sent; debug_pprof__hold() keeps collections out while a reload of the
  *     web configuration replaces the server;
  * (3) the request clock of serve_http.c (its deadline watchdog) is stopped while a request is
  *     answered, so a collection of N seconds is not cut by --request-deadline; a suspended
@@ -52,7 +53,9 @@ struct endpoint {
 };
 
 struct debug_pprof {
-	pthread_mutex_t lock; /* endpoints' running, stopping, held */
+	pthread_mutex_t lock; /* endpoints' running, stopping, held, nr_jobs */
+	pthread_cond_t answered;
+	int nr_jobs; /* made and not yet completed: their answer may be being sent */
 	bool stopping;
 	bool held;
 	int max_seconds;
@@ -89,15 +92,37 @@ struct debug_pprof *debug_pprof__new(int max_seconds)
 
 	if (!dp)
 		return NULL;
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&dp->answered, &ca);
+	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&dp->lock, NULL);
 	dp->max_seconds = max_seconds;
 	return dp;
 }
 
-void debug_pprof__stop(struct debug_pprof *dp)
+/* (2) the resumed connections' answers (a 503 when serve stops) sent, for at most
+ * PPROF_ANSWER_WAIT_MS: the server's stop would close them unsent */
+static void answers_sent(struct debug_pprof *dp)
 {
-	if (!dp)
-		return;
+	struct timespec until;
+	uint64_t t;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	t = (uint64_t)until.tv_nsec + PPROF_ANSWER_WAIT_MS * 1000000ull;
+	until.tv_sec += (time_t)(t / 1000000000ull);
+	until.tv_nsec = (long)(t % 1000000000ull);
+	pthread_mutex_lock(&dp->lock);
+	while (dp->nr_jobs && !pthread_cond_timedwait(&dp->answered, &dp->lock, &until))
+		;
+	pthread_mutex_unlock(&dp->lock);
+}
+
+/* every collection cancelled, its thread joined (it resumed its connection first) */
+static void stop_collections(struct debug_pprof *dp)
+{
 	pthread_mutex_lock(&dp->lock);
 	dp->stopping = true; /* (2): running ones stop at their next window, none starts */
 	pthread_mutex_unlock(&dp->lock);
@@ -108,11 +133,20 @@ void debug_pprof__stop(struct debug_pprof *dp)
 		dp->ep[i].joinable = false;
 }
 
+void debug_pprof__stop(struct debug_pprof *dp)
+{
+	if (!dp)
+		return;
+	stop_collections(dp);
+	answers_sent(dp);
+}
+
 void debug_pprof__free(struct debug_pprof *dp)
 {
 	if (!dp)
 		return;
-	debug_pprof__stop(dp);
+	stop_collections(dp); /* none runs when the server was stopped first, as it should be */
+	pthread_cond_destroy(&dp->answered);
 	pthread_mutex_destroy(&dp->lock);
 	free(dp);
 }
@@ -158,8 +192,7 @@ bool debug_pprof__hold(struct debug_pprof *dp)
 	if (!dp)
 		return true;
 	pthread_mutex_lock(&dp->lock);
-	for (int i = 0; i < dp->nr_ep; i++)
-		busy |= dp->ep[i].running != NULL;
+	busy = dp->nr_jobs > 0; /* running, or its answer being sent: the old server's */
 	dp->held = !busy;
 	pthread_mutex_unlock(&dp->lock);
 	return !busy;
@@ -395,6 +428,7 @@ static enum MHD_Result take(struct debug_pprof *dp, struct endpoint *ep, struct 
 	ep->joinable = false;
 	ep->running = j;
 	ep->ends = now + (uint64_t)j->seconds * 1000000000ull;
+	dp->nr_jobs++; /* until debug_pprof__completed() */
 	*taken = true;
 	return MHD_YES;
 }
@@ -487,6 +521,10 @@ void debug_pprof__completed(struct debug_pprof *dp, void *job)
 {
 	struct job *j = job;
 
+	pthread_mutex_lock(&dp->lock);
+	dp->nr_jobs--;
+	pthread_cond_broadcast(&dp->answered);
+	pthread_mutex_unlock(&dp->lock);
 	free(j->body);
 	free(j);
 }

@@ -40,6 +40,7 @@ struct query_param;
 #define PPROF_MAX_SECONDS_DEFAULT 60
 #define PPROF_MAX_ENDPOINTS 16
 #define PPROF_WINDOW_MS 1000
+#define PPROF_ANSWER_WAIT_MS 500
 #define PPROF_CPU_SQL "SELECT stack, count(*) AS samples FROM cpu_clock GROUP BY stack"
 
 /* max_seconds: the cap of ?seconds= (0: no endpoint at all, /debug/pprof/ is a 404) */

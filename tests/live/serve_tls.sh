@@ -3,7 +3,8 @@
 # with a wrong password is down with 401; plain HTTP to the TLS port gets no metrics;
 # /debug/pprof/ answers only with the password (a profile over https, gzip'd); with
 # client_auth_type RequireAndVerifyClientCert a scraper without a certificate is refused and
-# one with a certificate of the CA is answered; a changed file is read again (a new password).
+# one with a certificate of the CA is answered; a changed file is read again (a new password),
+# once a profile being collected is answered.
 # Certificates are made here with openssl; the bcrypt hashes with Python's crypt.
 . "$(dirname "$0")/lib.sh"; need_root
 . "$(dirname "$0")/serve_lib.inc"
@@ -97,9 +98,18 @@ for t in json.load(sys.stdin)["data"]["activeTargets"]:
 echo "ok: Prometheus reads 30 over https with basic_auth; the wrong password's target is down: $err"
 kill -TERM "$PROM_PID"; wait "$PROM_PID" 2>/dev/null; PROM_PID=
 
-# the file changed: a new password, read at a window's end
+# the file changed: a new password, read at a window's end; but not while a profile is being
+# collected (its connection is the old server's): the old password holds until it is answered
+get -u prom:s3cret -o "$d/held.pb.gz" -w '%{http_code}' \
+	"https://127.0.0.1:$PORT/debug/pprof/profile?seconds=3" > "$d/held.code" & SERVE_KIDS=$!
+sleep 0.5
 printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  prom: %s\n' \
 	"$(bcrypt n3w)" > "$d/web.yml"
+sleep 1 # five windows: the file is seen changed
+eq "$(code -u prom:s3cret)" 200 "the old password while a profile is collected"
+wait "$SERVE_KIDS"; SERVE_KIDS=
+eq "$(cat "$d/held.code")" 200 "the profile collected across the file's change"
+gzip -t "$d/held.pb.gz" || fail "the profile across the change is not gzip'd"
 for _ in $(seq 100); do
 	[ "$(code -u prom:n3w)" = 200 ] && break
 	sleep 0.1
