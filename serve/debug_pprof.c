@@ -299,7 +299,8 @@ static void *collect(void *arg)
 
 	q.sql = j->ep->sql;
 	q.nr_params = j->ep->nr_params;
-	memcpy(q.params, j->ep->params, (size_t)q.nr_params * sizeof(q.params[0]));
+	if (q.nr_params) /* the CPU profile's are NULL */
+		memcpy(q.params, j->ep->params, (size_t)q.nr_params * sizeof(q.params[0]));
 	q.so.interval_ms = PPROF_WINDOW_MS;
 	q.so.duration_ms = j->seconds * 1000L;
 	q.so.workload = NULL;
