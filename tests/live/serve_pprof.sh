@@ -15,6 +15,8 @@ export HOME=$SERVE_DIR PPROF_TMPDIR=$SERVE_DIR # pprof keeps nothing in root's h
 d=$SERVE_DIR
 pprof() { go tool pprof "$@" 2> "$d/pprof.err" || fail "go tool pprof $*: $(cat "$d/pprof.err")"; }
 ms() { date +%s%3N; }
+# under the sanitizers (make asan): no report of serve's, threads and all
+clean() { ! grep -q 'runtime error:\|Sanitizer' "$d/serve.err" || fail "sanitizer reports: $(grep -A5 'runtime error:\|Sanitizer' "$d/serve.err" | head -20)"; }
 off="select start_value as stack, sum(latency) as off_ns, count(*) as switches, comm
 	from pairs('sched_switch', 'prev_pid', 'sched_switch', 'next_pid', 'stack')
 	group by start_value, comm"
@@ -120,6 +122,7 @@ wait "$SERVE_KIDS"
 SERVE_KIDS=
 eq "$(cat "$d/stop.code")" 503 "a collection's answer when serve stops"
 eq "$(cat "$d/stop.body")" "/debug/pprof/profile: collection cancelled: serve is stopping or the client left" "its body"
+clean
 echo "ok: SIGTERM during a collection: 503, exit 0"
 
 # serve's targets are the profile's: with -p, burn's samples only (its pid the one label)
@@ -131,6 +134,7 @@ pprof -tags "$d/p.pb.gz" > "$d/p.tags"
 grep -qE "^ +[0-9.]+[a-z]* \( *100(\.0+)?%\): $burn\$" "$d/p.tags" || fail "-p $burn: the pids of the samples: $(cat "$d/p.tags")"
 pprof -top "$d/p.pb.gz" | grep -qE ' burn_a$' || fail "-p $burn: no burn_a"
 serve_stop
+clean
 wait "$burn"
 SERVE_KIDS=
 echo "ok: under serve's -p $burn, the profile is burn's alone"
