@@ -4,7 +4,8 @@
 # gets 429 with Retry-After; seconds=abc, 0 and past --pprof-max-seconds are 400 (a line go
 # tool pprof shows: X-Go-Pprof); /debug/pprof/ lists the endpoints; rows without a stack are a
 # 500 saying so; a --pprof offcpu "SQL" endpoint, collecting for 11 s (past the 10 s idle
-# timeout and the 1 s --request-deadline), has sleeper's 20 sleeps through do_nanosleep; a
+# timeout and the 1 s --request-deadline), has sleeper's 20 sleeps through do_nanosleep, as
+# --pprof offp offcpu (the profiler's pprof line) has at the same time; a
 # client that hangs up mid-collection ends it (the next request starts at once, the perf
 # events are closed); SIGTERM during a collection answers 503 and exits 0 within a second.
 # Under serve -p PID, the profile is PID's alone.
@@ -22,18 +23,19 @@ off="select start_value as stack, sum(latency) as off_ns, count(*) as switches, 
 	group by start_value, comm"
 serve_start --request-deadline 1s --pprof-max-seconds 20 --max-groups 65536 --name w \
 	"select count(*) as n from sys_enter_write where count = 3217" --pprof offcpu "$off" \
-	--pprof nostack "select count(*) as n from cpu_clock"
+	--pprof nostack "select count(*) as n from cpu_clock" --pprof offp offcpu
 url="http://127.0.0.1:$PORT/debug/pprof"
 code() { curl -s --max-time 30 -o "$d/body" -w '%{http_code}' "$@"; }
 
 # the listing, and what is not there
 code "$url/" > "$d/code"
 eq "$(cat "$d/code")" 200 "/debug/pprof/"
-eq "$(grep '^/debug/pprof/' "$d/body" | tr '\n' ' ')" "/debug/pprof/profile /debug/pprof/offcpu /debug/pprof/nostack " "the endpoints listed"
+eq "$(grep '^/debug/pprof/' "$d/body" | tr '\n' ' ')" "/debug/pprof/profile /debug/pprof/offcpu /debug/pprof/nostack /debug/pprof/offp " "the endpoints listed"
+grep -qx "    profiler offcpu" "$d/body" || fail "offp is not said to be the profiler offcpu: $(cat "$d/body")"
 grep -q "(default 20, at most 20)" "$d/body" || fail "the listing's limits: $(cat "$d/body")"
 eq "$(code "$url/heap")" 404 "/debug/pprof/heap"
 grep -q '^/debug/pprof/profile$' "$d/body" || fail "a 404 of /debug/pprof/ lists nothing: $(cat "$d/body")"
-echo "ok: /debug/pprof/ lists profile, offcpu and nostack; /debug/pprof/heap is a 404 with the list"
+echo "ok: /debug/pprof/ lists profile, offcpu, nostack and offp; /debug/pprof/heap is a 404 with the list"
 # a query whose rows have no stack: 500, with what to do
 eq "$(code "$url/nostack?seconds=1")" 500 "a profile of rows without a stack"
 eq "$(cat "$d/body")" "/debug/pprof/nostack: no row of the result has a stack (select a table's stack column, or GROUP BY stack: docs/pprof.md)" "its answer"
@@ -52,6 +54,8 @@ echo "ok: seconds=abc, 0, 21, 100000, -1 and 1.5 are 400 with one line, which go
 # off-CPU by stack for 11 s, in the background: 20 sleeps of 10 ms while it runs
 curl -s --max-time 40 -o "$d/off.pb.gz" -w '%{http_code}' "$url/offcpu?seconds=11" > "$d/off.code" &
 SERVE_KIDS=$!
+curl -s --max-time 40 -o "$d/offp.pb.gz" -w '%{http_code}' "$url/offp?seconds=3" > "$d/offp.code" &
+offp=$!
 sleep 0.5
 "$WL/sleeper" 20 10 & spid=$! # its pid picks its samples: other tests may run sleepers too
 wait "$spid" || fail "sleeper"
@@ -99,17 +103,25 @@ eq "$(code "$url/profile?seconds=1")" 200 "the next request after a client left"
 gzip -t "$d/body" || fail "the profile after a client left is not gzip'd"
 echo "ok: a client that left mid-collection: no collection left, the next request collects"
 
+# the profiler offcpu's pprof line, its parameters' defaults: the same 20 sleeps
+wait "$offp" || fail "curl of offp"
+eq "$(cat "$d/offp.code")" 200 "/debug/pprof/offp?seconds=3 (--pprof offp offcpu)"
+pprof -raw -tagfocus=pid="$spid" -focus='^do_nanosleep$' "$d/offp.pb.gz" > "$d/offp.raw"
+grep -qx "off_ns/nanoseconds\[dflt\] switches/count" "$d/offp.raw" || fail "offp's types: $(sed -n 5,6p "$d/offp.raw")"
+
 # the 11 s off-CPU profile: sleeper's 20 sleeps, but for any the kernel said it lost
 wait "${SERVE_KIDS%% *}"
 SERVE_KIDS=
 eq "$(cat "$d/off.code")" 200 "the 11 s off-CPU profile (past --request-deadline 1s and the 10 s idle timeout)"
-said=$(grep '/debug/pprof/offcpu' "$d/serve.err" | grep -o '[0-9]* events of this window had a call chain the BPF stack map could not take\|[0-9]* pairs of this window were lost in the kernel' |
+said=$(grep '/debug/pprof/off' "$d/serve.err" | grep -o '[0-9]* events of this window had a call chain the BPF stack map could not take\|[0-9]* pairs of this window were lost in the kernel' |
 	awk '{ n += $1 } END { print n + 0 }')
 pprof -raw -tagfocus=pid="$spid" -focus='^do_nanosleep$' "$d/off.pb.gz" > "$d/off.raw"
 grep -qx "off_ns/nanoseconds\[dflt\] switches/count" "$d/off.raw" || fail "types: $(sed -n 5,6p "$d/off.raw")"
-n=$(awk '/^Samples:/ { s = 1; getline; next } /^Locations/ { s = 0 }
-	s && /^ +[0-9]+ +[0-9]+:/ { v = $2; sub(/:$/, "", v); n += v } END { print n + 0 }' "$d/off.raw")
-between "$n" $((20 - said)) 20 "sleeps through do_nanosleep (comm sleeper, pid $spid), but for the $said the kernel said it lost"
+sleeps() { awk '/^Samples:/ { s = 1; getline; next } /^Locations/ { s = 0 }
+	s && /^ +[0-9]+ +[0-9]+:/ { v = $2; sub(/:$/, "", v); n += v } END { print n + 0 }' "$1"; }
+n=$(sleeps "$d/off.raw")
+between "$n" $((20 - said)) 20 "sleeps through do_nanosleep (pid $spid), but for the $said the kernel said it lost"
+between "$(sleeps "$d/offp.raw")" $((20 - said)) 20 "offp's sleeps through do_nanosleep (pid $spid)"
 echo "ok: /debug/pprof/offcpu?seconds=11: $n of sleeper's 20 sleeps"
 eq "$(ls "/proc/$SERVE_PID/task" | wc -l)" 3 "serve's threads once no profile is collected (collection, server, watchdog)"
 
