@@ -51,12 +51,21 @@ grep -qF "server response: 400 Bad Request - seconds '21': expected a whole numb
 	fail "go tool pprof does not show the server's line (X-Go-Pprof): $(cat "$d/21.err")"
 echo "ok: seconds=abc, 0, 21, 100000, -1 and 1.5 are 400 with one line, which go tool pprof shows; HEAD is a 405"
 
-# off-CPU by stack for 11 s, in the background: 20 sleeps of 10 ms while it runs
+# off-CPU by stack for 11 s, in the background: 20 sleeps of 10 ms while it runs, once both
+# collections have opened sched_switch on every CPU (on a loaded machine their start may take
+# longer than a fixed pause: a sleep before it is not theirs)
+fds=$(perf_fds "$SERVE_PID")
 curl -s --max-time 40 -o "$d/off.pb.gz" -w '%{http_code}' "$url/offcpu?seconds=11" > "$d/off.code" &
 SERVE_KIDS=$!
 curl -s --max-time 40 -o "$d/offp.pb.gz" -w '%{http_code}' "$url/offp?seconds=3" > "$d/offp.code" &
 offp=$!
-sleep 0.5
+for _ in $(seq 200); do
+	[ "$(perf_fds "$SERVE_PID")" -ge $((fds + 2 * $(nproc))) ] && break
+	sleep 0.05
+done
+[ "$(perf_fds "$SERVE_PID")" -ge $((fds + 2 * $(nproc))) ] ||
+	fail "the two off-CPU collections did not open their events: $(perf_fds "$SERVE_PID") perf fds, $fds before"
+sleep 0.3 # their programs attached and enabled
 "$WL/sleeper" 20 10 & spid=$! # its pid picks its samples: other tests may run sleepers too
 wait "$spid" || fail "sleeper"
 
