@@ -13,7 +13,8 @@
 #   agg       bench/agg.sh: the aggregates' cost per row;
 #   replay    record/replay against perf record + perf report / perf script, see bench/replay.sh;
 #   unwind    CFI unwinding against perf record --call-graph dwarf, see bench/unwind.sh;
-#   serve     perf-sql serve's CPU per scrape and the slowdown with 1 scrape/s, see bench/serve.sh;
+#   serve     perf-sql serve's CPU per scrape and the slowdown with 1 scrape/s, and per 30 s
+#             pprof profile served, see bench/serve.sh;
 #   bpf       the BPF path against bpftrace, see bench/bpf.sh;
 #   ustr      user strings against bpftrace's str(), see bench/user_str.sh;
 #   pairs     pairs() in the kernel, perf-sql syscalls and rundelay against bpftrace, perf trace -s
@@ -156,7 +157,7 @@ section_unwind() {
 
 # perf-sql serve: CPU per scrape of 1,000 series, collection with and without scrapes (bench/serve.sh)
 section_serve() {
-	log "serve: CPU per scrape of 1,000 series; getppid_loop under serve with and without 1 scrape/s"
+	log "serve: CPU per scrape of 1,000 series; getppid_loop under serve with and without 1 scrape/s; a served 30 s profile"
 	BENCH_REPS=$REPS BENCH_SECS=$SECS BENCH_PAGES=$PAGES bash "$HERE/serve.sh" > "$TMP/serve.out" 2> /dev/null
 }
 

@@ -11,6 +11,12 @@
 #      CPU 0, untraced, traced by `perf-sql serve` (count(_cpu) of sys_enter_getppid: every
 #      event sampled), and traced with a scraper of 1 scrape/s; ns per call, medians of REPS
 #      interleaved runs, and the ratio with / without scrapes (target: 1.00).
+#  (4) the cost of a served pprof profile (serve/debug_pprof.h): perf-sql's CPU for one
+#      /debug/pprof/profile?seconds=BENCH_PPROF_SECS (30, every CPU at 99 Hz, stacks counted in
+#      the kernel, symbolized once per window), less its CPU for the same time without one;
+#      and the slowdown of a busy loop (getppid_loop -t SECS on CPU 0) in a profile's first
+#      SECS (its start: the BPF program loaded, every task's binaries read for their symbols)
+#      and in the SECS after, against none, medians of REPS interleaved runs (target: 1.00).
 # Run by bench/run.sh (section "serve") or alone: PERF_SQL=... BUILD=... bash bench/serve.sh
 set -u
 : "${PERF_SQL:?}" "${BUILD:?}"
@@ -19,6 +25,7 @@ REPS=${BENCH_REPS:-3}
 SECS=${BENCH_SECS:-2}
 PAGES=${BENCH_PAGES:-64}
 SCRAPES=${BENCH_SERVE_SCRAPES:-3000}
+PPROF_SECS=${BENCH_PPROF_SECS:-30}
 OM="application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"
 T=$(mktemp -d)
 SPID= SCRAPER=
@@ -112,3 +119,38 @@ awk -v b="$b" -v s="$s" -v c="$sc" -v secs="$SECS" -v reps="$REPS" 'BEGIN {
 	printf "serve: getppid_loop -t %s on CPU 0, median of %d: untraced %.1f ns/call, under perf-sql serve %.1f ns/call (x%.2f), with 1 scrape/s %.1f ns/call (x%.2f); with / without scrapes %.3f (target 1.00)\n",
 		secs, reps, b, s, s / b, c, c / b, c / s }'
 echo "serve: events over the traced runs: without scrapes $(ev serve); with 1 scrape/s $(ev scrape)"
+
+# (4) a served profile: perf-sql's CPU per request, and a busy loop's slowdown during one. The
+# collection's thread has ended when the answer comes: the process's CPU time, which keeps
+# the time of its ended threads (/proc/PID/stat utime + stime, in clock ticks), not cpu_ns
+proc_ns() { awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); print ($12 + $13) * 1e9 / hz }' "/proc/$1/stat"; }
+serve -i 1000 --name q "select count(*) as n from sys_enter_reboot"
+sleep 1.5
+c0=$(proc_ns "$SPID"); t0=$(now)
+sleep "$PPROF_SECS"
+c1=$(proc_ns "$SPID"); t1=$(now)
+code=$(curl -s -o "$T/cpu.pb.gz" -w '%{http_code}' "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=$PPROF_SECS")
+c2=$(proc_ns "$SPID"); t2=$(now)
+if [ "$code" = 200 ]; then
+	awk -v c0="$c0" -v c1="$c1" -v c2="$c2" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v s="$PPROF_SECS" \
+		-v kb="$(($(wc -c < "$T/cpu.pb.gz") / 1000))" -v cpus="$(nproc)" 'BEGIN {
+		idle = (c1 - c0) / (t1 - t0); cost = (c2 - c1) - idle * (t2 - t1)
+		printf "serve: a %d s CPU profile (/debug/pprof/profile, %d CPUs at 99 Hz, %d KB gzip'"'"'d): perf-sql CPU %.1f ms per request (%.3f%% of the machine over the %d s), the answer %.2f s after the request\n",
+			s, cpus, kb, cost / 1e6, cost / 1e9 / (s * cpus) * 100, s, t2 - t1 }'
+else
+	echo "serve: a ${PPROF_SECS} s CPU profile: [failed: HTTP $code]"
+fi
+for ((r = 0; r < REPS; r++)); do
+	run_loop >> "$T/noprof"
+	curl -s -o /dev/null "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=$((SECS + 4))" & SCRAPER=$!
+	sleep 0.5
+	run_loop >> "$T/start" # the collection's first seconds: its start's loading and first windows
+	run_loop >> "$T/prof"  # after them
+	wait "$SCRAPER"
+	SCRAPER=
+done
+stop
+n=$(median < "$T/noprof"); st=$(median < "$T/start"); p=$(median < "$T/prof")
+awk -v n="$n" -v st="$st" -v p="$p" -v secs="$SECS" -v reps="$REPS" 'BEGIN {
+	printf "serve: getppid_loop -t %s on CPU 0, median of %d: %.1f ns/call without a profile; while /debug/pprof/profile collects, %.1f ns/call in its first %s s (x%.3f: its start) and %.1f ns/call after (x%.3f, target 1.00)\n",
+		secs, reps, n, st, secs, st / n, p, p / n }'

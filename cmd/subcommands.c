@@ -467,7 +467,10 @@ static const struct cli_subcommand cli_subcommands[] = {
 	  "or SQL; --max-series: default 10000; --web.config.file: TLS and basic authentication "
 	  "as Prometheus reads them; limits per client (docs/security.md): "
 	  "--max-per-client 16, --request-deadline 5s, --max-label-bytes 4096, "
-	  "--max-exposition-bytes 16M; perf-sql serve --help (docs/prometheus.md)",
+	  "--max-exposition-bytes 16M; pprof profiles on request (docs/pprof.md): "
+	  "/debug/pprof/profile?seconds=N, the CPU profile at -F HZ, and --pprof NAME SQL|PROFILER "
+	  "for any stack query, N at most --pprof-max-seconds 60; "
+	  "perf-sql serve --help (docs/prometheus.md)",
 	  serve__main },
 };
 

@@ -253,6 +253,17 @@ static int open_one(struct session *s, struct perf_evsel *evsel, struct perf_thr
 	return 0;
 }
 
+/* unmapped, closed, and deleted with what libperf's delete leaves (core/perf_glue.h) */
+static void evlist_delete(struct perf_evlist *evlist)
+{
+	struct perf_evsel *ev;
+
+	perf_evlist__munmap(evlist);
+	perf_evlist__close(evlist);
+	perf_evlist__for_each_evsel(evlist, ev) { evsel__exit(ev); }
+	perf_evlist__delete(evlist); /* deletes its evsels */
+}
+
 static int open_events(struct session *s, struct err *e)
 {
 	bool need_comm = false, names = s->keep_names, cgroups = false;
@@ -283,7 +294,7 @@ static int open_events(struct session *s, struct err *e)
 			       src->counting ? 1 : s->opts.mmap_pages, src->ev->full, src->ev->kind,
 			       e);
 		if (ret && src->optional) { /* a counter this machine lacks: a NULL row */
-			perf_evlist__delete(s->evlists[--s->nr_evlists]);
+			evlist_delete(s->evlists[--s->nr_evlists]);
 			src->evsel = NULL;
 			src->unsupported = true;
 			e->code = 0;
@@ -395,7 +406,7 @@ static void *close_evlists(void *arg)
 	for (int i = 0; i < s->nr_evlists; i++) {
 		if (i < s->nr_open) /* an evlist whose open failed has no fds to disable */
 			perf_evlist__disable(s->evlists[i]);
-		perf_evlist__delete(s->evlists[i]); /* unmaps, closes, deletes its evsel */
+		evlist_delete(s->evlists[i]);
 	}
 	return NULL;
 }

@@ -42,6 +42,17 @@ int evsel__set_filter(struct perf_evsel *evsel, const char *filter)
 
 void evsel__set_system_wide(struct perf_evsel *evsel) { evsel->system_wide = true; }
 
+void evsel__exit(struct perf_evsel *evsel)
+{
+	perf_evsel__free_id(evsel);
+	perf_cpu_map__put(evsel->cpus);
+	perf_cpu_map__put(evsel->own_cpus);
+	perf_thread_map__put(evsel->threads);
+	evsel->cpus = NULL;
+	evsel->own_cpus = NULL;
+	evsel->threads = NULL;
+}
+
 union perf_event *mmap__whole_event(struct perf_mmap *map, union perf_event *ev)
 {
 	size_t size = ev ? ev->header.size : 0, first;

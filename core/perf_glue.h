@@ -11,6 +11,14 @@ int evsel__fd(struct perf_evsel *evsel, int cpu_idx, int thread);
 int evsel__set_filter(struct perf_evsel *evsel, const char *filter);
 /* marks evsel as opened on every CPU whatever the evlist's threads (before set_maps) */
 void evsel__set_system_wide(struct perf_evsel *evsel);
+/*
+ * What perf_evsel__delete() leaves, which frees the struct alone in libperf 6.1: the event's
+ * ids (perf_evlist__mmap() allocates them) and its references to the evlist's CPU and thread
+ * maps, freed as perf's own evsel__exit() frees them. Once the evsel is unmapped and closed,
+ * before perf_evlist__delete(); a session's ~700 bytes each run otherwise (perf-sql serve
+ * runs one per profile request).
+ */
+void evsel__exit(struct perf_evsel *evsel);
 
 struct perf_mmap;
 union perf_event;

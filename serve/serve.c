@@ -127,32 +127,38 @@ static int merge_params(struct query *q, const struct serve_arg *sa, struct err 
 	return 0;
 }
 
-/* (4): one argument prepared alone; its error names it */
-static int check_arg(const struct query *base, const struct serve_arg *sa, struct err *e)
+/* (4): one argument (or --pprof's SQL) prepared alone; its error names it */
+static int check_sql(const struct query *base, const char *name, const char *sql,
+		     const struct query_param *params, int nr_params, struct err *e)
 {
 	struct query q = {
-		.sql = sa->sql, .lock = base->lock, .extend = base->extend, .rewrite = base->rewrite
+		.sql = sql, .lock = base->lock, .extend = base->extend, .rewrite = base->rewrite
 	};
 	char msg[sizeof(e->msg) + 80];
-	char *ended = sqlite3_mprintf("%s\n;", sa->sql);
+	char *ended = sqlite3_mprintf("%s\n;", sql);
 
 	if (!ended)
 		return err_set(e, -ENOMEM, "out of memory");
 	if (!sqlite3_complete(ended)) { /* SQLite takes it alone: joined, it hides the rest (3) */
 		sqlite3_free(ended);
 		err_set(e, -EINVAL, "serve: %.64s: its SQL ends inside an unclosed /* comment",
-			sa->name);
+			name);
 		return err_hint(e, "close it with */ (serve joins the arguments' SQL: it would "
 				   "hide the statements after it)");
 	}
 	sqlite3_free(ended);
-	memcpy(q.params, sa->params, sizeof(q.params));
-	q.nr_params = sa->nr_params;
+	memcpy(q.params, params, (size_t)nr_params * sizeof(q.params[0]));
+	q.nr_params = nr_params;
 	if (base->nr_probes || !query__check(&q, e))
 		return 0; /* probe tables are made by the run: it checks those */
-	snprintf(msg, sizeof(msg), "serve: %.64s: %s", sa->name, e->msg);
+	snprintf(msg, sizeof(msg), "serve: %.64s: %s", name, e->msg);
 	snprintf(e->msg, sizeof(e->msg), "%.*s", (int)sizeof(e->msg) - 1, msg);
 	return e->code;
+}
+
+static int check_arg(const struct query *base, const struct serve_arg *sa, struct err *e)
+{
+	return check_sql(base, sa->name, sa->sql, sa->params, sa->nr_params, e);
 }
 
 static int plan_args(struct serve *sv, struct query *q, struct err *e)
@@ -174,6 +180,63 @@ static int plan_args(struct serve *sv, struct query *q, struct err *e)
 	if (sv->sql.oom)
 		return err_set(e, -ENOMEM, "out of memory");
 	q->sql = sv->sql.p;
+	return 0;
+}
+
+/* --pprof NAME PROFILER: the profiler's stack query (its pprof line, else its SQL), with its
+ * parameters' defaults */
+static int bind_pprof(struct serve_pprof *sp, struct err *e)
+{
+	char *text;
+	int ret;
+
+	if (!(sp->p = profiler__find(sp->spec, e)))
+		return err_usage(e);
+	text = sp->p->text;
+	if (sp->p->pprof[0])
+		sp->p->text = sp->p->pprof; /* what profiler__bind() reads */
+	ret = profiler__bind(sp->p, 0, NULL, sp->params, QUERY_MAX_PARAMS, &sp->nr_params,
+			     &sp->owned_sql, e);
+	sp->p->text = text;
+	return ret ? err_usage(e) : 0;
+}
+
+/* /debug/pprof/: the CPU profile and each --pprof (serve/debug_pprof.h) */
+static int plan_pprof(struct serve *sv, const struct query *q, struct err *e)
+{
+	char what[240];
+	int ret;
+
+	if (!(sv->dp = debug_pprof__new(sv->pprof_max_seconds)))
+		return err_set(e, -ENOMEM, "out of memory");
+	if (!sv->pprof_max_seconds)
+		return 0;
+	snprintf(what, sizeof(what),
+		 "CPU profile: cpu_clock's stacks at %d Hz (-F), counted in the kernel, of %s",
+		 q->so.freq > 0 ? q->so.freq : 99,
+		 q->so.pid_list || q->so.tid_list || q->so.cgroup ? "serve's -p, -t or --cgroup"
+								  : "every task");
+	if ((ret = debug_pprof__add(sv->dp, "profile", PPROF_CPU_SQL, NULL, 0, what, e)))
+		return ret;
+	for (int i = 0; i < sv->nr_pprof; i++) {
+		struct serve_pprof *sp = &sv->pprof[i];
+		const char *sql = sp->spec;
+
+		if (!profiler__check_name(sp->spec, &(struct err){ 0 })) {
+			if ((ret = bind_pprof(sp, e)))
+				return ret;
+			sql = sp->owned_sql;
+		}
+		snprintf(what, sizeof(what), "%s%s", sp->p ? "profiler " : "",
+			 sp->p ? sp->p->name : sql);
+		if ((ret = debug_pprof__add(sv->dp, sp->name, sql, sp->params, sp->nr_params, what,
+					    e)))
+			return err_usage(e);
+		snprintf(what, sizeof(what), "--pprof %s", sp->name);
+		if ((ret = check_sql(q, what, sql, sp->params, sp->nr_params, e)))
+			return ret;
+	}
+	debug_pprof__set_query(sv->dp, q);
 	return 0;
 }
 
@@ -439,7 +502,14 @@ static const struct query_ops serve_ops = {
 
 static void serve_free(struct serve *sv)
 {
-	http__stop(sv->http);
+	http__stop(sv->http); /* the collections of /debug/pprof/ first */
+	debug_pprof__free(sv->dp);
+	for (int i = 0; i < sv->nr_pprof; i++) {
+		sqlite3_free(sv->pprof[i].owned_sql);
+		if (sv->pprof[i].p)
+			profiler__free(sv->pprof[i].p);
+		free(sv->pprof[i].p);
+	}
 	metrics__free(sv->m);
 	for (int i = 0; i < sv->nr_arg; i++) {
 		sqlite3_free(sv->arg[i].owned_sql);
@@ -461,7 +531,8 @@ int serve__main(int argc, char **argv, struct cli *c)
 	struct serve sv = { .listen = DEFAULT_LISTEN,
 			    .max_series = DEFAULT_MAX_SERIES,
 			    .max_label_bytes = DEFAULT_MAX_LABEL_BYTES,
-			    .max_bytes = DEFAULT_MAX_EXPOSITION_BYTES };
+			    .max_bytes = DEFAULT_MAX_EXPOSITION_BYTES,
+			    .pprof_max_seconds = PPROF_MAX_SECONDS_DEFAULT };
 	struct sigaction sa = { .sa_handler = session__signal };
 	struct query *q = &c->q.q;
 	struct err e = { 0 };
@@ -497,9 +568,9 @@ int serve__main(int argc, char **argv, struct cli *c)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if ((ret = plan_args(&sv, q, &e)) ||
-	    !(sv.http =
-		      http__start(sv.listen, &sv.limits, sv.web, sv.bound, sizeof(sv.bound), &e))) {
+	if ((ret = plan_args(&sv, q, &e)) || (ret = plan_pprof(&sv, q, &e)) ||
+	    !(sv.http = http__start(sv.listen, &sv.limits, sv.web, sv.dp, sv.bound,
+				    sizeof(sv.bound), &e))) {
 		serve_free(&sv);
 		return report(&e);
 	}

@@ -2,7 +2,8 @@
  * serve/serve.h - perf-sql serve: queries and profilers as a Prometheus exporter
  * (docs/prometheus.md). serve/serve_args.c reads the command line, serve/serve.c runs the
  * queries through the engine; serve/metrics*.c turn each window into an exposition;
- * serve/serve_http.c serves the latest one at /metrics through libmicrohttpd, in its own thread.
+ * serve/serve_http.c serves the latest one at /metrics through libmicrohttpd, in its own thread;
+ * serve/debug_pprof.c collects a pprof profile per request of /debug/pprof/NAME.
  */
 #ifndef PERF_SQL_SERVE_H
 #define PERF_SQL_SERVE_H
@@ -33,9 +34,12 @@ int serve__main(int argc, char **argv, struct cli *c);
  * address actually bound. NULL with e set (an unusable address, a port in use).
  */
 struct web_config;
+struct debug_pprof;
 
+/* dp (NULL: none) answers /debug/pprof/ (serve/debug_pprof.h); http__stop() stops its
+ * collections before the server */
 struct http *http__start(const char *listen, const struct http_limits *lim, struct web_config *web,
-			 char *bound_out, size_t len, struct err *e);
+			 struct debug_pprof *dp, char *bound_out, size_t len, struct err *e);
 /* --web.config.file changed since it was read: read it again and serve with it; 1 done, 0
  * nothing to do, or -errno with e set (the old configuration kept) */
 int http__reload(struct http *h, struct err *e);

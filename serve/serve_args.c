@@ -15,7 +15,8 @@ static const char serve_usage_head[] =
 	"                      NAME [PARAM=VALUE ...] | [--name NAME] \"SQL\" ...\n"
 	"\n"
 	"Runs the profilers and queries every window (-i D, default 1s) and serves the last\n"
-	"window's results as Prometheus metrics at http://ADDR:PORT/metrics (docs/prometheus.md).\n"
+	"window's results as Prometheus metrics at http://ADDR:PORT/metrics (docs/prometheus.md),\n"
+	"and pprof profiles on request at http://ADDR:PORT/debug/pprof/ (docs/pprof.md).\n"
 	"\n";
 
 static const char serve_usage_tail[] =
@@ -72,6 +73,23 @@ static void set_exposition_bytes(struct serve *sv, const char *o, const char *v)
 	sv->max_bytes = n;
 }
 
+static void set_pprof_max(struct serve *sv, const char *o, const char *v)
+{
+	sv->pprof_max_seconds = (int)options__number(o, v, 0, 3600);
+}
+
+/* --pprof NAME SQL|PROFILER: its two values */
+static void add_pprof(struct serve *sv, int argc, char **argv, int i)
+{
+	if (strchr(argv[i], '=') || i + 2 >= argc || argv[i + 1][0] == '-')
+		usage_error("--pprof needs NAME and \"SQL\" (or a profiler's name): "
+			    "--pprof offcpu \"select stack, ... group by stack\"");
+	if (sv->nr_pprof == PPROF_MAX_ENDPOINTS - 1)
+		usage_error("serve: at most %d --pprof", PPROF_MAX_ENDPOINTS - 1);
+	sv->pprof[sv->nr_pprof].name = argv[i + 1];
+	sv->pprof[sv->nr_pprof++].spec = argv[i + 2];
+}
+
 /* serve's own options: --help lists them in this order */
 static const struct serve_opt {
 	const char *name, *arg, *help;
@@ -107,6 +125,16 @@ static const struct serve_opt {
 	  "the held series' exposition at most SIZE (default 16M); rows of new series past it are "
 	  "dropped and counted in perf_sql_dropped_series_over_bytes_total",
 	  set_exposition_bytes },
+	{ "--pprof", "NAME SQL|PROFILER",
+	  "also serve /debug/pprof/NAME?seconds=N: a pprof profile of the SQL (a stack query: "
+	  "GROUP BY stack), or of the profiler's stack query, collected for N seconds on request "
+	  "(docs/pprof.md); /debug/pprof/profile, the CPU profile at -F HZ, is served unless "
+	  "--pprof-max-seconds is 0",
+	  NULL },
+	{ "--pprof-max-seconds", "N",
+	  "the longest profile a request may ask for, ?seconds=N (default 60; a request without "
+	  "it gets 30 s); 0 serves no /debug/pprof/",
+	  set_pprof_max },
 };
 
 static void serve_usage(void)
@@ -254,7 +282,10 @@ void serve__parse_args(struct serve *sv, struct cli *c, int argc, char **argv)
 		} else if (!strcmp(a, "--")) {
 			usage_error("serve takes no command: it runs until SIGTERM; pick tasks "
 				    "with -p, --cgroup or WHERE");
-		} else if ((so = serve_opt(a))) {
+		} else if ((so = serve_opt(a)) && !so->set) {
+			add_pprof(sv, argc, argv, i);
+			i += 2;
+		} else if (so) {
 			size_t n = strlen(so->name);
 
 			if (a[n] != '=' && i + 1 >= argc)
@@ -279,6 +310,9 @@ void serve__parse_args(struct serve *sv, struct cli *c, int argc, char **argv)
 	if (sv->next_name)
 		usage_error("serve: --name %s names nothing: put it before a profiler or SQL",
 			    sv->next_name);
+	if (sv->nr_pprof && !sv->pprof_max_seconds)
+		usage_error("serve: --pprof %s with --pprof-max-seconds 0: no profile is served",
+			    sv->pprof[0].name);
 	if (!sv->nr_arg)
 		usage_error("serve: give at least one profiler NAME or \"SQL\" (perf-sql serve "
 			    "--help)");

@@ -15,11 +15,15 @@
  *     --request-deadline (5 s) of the connection's start or of the previous response: a
  *     watchdog thread shuts down the socket of one that is not (a client sending one header
  *     byte a second would otherwise hold its slot for good, the idle timeout restarting on
- *     every byte).
+ *     every byte). The listening socket, the request clocks and the watchdog are
+ *     serve/http_conn.c's.
  * (4) The signals perf-sql stops on (SIGINT, SIGTERM, SIGHUP) are blocked in the server's
  *     thread: they reach the collection thread, which ends the run.
- * (5) Only GET and HEAD of /metrics (and / with a pointer to it); nothing a client sends is
- *     run or kept.
+ * (5) Only GET and HEAD of /metrics (and / with a pointer to it), and GET of /debug/pprof/
+ *     (serve/debug_pprof.h: a profile's request is suspended while a thread of its own
+ *     collects, so /metrics answers meanwhile; its request clock stays stopped until the
+ *     answer is sent: (3) bounds a request's reception, not its answer), and POST of
+ *     /debug/pprof/symbol, whose body is dropped; nothing a client sends is run or kept.
  * (7) --web.config.file (serve/web_config.h): TLS through libmicrohttpd's GnuTLS, a client
  *     certificate checked before anything is answered (a connection without one, or with one
  *     the CAs do not verify, is closed), then basic authentication (401 and
@@ -32,7 +36,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -45,6 +48,8 @@
 #include <unistd.h>
 #include <gnutls/gnutls.h>
 #include <microhttpd.h>
+#include "serve/debug_pprof.h"
+#include "serve/http_int.h"
 #include "serve/serve.h"
 #include "serve/web_config.h"
 
@@ -52,127 +57,19 @@
 #define HTTP_PER_CLIENT 16
 #define HTTP_DEADLINE_MS 5000
 
-/* a connection's request clock (3): linked in http.conns while the connection is open */
-struct conn_clock {
-	struct conn_clock *next, **pprev;
-	int fd;
-	uint64_t since; /* ns, CLOCK_MONOTONIC: the connection's start or the last response's
-			 * end; 0 while a request is being answered */
-};
-
-struct snapshot {
-	int refs; /* under http.lock */
-	struct mbuf text, om;
-};
-
-struct http {
-	struct MHD_Daemon *d;
-	int fd;
-	pthread_mutex_t lock; /* cur, conns, stopping */
-	struct snapshot *cur;
-	struct http_limits lim;
-	struct conn_clock *conns;
-	pthread_t watchdog;
-	pthread_cond_t wake;
-	bool watching, stopping;
-	struct web_config *web; /* (7): the caller's, or NULL; under web_lock, which a
-				 * password's bcrypt may hold for 50 ms: never lock (the
-				 * collection thread's publish) */
-	pthread_mutex_t web_lock;
-	bool reload_said;
-};
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static struct conn_clock *clock_of(struct MHD_Connection *conn)
-{
-	const union MHD_ConnectionInfo *i =
-		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-
-	return i ? i->socket_context : NULL;
-}
-
-/* (3) a request clock starts (at the connection's start, after a response) or stops */
-static void clock_set(struct http *h, struct MHD_Connection *conn, uint64_t since)
-{
-	struct conn_clock *c = clock_of(conn);
-
-	pthread_mutex_lock(&h->lock);
-	if (c)
-		c->since = since;
-	pthread_mutex_unlock(&h->lock);
-}
-
-static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
-			  enum MHD_ConnectionNotificationCode toe)
-{
-	struct http *h = cls;
-	struct conn_clock *c = *socket_context;
-	const union MHD_ConnectionInfo *i;
-
-	pthread_mutex_lock(&h->lock);
-	if (toe == MHD_CONNECTION_NOTIFY_STARTED &&
-	    (i = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD)) &&
-	    (c = calloc(1, sizeof(*c)))) {
-		c->fd = i->connect_fd;
-		c->since = mono_ns();
-		c->next = h->conns;
-		c->pprev = &h->conns;
-		if (h->conns)
-			h->conns->pprev = &c->next;
-		h->conns = c;
-		*socket_context = c;
-	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && c) { /* before libmicrohttpd closes
-								 * the fd: never shut down after */
-		*c->pprev = c->next;
-		if (c->next)
-			c->next->pprev = c->pprev;
-		free(c);
-		*socket_context = NULL;
-	}
-	pthread_mutex_unlock(&h->lock);
-}
-
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
-	clock_set(cls, conn, mono_ns()); /* the next request's deadline runs from here */
+	struct http *h = cls;
+
+	if (*con_cls && *con_cls != h) /* a profile's collection (serve/debug_pprof.h) */
+		debug_pprof__completed(h->dp, *con_cls);
+	*con_cls = NULL;
+	http_conn__clock(h, conn, http_conn__now()); /* the next request's deadline from here */
 }
 
-/* (3) the watchdog: every tenth of the deadline, connections past it are shut down (the
- * server thread then sees the socket end and closes it) */
-static void *watch(void *arg)
-{
-	struct http *h = arg;
-	uint64_t deadline = (uint64_t)h->lim.deadline_ms * 1000000ull;
-
-	pthread_mutex_lock(&h->lock);
-	while (!h->stopping) {
-		struct timespec until;
-		uint64_t now = mono_ns(), t;
-
-		for (struct conn_clock *c = h->conns; c; c = c->next)
-			if (c->since && now - c->since > deadline) {
-				shutdown(c->fd, SHUT_RDWR);
-				c->since = 0;
-			}
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		t = (uint64_t)until.tv_nsec + deadline / 10;
-		until.tv_sec += (time_t)(t / 1000000000ull);
-		until.tv_nsec = (long)(t % 1000000000ull);
-		pthread_cond_timedwait(&h->wake, &h->lock, &until);
-	}
-	pthread_mutex_unlock(&h->lock);
-	return NULL;
-}
-
-static const char index_page[] = "perf-sql serve: the metrics are at /metrics\n";
+static const char index_page[] = "perf-sql serve: the metrics are at /metrics, the pprof "
+				 "profiles listed at /debug/pprof/\n";
 
 static void snapshot_put(struct http *h, struct snapshot *s)
 {
@@ -323,7 +220,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	enum MHD_Result ret;
 	bool om;
 
-	clock_set(h, conn, 0); /* the request is whole: answering (3) */
+	http_conn__clock(h, conn, 0); /* the request is whole: answering (3) */
 	if (!*con_cls) {
 		bool pass;
 		enum MHD_Result g = guard(h, conn, &pass);
@@ -331,7 +228,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (!pass)
 			return g;
 	}
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD) &&
+	    (strcmp(method, MHD_HTTP_METHOD_POST) || strcmp(url, "/debug/pprof/symbol")))
 		return reply_static(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 	if (!*con_cls) { /* the headers: answer on the next call, once the request is whole, so
 			    * the connection may stay open for the next scrape */
@@ -342,6 +240,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*upload_len = 0;
 		return MHD_YES;
 	}
+	if (*con_cls != h) /* a profile's connection, resumed: its answer */
+		return debug_pprof__resumed(h->dp, conn, *con_cls);
+	if (!strncmp(url, "/debug/pprof", 12))
+		return debug_pprof__request(h->dp, conn, url, method, con_cls);
 	if (!strcmp(url, "/"))
 		return reply_static(conn, MHD_HTTP_OK, index_page);
 	if (strcmp(url, "/metrics"))
@@ -368,60 +270,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return ret;
-}
-
-/* ADDR:PORT or [ADDR]:PORT, numeric only, bound and listening; the fd or -errno */
-static int listen_on(const char *spec, char *bound, size_t len, struct err *e)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE },
-			*ai = NULL;
-	const char *colon = strrchr(spec, ':'), *given = spec;
-	char host[INET6_ADDRSTRLEN + 2], port[8];
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	size_t hl;
-	int fd, one = 1, rc;
-
-	if (!colon || colon == spec || strlen(colon + 1) == 0 || strlen(colon + 1) > 5 ||
-	    strspn(colon + 1, "0123456789") != strlen(colon + 1) || atoi(colon + 1) > 65535)
-		goto bad;
-	hl = (size_t)(colon - spec);
-	if (spec[0] == '[' && spec[hl - 1] == ']')
-		spec++, hl -= 2;
-	if (hl >= sizeof(host))
-		goto bad;
-	memcpy(host, spec, hl);
-	host[hl] = '\0';
-	snprintf(port, sizeof(port), "%s", colon + 1);
-	if ((rc = getaddrinfo(host, port, &hints, &ai)))
-		goto bad;
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 128) ||
-	    getsockname(fd, (struct sockaddr *)&ss, &sl)) {
-		rc = -errno;
-		if (fd >= 0)
-			close(fd);
-		freeaddrinfo(ai);
-		err_set(e, rc, "--listen %s: %s", given, strerror(-rc));
-		if (rc == -EADDRINUSE)
-			err_hint(e,
-				 "another program listens there; pick another port with --listen "
-				 "ADDR:PORT");
-		return rc;
-	}
-	freeaddrinfo(ai);
-	getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), port, sizeof(port),
-		    NI_NUMERICHOST | NI_NUMERICSERV);
-	snprintf(bound, len, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
-	return fd;
-bad:
-	err_set(e, -EINVAL,
-		"--listen '%s': expected ADDR:PORT, a numeric address and a port "
-		"0..65535 (127.0.0.1:9464, 0.0.0.0:9464, [::1]:9464)",
-		given);
-	return err_usage(e);
 }
 
 static struct http *http_new(const struct http_limits *lim, struct err *e)
@@ -458,7 +306,7 @@ static int http_daemon(struct http *h, unsigned int flags)
 		{ MHD_OPTION_CONNECTION_LIMIT, HTTP_MAX_CONNECTIONS, NULL },
 		{ MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->lim.per_client, NULL },
 		{ MHD_OPTION_CONNECTION_TIMEOUT, HTTP_TIMEOUT_S, NULL },
-		{ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, h },
+		{ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)http_conn__notify, h },
 		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, h },
 		{ listening ? MHD_OPTION_LISTEN_SOCKET : MHD_OPTION_END, h->fd, NULL },
 		{ MHD_OPTION_END, 0, NULL }, /* (7): the TLS options, when set */
@@ -490,7 +338,7 @@ static int http_daemon(struct http *h, unsigned int flags)
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, opts,
 				MHD_OPTION_END);
 	if (h->d && listening && !h->watching)
-		h->watching = !pthread_create(&h->watchdog, NULL, watch, h);
+		h->watching = !pthread_create(&h->watchdog, NULL, http_conn__watch, h);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (h->d)
 		h->fd = -1; /* the daemon's now: MHD_stop_daemon() closes it */
@@ -498,18 +346,19 @@ static int http_daemon(struct http *h, unsigned int flags)
 }
 
 struct http *http__start(const char *listen, const struct http_limits *lim, struct web_config *web,
-			 char *bound, size_t len, struct err *e)
+			 struct debug_pprof *dp, char *bound, size_t len, struct err *e)
 {
 	struct http *h = http_new(lim, e);
 
 	if (!h)
 		return NULL;
 	h->web = web;
-	if ((h->fd = listen_on(listen, bound, len, e)) < 0) {
+	h->dp = dp;
+	if ((h->fd = http_conn__listen(listen, bound, len, e)) < 0) {
 		http__stop(h);
 		return NULL;
 	}
-	if (http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC)) {
+	if (http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME)) {
 		err_set(e, -EIO, "--listen %s: libmicrohttpd could not start its server thread",
 			bound);
 		http__stop(h);
@@ -579,14 +428,28 @@ static struct web_config swap_web(struct http *h, const struct web_config *c)
 	return was;
 }
 
+static int reload(struct http *h, struct err *e);
+
 int http__reload(struct http *h, struct err *e)
+{
+	int ret;
+
+	if (!h->web || !web_config__changed(h->web))
+		return 0;
+	if (!debug_pprof__hold(h->dp))
+		return 0; /* a profile's connection is suspended on the old server: after it */
+	ret = reload(h, e);
+	debug_pprof__release(h->dp);
+	return ret;
+}
+
+/* http__reload(), no profile being collected */
+static int reload(struct http *h, struct err *e)
 {
 	struct web_config *fresh, was;
 	struct MHD_Daemon *old = h->d;
 	int ret;
 
-	if (!h->web || !web_config__changed(h->web))
-		return 0;
 	if (!(fresh = malloc(sizeof(*fresh))))
 		return err_set(e, -ENOMEM, "out of memory");
 	if ((ret = web_config__load(fresh, h->web->path, e))) {
@@ -609,12 +472,13 @@ int http__reload(struct http *h, struct err *e)
 	}
 	was = swap_web(h, fresh); /* the new server reads the new certificate */
 	free(fresh);
-	ret = http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC);
+	ret = http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME);
 	if (ret) { /* the old configuration on the same socket, then */
 		struct web_config bad = swap_web(h, &was);
 
 		web_config__free(&bad);
-		if (http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC)) {
+		if (http_daemon(h, MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC |
+					   MHD_ALLOW_SUSPEND_RESUME)) {
 			h->d = old; /* serves its open connections; none is accepted */
 			return err_set(e, -EIO,
 				       "%s: no server could start, with it or with the old one",
@@ -639,6 +503,7 @@ void http__stop(struct http *h)
 		pthread_mutex_unlock(&h->lock);
 		pthread_join(h->watchdog, NULL);
 	}
+	debug_pprof__stop(h->dp); /* no connection suspended: libmicrohttpd requires it */
 	if (h->d)
 		MHD_stop_daemon(h->d);
 	if (h->fd >= 0)

@@ -8,6 +8,7 @@
 #include "core/err.h"
 #include "engine/query.h"
 #include "profilers/profiler.h"
+#include "serve/debug_pprof.h"
 #include "serve/metrics.h"
 #include "serve/serve.h"
 
@@ -34,6 +35,15 @@ struct serve_arg {
 	double err_said; /* when its last error was printed (5) */
 };
 
+/* --pprof NAME SQL|PROFILER: /debug/pprof/NAME (serve/debug_pprof.h) */
+struct serve_pprof {
+	const char *name, *spec;
+	struct profiler *p; /* spec names a profiler */
+	char *owned_sql;    /* its SQL, bound (sqlite3_free) */
+	struct query_param params[QUERY_MAX_PARAMS];
+	int nr_params;
+};
+
 struct serve {
 	const char *listen;
 	const char *next_name; /* --name, for the next argument */
@@ -46,6 +56,10 @@ struct serve {
 	struct serve_arg arg[SERVE_MAX_ARGS];
 	int nr_arg;
 	struct mbuf sql; /* every argument's SQL, joined (3) */
+	struct serve_pprof pprof[PPROF_MAX_ENDPOINTS];
+	int nr_pprof;
+	int pprof_max_seconds; /* --pprof-max-seconds; 0: no /debug/pprof/ */
+	struct debug_pprof *dp;
 	struct metrics *m;
 	struct http *http;
 	int *stmt_of; /* q->stmts[i] -> metrics statement, -1: a marker */

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,19 +36,28 @@ struct want {
 	ino_t ino;
 };
 
+static unsigned int crc_table[256];
+
+static void crc_table_init(void)
+{
+	for (unsigned int i = 0; i < 256; i++) {
+		unsigned int c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
+/* threads symbolize at once (perf-sql serve's /debug/pprof/ collections): the table is
+ * made once, and each reader has its own buffer */
 unsigned int debuginfo__crc32(unsigned int crc, const void *buf, size_t len)
 {
-	static unsigned int table[256];
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	const unsigned int *table = crc_table;
 	const uint8_t *p = buf;
 
-	if (!table[1])
-		for (unsigned int i = 0; i < 256; i++) {
-			unsigned int c = i;
-
-			for (int k = 0; k < 8; k++)
-				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-			table[i] = c;
-		}
+	pthread_once(&once, crc_table_init);
 	crc = ~crc;
 	while (len--)
 		crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
@@ -56,12 +66,14 @@ unsigned int debuginfo__crc32(unsigned int crc, const void *buf, size_t len)
 
 static bool crc_matches(int fd, unsigned int want)
 {
-	static uint8_t buf[1 << 16];
+	enum { CRC_BUF = 1 << 16 };
+	uint8_t *buf = malloc(CRC_BUF);
 	unsigned int crc = 0;
-	ssize_t n;
+	ssize_t n = -1;
 
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
+	while (buf && (n = read(fd, buf, CRC_BUF)) > 0)
 		crc = debuginfo__crc32(crc, buf, (size_t)n);
+	free(buf);
 	return n == 0 && crc == want;
 }
 

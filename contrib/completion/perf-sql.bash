@@ -115,8 +115,12 @@ _perf_sql_serve()
 {
 	local at=$1 cur=$2 prev=${COMP_WORDS[COMP_CWORD - 1]} i w prof=
 	case $prev in
-	--listen | --name | --max-series) return ;;    # a value of serve's own
+	--listen | --name | --max-series | --pprof | --pprof-max-seconds) return ;; # serve's own value
 	esac
+	if [[ ${COMP_WORDS[COMP_CWORD - 2]} == --pprof && $cur != -* ]]; then # --pprof NAME <Tab>
+		COMPREPLY=($(compgen -W "$(_perf_sql_profilers)" -- "$cur"))   # a profiler, or SQL
+		return
+	fi
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$(_perf_sql_serve_options)" -- "$cur"))
 		return

@@ -1,8 +1,10 @@
 # perf-sql serve --web.config.file (serve/web_config.h): Debian's Prometheus scrapes it over
 # https with tls_config.ca_file and basic_auth and reads a known workload's exact count; a job
-# with a wrong password is down with 401; plain HTTP to the TLS port gets no metrics; with
+# with a wrong password is down with 401; plain HTTP to the TLS port gets no metrics;
+# /debug/pprof/ answers only with the password (a profile over https, gzip'd); with
 # client_auth_type RequireAndVerifyClientCert a scraper without a certificate is refused and
-# one with a certificate of the CA is answered; a changed file is read again (a new password).
+# one with a certificate of the CA is answered; a changed file is read again (a new password),
+# once a profile being collected is answered.
 # Certificates are made here with openssl; the bcrypt hashes with Python's crypt.
 . "$(dirname "$0")/lib.sh"; need_root
 . "$(dirname "$0")/serve_lib.inc"
@@ -35,7 +37,7 @@ tls_start() {
 	done
 	fail "perf-sql serve over https did not start: $(cat "$d/serve.err")"
 }
-get() { curl -s --max-time 5 --cacert "$d/ca.crt" "$@"; }
+get() { curl -s --max-time 10 --cacert "$d/ca.crt" "$@"; }
 code() { get -o /dev/null -w '%{http_code}' "$@" "https://127.0.0.1:$PORT/metrics"; }
 tls_start "$d/web.yml" -i 200 --name w "select count(*) as n from sys_enter_write where count = 3217"
 "$WL/writes" 30 3217 > /dev/null || fail "writes"
@@ -51,6 +53,15 @@ echo "ok: https with the right password reads the 30 writes"
 plain=$(curl -s --max-time 5 "http://127.0.0.1:$PORT/metrics")
 [[ "$plain" == *perf_sql* ]] && fail "plain HTTP to the TLS port got metrics"
 echo "ok: plain HTTP to the TLS port gets no metrics"
+# /debug/pprof/ is behind the same TLS and password: 401 without it, a gzip'd profile with it
+pp="https://127.0.0.1:$PORT/debug/pprof"
+eq "$(get -o /dev/null -w '%{http_code}' "$pp/")" 401 "/debug/pprof/ without a password"
+eq "$(get -o /dev/null -w '%{http_code}' "$pp/profile?seconds=1")" 401 "a profile without a password"
+eq "$(get -o /dev/null -w '%{http_code}' -u prom:nope "$pp/profile?seconds=1")" 401 "a profile with a wrong one"
+get -u prom:s3cret "$pp/" | grep -qx '/debug/pprof/profile' || fail "no listing: $(get -u prom:s3cret "$pp/")"
+get -u prom:s3cret -o "$d/cpu.pb.gz" "$pp/profile?seconds=1" || fail "the profile over https"
+gzip -t "$d/cpu.pb.gz" || fail "the profile over https is not gzip'd"
+echo "ok: /debug/pprof/ and its profiles over https, only with the password"
 
 # Debian's Prometheus, two jobs: the right password and a wrong one
 command -v prometheus >/dev/null || skip "prometheus is not installed (make setup)"
@@ -87,9 +98,18 @@ for t in json.load(sys.stdin)["data"]["activeTargets"]:
 echo "ok: Prometheus reads 30 over https with basic_auth; the wrong password's target is down: $err"
 kill -TERM "$PROM_PID"; wait "$PROM_PID" 2>/dev/null; PROM_PID=
 
-# the file changed: a new password, read at a window's end
+# the file changed: a new password, read at a window's end; but not while a profile is being
+# collected (its connection is the old server's): the old password holds until it is answered
+get -u prom:s3cret -o "$d/held.pb.gz" -w '%{http_code}' \
+	"https://127.0.0.1:$PORT/debug/pprof/profile?seconds=3" > "$d/held.code" & SERVE_KIDS=$!
+sleep 0.5
 printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  prom: %s\n' \
 	"$(bcrypt n3w)" > "$d/web.yml"
+sleep 1 # five windows: the file is seen changed
+eq "$(code -u prom:s3cret)" 200 "the old password while a profile is collected"
+wait "$SERVE_KIDS"; SERVE_KIDS=
+eq "$(cat "$d/held.code")" 200 "the profile collected across the file's change"
+gzip -t "$d/held.pb.gz" || fail "the profile across the change is not gzip'd"
 for _ in $(seq 100); do
 	[ "$(code -u prom:n3w)" = 200 ] && break
 	sleep 0.1
