@@ -84,8 +84,12 @@ eq "$(printf '%s\n' "$out" | tail -n +2 | tr -d '\r' | sort)" "$want" \
 SO=$(dirname "$PERF_SQL")/perf_sql.so
 if command -v sqlite3 >/dev/null && [ -f "$SO" ]; then
 	cp "$SO" "$dir/perf_sql.so" && chmod a+r "$dir/perf_sql.so" || fail "copy $SO"
+	preload= # make asan: sqlite3 is not instrumented, the sanitizers' runtimes are preloaded
+	ldd "$SO" | grep -q libasan &&
+		preload="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
 	out=$(cd "$dir" && printf '.load ./perf_sql\n.mode csv\nselect perf_sql_open('"'c.cap'"');\n%s;\n' \
 		"$sql" | setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent \
+		LD_PRELOAD="$preload" ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" \
 		sqlite3 2>&1) || fail "the extension as nobody: $out"
 	eq "$(printf '%s\n' "$out" | tail -n +2 | tr -d '\r' | sort)" "$want" \
 		"the extension over the capture, as nobody: writes per cgroup"
