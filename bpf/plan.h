@@ -23,7 +23,7 @@
  *     keeps by it; 0: no such chain), comm char[16]: what the stack BLOB holds
  *     (symbols/stack.h), with the frames in the stack map. A chain is compared frame by frame
  *     with the map's of the same hash, so two chains never share a key.
- * (5b) With windows (stack_swap) there are two stack maps, one per window in turn: a key's
+ * (5b) With windows (stack_window_ms) there are two stack maps, one per window in turn: a key's
  *     bit 63 says it is the second map's (bpf/table.h (2c)).
  */
 #ifndef PERF_SQL_BPF_PLAN_H
@@ -262,7 +262,7 @@ struct bpf_plan {
 	int nr_task_vals;
 	int stack_depth; /* a stack key: frames kept per chain (perf_event_max_stack) */
 	bool stack_user; /* a stack key: the user chain only (syscalls:*, as perf samples it) */
-	bool stack_swap; /* -i: windows, whose stack ids are freed in turn (5b) */
+	long stack_window_ms; /* -i: windows, whose chains are freed in turn (5b); 0: none */
 	/* BPF_HOOK_PERF: the event, sampled as the perf ring samples it */
 	uint32_t pmu_type;
 	uint64_t pmu_config, sample_period, sample_freq; /* one of period, freq */

@@ -236,7 +236,7 @@ int bpf_stack__create_maps(struct bpf_table *t, struct err *e)
 	const struct bpf_plan *p = &t->plan;
 	uint32_t size = (uint32_t)p->stack_depth * 8;
 
-	t->nr_stacks = p->max_groups;
+	t->nr_stacks = bpf_stack__entries(p);
 	t->stack_buf_fd =
 		bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "psql_stack_buf", 4, size, 1, NULL);
 	t->stacks_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "psql_stacks", 8, size,
@@ -249,9 +249,21 @@ int bpf_stack__create_maps(struct bpf_table *t, struct err *e)
 	return 0;
 }
 
+int bpf_stack__entries(const struct bpf_plan *p)
+{
+	uint64_t need, max = (uint64_t)p->max_groups;
+
+	if (!bpf_stack__swapped(p) || !p->sample_freq)
+		return p->max_groups;
+	/* a window of a sampled event: two chains a sample on every CPU, and a quarter more */
+	need = 2 * p->sample_freq * (uint64_t)p->nr_cpu_ids * (uint64_t)p->stack_window_ms / 1000;
+	need += need / 4;
+	return (int)(need < max ? max : need > 4 * max ? 4 * max : need);
+}
+
 bool bpf_stack__swapped(const struct bpf_plan *p)
 {
-	return p->stack_swap && p->pair.role == BPF_PAIR_NONE && bpf_plan__has_stack(p);
+	return p->stack_window_ms > 0 && p->pair.role == BPF_PAIR_NONE && bpf_plan__has_stack(p);
 }
 
 void bpf_stack__describe(const struct bpf_plan *p, int nr, int depth, char *buf, size_t len)

@@ -139,6 +139,10 @@ int bpf_stack__max_depth(void);
  * e set; at a window's end, the other map emptied and named, 0 or -errno */
 int bpf_stack__create_maps(struct bpf_table *t, struct err *e);
 bool bpf_stack__swapped(const struct bpf_plan *p);
+/* The chains each stack map of p holds: --max-groups, or with windows of a sampled event what
+ * a window's samples on every CPU may take (two chains each, a quarter more), up to four
+ * times --max-groups */
+int bpf_stack__entries(const struct bpf_plan *p);
 int bpf_stack__next_window(struct bpf_table *t);
 /* --explain's words for p's stack maps of nr chains of depth frames: ", stack map of ..." */
 void bpf_stack__describe(const struct bpf_plan *p, int nr, int depth, char *buf, size_t len);

@@ -81,7 +81,7 @@ int bpf_offline__list(struct query *q, struct session *s, struct bpf_stmt *b)
 	b->nr_start_insns = l.nr_start;
 	bpf_pick__where(s, b->src, &b->plan, where, sizeof(where));
 	if (bpf_plan__has_stack(&b->plan))
-		bpf_stack__describe(&b->plan, b->plan.max_groups,
+		bpf_stack__describe(&b->plan, bpf_stack__entries(&b->plan),
 				    b->plan.stack_depth > 0 ? b->plan.stack_depth
 				    : f                     ? bpf_facts__max_stack(f)
 							    : 127,

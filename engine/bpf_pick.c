@@ -302,7 +302,7 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 		b->plan.self_tid = 0;
 		b->plan.self_pid = (uint32_t)getpid();
 	}
-	b->plan.stack_swap = q->so.interval_ms > 0; /* bpf/table.h (2c) */
+	b->plan.stack_window_ms = q->so.interval_ms > 0 ? q->so.interval_ms : 0; /* (2c) */
 	if (s->replay) /* a capture, another kernel's facts: listed, not loaded */
 		return bpf_offline__list(q, s, b);
 	t = bpf_table__new(&b->plan, src, !q->plan_only,
