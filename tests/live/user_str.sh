@@ -83,14 +83,22 @@ for r in 1 2 3; do
 	[ "$l" = 0 ] || echo "ok: round $r, opener $m twice: $got: every call received or counted lost (a ring too slow here)"
 done
 
-# (5) windows: every call in exactly one window
+# (5) windows: every call in exactly one window, or counted lost (a ring too slow for the
+# burst under ASan loses some, said and counted: then received + lost covers every call)
 m=20000
-"$PERF_SQL" --csv -m 1024 -i 40 "select count(*) from sys_enter_openat where filename_str = '$dir/a'" \
+"$PERF_SQL" --csv -m 1024 -i 40 "select count(*), (select sum(lost) from perf_sql_stats where
+	\"table\" = 'sys_enter_openat') from sys_enter_openat where filename_str = '$dir/a'" \
 	-- sh -c "$WL/opener $m; sleep 0.2; $WL/opener $m" > "$d/w" || fail "windowed run"
-got=$(tr -d '\r' < "$d/w" | awk -F, '/^20/ && NF == 2 { c += $2; w++ } END { printf "%d", c }')
+read -r got lost < <(tr -d '\r' < "$d/w" | awk -F, '/^20/ && NF == 3 { c += $2; l += $3; w++ } END { printf "%d %d", c, l }')
 wins=$(grep -c '^20' "$d/w")
 [ "$wins" -ge 4 ] || fail "only $wins windows: $(head -3 "$d/w")"
-eq "$got" $((2 * m)) "calls on $dir/a over $wins windows"
+if [ "$lost" = 0 ]; then
+	eq "$got" $((2 * m)) "calls on $dir/a over $wins windows"
+else
+	[ "$got" -le $((2 * m)) ] && [ $((got + lost)) -ge $((2 * m)) ] ||
+		fail "calls on $dir/a over $wins windows: $got received, $lost lost: a call neither received nor counted lost"
+	echo "ok: calls on $dir/a over $wins windows: $got received, $lost counted lost (a ring too slow here)"
+fi
 
 # (6) --no-bpf: a statement naming filename_str fails with one line; SELECT * runs, NULL strings
 "$PERF_SQL" --no-bpf "select filename_str from sys_enter_openat" -- "$WL/opener" 1 \
