@@ -37,7 +37,7 @@ for groups in 10240 1024; do
 	awk -F, -v g=$groups -v s="$SECS" '
 		NR == 1 { fs = $1; fn = $2 }
 		{ ls = $1; ln = $2; ll = $4; lost += $4; n++ }
-		END { printf "churn: %d s of new processes, -i 1000, cpu_clock(999) GROUP BY stack in the kernel, --max-groups %d: %d windows; first window %d stacks (%d samples), last %d (%d); refused by the stack map: last window %d, all windows %d (target: 0 and 0, the last window the first'"'"'s order of stacks)\n",
+		END { printf "churn: %d s of new processes, -i 1000, cpu_clock(999) GROUP BY stack in the kernel, --max-groups %d: %d windows; first window %d stacks (%d samples), last %d (%d); events the maps could not take (a full group or stack map; the lost of perf_sql_stats): last window %d, all windows %d (target: 0 and 0, the last window the first'"'"'s order of stacks)\n",
 			s, g, n, fs, fn, ls, ln, ll, lost }' "$T/rows"
 done
 
