@@ -78,14 +78,6 @@ struct job {
 	char msg[900];
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 struct debug_pprof *debug_pprof__new(int max_seconds)
 {
 	struct debug_pprof *dp = calloc(1, sizeof(*dp));
@@ -408,7 +400,7 @@ static enum MHD_Result take(struct debug_pprof *dp, struct endpoint *ep, struct 
 			    struct MHD_Connection *conn, bool *taken)
 {
 	char msg[200];
-	uint64_t now = mono_ns();
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
 
 	*taken = false;
 	if (dp->stopping || dp->held)

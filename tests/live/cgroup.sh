@@ -1,10 +1,6 @@
 # --cgroup: only the tasks of a cgroup (and what they start) are traced.
 . "$(dirname "$0")/lib.sh"; need_root
-base=""
-for d in /sys/fs/cgroup/unified /sys/fs/cgroup; do
-	[ -f "$d/cgroup.procs" ] && [ "$(stat -f -c %T "$d")" = cgroup2fs ] && base=$d && break
-done
-[ -n "$base" ] || skip "no cgroup v2 hierarchy mounted"
+base=$(cgroup_v2) || skip "no cgroup v2 hierarchy mounted"
 cg="$base/perfsql-test-$$"
 mkdir "$cg" || skip "cannot create a cgroup under $base"
 # the target joins the cgroup held before its exec (lib.sh hold); once perf-sql collects it does

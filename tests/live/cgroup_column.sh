@@ -7,11 +7,7 @@
 # existed, keeps them (the kernel lets ids made since through, engine/bpf_cgroup.c), one on
 # only the new one keeps only it.
 . "$(dirname "$0")/lib.sh"; need_root
-base=""
-for d in /sys/fs/cgroup/unified /sys/fs/cgroup; do
-	[ -f "$d/cgroup.procs" ] && [ "$(stat -f -c %T "$d")" = cgroup2fs ] && base=$d && break
-done
-[ -n "$base" ] || skip "no cgroup v2 hierarchy mounted"
+base=$(cgroup_v2) || skip "no cgroup v2 hierarchy mounted"
 command -v setpriv >/dev/null || skip "setpriv is not installed (util-linux)"
 size=$((3001 + $$ % 997)) # no other task writes this many bytes at once
 a=perfsql-cgcol-$$-a b=perfsql-cgcol-$$-b c=perfsql-cgcol-$$-c

@@ -150,3 +150,12 @@ profiler_args() {
 	multi-trace) echo "start=sys_enter_read end=sys_exit_read" ;;
 	esac
 }
+
+# where the cgroup v2 hierarchy is mounted: a pure v2 /sys/fs/cgroup, or a hybrid's unified one
+cgroup_v2() {
+	local d
+	for d in /sys/fs/cgroup/unified /sys/fs/cgroup; do
+		[ -f "$d/cgroup.procs" ] && [ "$(stat -f -c %T "$d")" = cgroup2fs ] && { echo "$d"; return 0; }
+	done
+	return 1
+}
