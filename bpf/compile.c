@@ -56,7 +56,7 @@ void bpf_cc__load_val(struct cc *c, const struct bpf_val *v, int r, int t)
 		if (c->p->hook == BPF_HOOK_TP)
 			emit(c, bi_ldx(sizes[v->size], r, BPF_REG_6, (int16_t)v->off));
 		else if (c->p->hook == BPF_HOOK_TP_BTF) /* the member, through the typed pointer */
-			bpf_cc__task_member(c, v, r, sizes[v->size]);
+			bpf_cc__task_member(c, v, r, t, sizes[v->size]);
 		else
 			bpf_cc__syscall_field(c, v, r);
 		if (v->is_signed && v->size < 8) {

@@ -53,7 +53,7 @@ void bpf_cc__pred(struct cc *c, int i, int yes, int no);
  * *member); a task member's field v into r in size (BPF_B...); the one system call's test */
 void bpf_cc__syscall_field(struct cc *c, const struct bpf_val *v, int r);
 int16_t bpf_cc__task_arg(struct cc *c, int rec_off, int r, const char **member);
-void bpf_cc__task_member(struct cc *c, const struct bpf_val *v, int r, int size);
+void bpf_cc__task_member(struct cc *c, const struct bpf_val *v, int r, int t, int size);
 void bpf_cc__syscall_filter(struct cc *c);
 /* bpf/who.c: perf-sql left out, the targets' tasks, -C's CPUs (the pid_tgid and the CPU to
  * the stack when the program reads them); the current task's name into fp+at (clobbers r0-r5) */

@@ -154,13 +154,21 @@ static const char *const wanted_types[] = { "sys_enter",    "sys_exit",     "sch
 static const struct {
 	const char *type, *member;
 } wanted_members[] = {
-	{ "pt_regs", "di" },         { "pt_regs", "si" },
-	{ "pt_regs", "dx" },         { "pt_regs", "r10" },
-	{ "pt_regs", "r8" },         { "pt_regs", "r9" },
-	{ "pt_regs", "orig_ax" },    { "task_struct", "thread_info" },
-	{ "task_struct", "comm" },   { "task_struct", "pid" },
-	{ "task_struct", "prio" },   { "task_struct", "cpu" },
-	{ "thread_info", "status" }, { "thread_info", "cpu" },
+	{ "pt_regs", "di" },
+	{ "pt_regs", "si" },
+	{ "pt_regs", "dx" },
+	{ "pt_regs", "r10" },
+	{ "pt_regs", "r8" },
+	{ "pt_regs", "r9" },
+	{ "pt_regs", "orig_ax" },
+	{ "task_struct", "thread_info" },
+	{ "task_struct", "comm" },
+	{ "task_struct", "pid" },
+	{ "task_struct", "prio" },
+	{ "task_struct", "cpu" },
+	{ "thread_info", "status" },
+	{ "thread_info", "cpu" },
+	{ "task_struct", "exit_state" },
 };
 
 int bpf_facts__write(const struct bpf_facts *f, int nr_cpu_ids, FILE *out)

@@ -96,18 +96,77 @@ int16_t bpf_cc__task_arg(struct cc *c, int rec_off, int r, const char **member)
 	return 0;
 }
 
-/* r = the task member v's field is copied from, in size (tp_btf of a sched:* tracepoint), or
- * the argument it is (kmem's: a u64 of the context, zero-extended from the argument's size) */
-void bpf_cc__task_member(struct cc *c, const struct bpf_val *v, int r, int size)
+/*
+ * r = sched_switch's prev_state as __trace_sched_switch_state(preempt, prev_state, prev) gives
+ * it (include/trace/events/sched.h, 4.14 to 6.18; sched_btf.c checks the format's encoding):
+ * TASK_REPORT_MAX (0x100) when preempted, else the highest bit of the reported state, which
+ * is (prev_state | prev->exit_state) & TASK_REPORT (0x7f), TASK_REPORT_IDLE (0x80) for a
+ * TASK_IDLE (0x402) wait, TASK_UNINTERRUPTIBLE (2) for TASK_RTLOCK_WAIT (0x1000) or
+ * TASK_FROZEN (0x8000). t: scratch; exit_off: prev's exit_state.
+ */
+static void switch_state(struct cc *c, int r, int t, int16_t exit_off)
 {
-	const struct bpf_tp_btf *t = &c->p->tp_btf;
+	int done = basm__label(c->a), preempt = basm__label(c->a), idle = basm__label(c->a);
+	int unint = basm__label(c->a), top = basm__label(c->a), noload = basm__label(c->a);
+	int bit[7];
+
+	basm__note(c->a, false, "argument 0, preempt");
+	emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, 0));
+	emit(c, bi_alu64_imm(BPF_AND, r, 0xff));
+	basm__jmp_imm(c->a, BPF_JNE, r, 0, preempt);
+	emit(c, bi_ldx(BPF_DW, t, BPF_REG_6, 8));
+	basm__note(c->a, false, "task_struct.exit_state");
+	emit(c, bi_ldx(BPF_W, t, t, exit_off));
+	basm__note(c->a, false, "argument 3, prev_state (an unsigned int: zero-extended)");
+	emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, 24));
+	emit(c, bi_alu64_reg(BPF_OR, t, r));
+	emit(c, bi_alu64_imm(BPF_AND, t, 0x7f));
+	basm__jmp_imm(c->a, BPF_JSET, r, 0x9000, unint);
+	basm__jmp_imm(c->a, BPF_JSET, r, 0x400, noload);
+	basm__place(c->a, top);
+	for (int b = 6; b >= 0; b--) {
+		bit[b] = basm__label(c->a);
+		basm__jmp_imm(c->a, BPF_JSET, t, 1 << b, bit[b]);
+	}
+	emit(c, bi_mov64_imm(r, 0));
+	basm__ja(c->a, done);
+	for (int b = 6; b >= 0; b--) {
+		basm__place(c->a, bit[b]);
+		emit(c, bi_mov64_imm(r, 1 << b));
+		basm__ja(c->a, done);
+	}
+	basm__place(c->a, noload); /* TASK_NOLOAD: TASK_IDLE with TASK_UNINTERRUPTIBLE */
+	basm__jmp_imm(c->a, BPF_JSET, r, 0x2, idle);
+	basm__ja(c->a, top);
+	basm__place(c->a, idle);
+	emit(c, bi_mov64_imm(r, 0x80));
+	basm__ja(c->a, done);
+	basm__place(c->a, unint);
+	emit(c, bi_mov64_imm(r, 2));
+	basm__ja(c->a, done);
+	basm__place(c->a, preempt);
+	emit(c, bi_mov64_imm(r, 0x100));
+	basm__place(c->a, done);
+}
+
+/* r = the task member v's field is copied from, in size (tp_btf of a sched:* tracepoint), or
+ * the argument it is (kmem's: a u64 of the context, zero-extended from the argument's size);
+ * t: scratch */
+void bpf_cc__task_member(struct cc *c, const struct bpf_val *v, int r, int t, int size)
+{
+	const struct bpf_tp_btf *tb = &c->p->tp_btf;
 	const char *member = "?";
 	int16_t off;
 
-	for (int i = 0; i < t->nr; i++)
-		if (t->f[i].rec_off == v->off && !t->f[i].member[0]) {
-			basm__note(c->a, false, "argument %d", t->f[i].arg);
-			emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, (int16_t)(8 * t->f[i].arg)));
+	for (int i = 0; i < tb->nr; i++)
+		if (tb->f[i].rec_off == v->off && !strcmp(tb->f[i].member, BPF_TP_SWITCH_STATE)) {
+			switch_state(c, r, t, (int16_t)c->k->tp_off[i]);
+			return;
+		}
+	for (int i = 0; i < tb->nr; i++)
+		if (tb->f[i].rec_off == v->off && !tb->f[i].member[0]) {
+			basm__note(c->a, false, "argument %d", tb->f[i].arg);
+			emit(c, bi_ldx(BPF_DW, r, BPF_REG_6, (int16_t)(8 * tb->f[i].arg)));
 			if (v->size < 8) { /* the field's bytes, as the record has them */
 				emit(c, bi_alu64_imm(BPF_LSH, r, 64 - 8 * v->size));
 				emit(c, bi_alu64_imm(BPF_RSH, r, 64 - 8 * v->size));

@@ -184,8 +184,11 @@ enum bpf_hook {
  * BPF_HOOK_TP_BTF: a scheduler tracepoint's raw tracepoint. Its record's fields are members of
  * its task arguments (sched_switch's prev_pid is prev->pid): each field the program reads is
  * loaded from the member the tracepoint copies it from, through the BTF-typed pointer.
+ * sched_switch's prev_state (member BPF_TP_SWITCH_STATE) is computed from the arguments as
+ * __trace_sched_switch_state() computes it (bpf/hook.c).
  */
 #define BPF_TP_FIELDS 8
+#define BPF_TP_SWITCH_STATE "=switch_state"
 struct bpf_tp_btf {
 	char name[32]; /* "sched_switch": tp_btf/NAME, its BTF type btf_trace_NAME */
 	int nr;

@@ -7,6 +7,9 @@
  * task_struct *next, unsigned int prev_state) for sched_switch). The pick matches each field
  * the plan reads by name; bpf/compile.c then loads args[arg] (a tp_btf context is the raw
  * tracepoint's arguments, u64 each) and the member at the offset the kernel's BTF gives.
+ * sched_switch's prev_state is no member: bpf/hook.c computes it as the tracepoint does, from
+ * preempt, the prev_state argument and prev's exit_state, where the format says the kernel
+ * encodes it so.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,6 +40,8 @@ static const struct sched_field {
 	{ "sched_switch", "prev_comm", 1, "comm" },
 	{ "sched_switch", "prev_pid", 1, "pid" },
 	{ "sched_switch", "prev_prio", 1, "prio" },
+	/* __trace_sched_switch_state(preempt, prev_state, prev): computed (bpf/hook.c) */
+	{ "sched_switch", "prev_state", 3, BPF_TP_SWITCH_STATE },
 	{ "sched_switch", "next_comm", 2, "comm" },
 	{ "sched_switch", "next_pid", 2, "pid" },
 	{ "sched_switch", "next_prio", 2, "prio" },
@@ -62,6 +67,18 @@ static const struct sched_field *sched_field(const char *tp, const char *field)
 	return NULL;
 }
 
+/* does the format print prev_state as the state bpf/hook.c computes: the reported states
+ * TASK_REPORT (0x01 to 0x40), "I" 0x80 (TASK_REPORT_IDLE), "+" 0x100 (TASK_REPORT_MAX)? */
+static bool switch_state_known(const struct tp_event *ev)
+{
+	return ev->format_text &&
+	       strstr(ev->format_text,
+		      "REC->prev_state & (((0x00000000 | 0x00000001 | 0x00000002 | "
+		      "0x00000004 | 0x00000008 | 0x00000010 | 0x00000020 | "
+		      "0x00000040) + 1) << 1) ? \"+\"") &&
+	       strstr(ev->format_text, "{ 0x00000080, \"I\" }) : \"R\"");
+}
+
 /* v's field into t (once per offset); false with p->hook_why set when it is not a member */
 static bool add_field(const struct tp_event *ev, struct bpf_plan *p, struct bpf_tp_btf *t,
 		      const struct bpf_val *v)
@@ -76,12 +93,15 @@ static bool add_field(const struct tp_event *ev, struct bpf_plan *p, struct bpf_
 		if (ev->fields[i].offset == v->off && ev->fields[i].size == v->size)
 			f = &ev->fields[i];
 	sf = f ? sched_field(ev->name, f->name) : NULL;
+	if (sf && !strcmp(sf->member, BPF_TP_SWITCH_STATE) && !switch_state_known(ev)) {
+		snprintf(p->hook_why, sizeof(p->hook_why),
+			 "prev_state: the format encodes it otherwise than perf-sql computes it "
+			 "(__trace_sched_switch_state() of 6.x)");
+		return false;
+	}
 	if (!sf || t->nr == BPF_TP_FIELDS) {
 		snprintf(p->hook_why, sizeof(p->hook_why), "%s%s", f ? f->name : "a field",
-			 f && !strcmp(f->name, "prev_state")
-				 ? " is computed by __trace_sched_switch_state(), not a task's "
-				   "member"
-				 : " is not a member of the tracepoint's task arguments");
+			 " is not a member of the tracepoint's task arguments");
 		return false;
 	}
 	t->f[t->nr].rec_off = v->off;
@@ -158,11 +178,14 @@ int bpf_sched_btf__offs(const struct bpf_plan *p, const struct bpf_facts *f, int
 					       "task_struct has a cpu member: "
 					       "task_cpu() may not be thread_info.cpu");
 	for (int i = 0; i < p->tp_btf.nr; i++) {
+		bool state = !strcmp(p->tp_btf.f[i].member, BPF_TP_SWITCH_STATE);
+
 		size = -1;
 		if (!p->tp_btf.f[i].member[0]) /* the argument itself: no member */
 			continue;
-		k->tp_off[i] = task_member(f, p->tp_btf.f[i].member, &size);
-		if (k->tp_off[i] < 0 || size != p->tp_btf.f[i].size)
+		/* prev_state: the offset is prev's exit_state, which the state ORs in */
+		k->tp_off[i] = task_member(f, state ? "exit_state" : p->tp_btf.f[i].member, &size);
+		if (k->tp_off[i] < 0 || size != (state ? 4 : p->tp_btf.f[i].size))
 			return err_set(e, -ENOENT, "%s lacks task_struct's %s of %d bytes (%s)",
 				       bpf_facts__origin(f), p->tp_btf.f[i].member,
 				       p->tp_btf.f[i].size,

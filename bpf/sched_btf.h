@@ -11,8 +11,10 @@
  * (2) sched_switch, sched_wakeup, sched_wakeup_new and sched_waking run there when every field
  *     the plan reads is one TP_fast_assign copies from a member of a task argument: comm, pid,
  *     prio (p->prio), target_cpu (task_cpu(p): thread_info.cpu) of sched_wakeup*; prev_* and
- *     next_* but prev_state (computed by __trace_sched_switch_state()) of sched_switch. The
- *     fields are matched by name and must sit at the record offsets the plan reads.
+ *     next_* of sched_switch, prev_state computed as __trace_sched_switch_state() does (from
+ *     preempt, the prev_state argument and prev->exit_state: bpf/hook.c) where the format
+ *     prints the encoding it computes. The fields are matched by name and must sit at the
+ *     record offsets the plan reads.
  * (3) A stack key keeps the tracepoint: a raw tracepoint's program sees its own call's chain.
  * (4) bpf_sched_btf__offs() (bpf/compile.h) finds each member in the kernel's BTF and checks
  *     its size is the field's; any doubt (no BTF, a member missing or of another size,

@@ -74,7 +74,7 @@ def size(tid, depth=0):
 # what bpf/regs.c and bpf/sched_btf.c ask: pt_regs' syscall registers, the task's status,
 # the members the scheduler's tracepoints copy, whether task_struct has a cpu of its own
 members = {"pt_regs": ["di", "si", "dx", "r10", "r8", "r9", "orig_ax"],
-           "task_struct": ["thread_info", "comm", "pid", "prio", "cpu"],
+           "task_struct": ["thread_info", "comm", "pid", "prio", "cpu", "exit_state"],
            "thread_info": ["status", "cpu"]}
 for tp in ["sys_enter", "sys_exit", "sched_switch", "sched_wakeup", "sched_wakeup_new",
            "sched_waking", "kmalloc", "kfree"]:

@@ -171,13 +171,24 @@ at_once "select next_comm, count(*) from sched_switch where next_pid = HELD and 
 	 group by next_comm" "" "${sl[@]}"
 n=$(printf '%s\n' "$LAST" | tr ' ' '\n' | awk -F, '$1 == "sleeper" { print $2 }')
 [ "${n:-0}" -ge 45 ] || fail "switches to the sleeper: $LAST"
+# prev_state, computed in the tp_btf program as __trace_sched_switch_state() computes it
+# (preempted: 256, else the reported state's highest bit, exit_state ORed in): the tracepoint's
+# value for every switch out of the sleeper, its sleeps (S, 1) and any preemption by the busy
+# loops (R+, 256), the same rows on both paths. Its last switch, out of exit, is Z (32) or X
+# (16) as its parent has reaped it or not yet, on another CPU: each path reads exit_state at
+# its own instant (one run gave Z in the kernel, X on the ring), so it is counted on its own
+at_once "select prev_state, count(*) from sched_switch where prev_pid = HELD
+	 and prev_state != 16 and prev_state != 32 group by 1" "" "${sl[@]}"
+n=$(printf '%s\n' "$LAST" | tr ' ' '\n' | awk -F, '$1 == 1 { print $2 }')
+[ "${n:-0}" -ge 45 ] || fail "the sleeper's switches out in state S: $LAST"
+at_once "select count(*) from sched_switch where prev_pid = HELD and prev_state in (16, 32)" 1 "${sl[@]}"
 # pingpong -c 0 1000: 2000 switches to its two tasks at least (each blocks in read once per
 # round trip and runs again: a switch in; a third task cutting in adds switches, never removes
 # one), counted by name, both paths the same
 at_once "select next_comm, count(*) >= 2000, count(*) = count(next_prio)
 	 from sched_switch where next_comm = 'pingpong' group by 1" "pingpong,1,1" "$WL/pingpong" -c 0 1000
 idle_cpus
-# the plan: tp_btf when only members are read; prev_state keeps the tracepoint, and says why
+# the plan: tp_btf when only members are read, and prev_state, computed
 p=$("$PERF_SQL" -a --explain "select next_comm, count(*) from sched_switch group by next_comm")
 printf '%s\n' "$p" | grep -q "aggregated in the kernel: .* on tp_btf/sched_switch" ||
 	fail "sched_switch by next_comm: not tp_btf: $p"
@@ -186,9 +197,12 @@ for t in sched_wakeup sched_wakeup_new sched_waking; do
 	printf '%s\n' "$p" | grep -q "on tp_btf/$t " || fail "$t: not tp_btf: $p"
 done
 p=$("$PERF_SQL" -a --explain "select prev_state, count(*) from sched_switch group by prev_state")
-printf '%s\n' "$p" | grep -q "on the tracepoint (not tp_btf: prev_state is computed by __trace_sched_switch_state(), not a task's member)" ||
-	fail "prev_state: $p"
-echo "ok: --explain: tp_btf/sched_switch, sched_wakeup, sched_wakeup_new, sched_waking; prev_state on the tracepoint, with why"
+printf '%s\n' "$p" | grep -q "aggregated in the kernel: .* on tp_btf/sched_switch" || fail "prev_state: $p"
+# a stack key keeps the tracepoint, and says why
+p=$("$PERF_SQL" -a --explain "select stack, count(*) from sched_switch group by stack")
+printf '%s\n' "$p" | grep -q "on the tracepoint (not tp_btf: a stack key: a raw tracepoint's program would see its own call's chain)" ||
+	fail "a stack key: $p"
+echo "ok: --explain: tp_btf/sched_switch (prev_state too), sched_wakeup, sched_wakeup_new, sched_waking; a stack key on the tracepoint, with why"
 
 # what stays on the ring, and why: why SQL WANT OPTION [-- CMD...]
 why() {
