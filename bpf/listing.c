@@ -31,12 +31,13 @@ enum role {
 	R_STACK_BUF,
 	R_PENDING,
 	R_COUNTS,
+	R_TASKS,
 	R_NR
 };
 
-static const char *const role_names[R_NR] = { "ctl",     "stats",      "outer",   "groups",
-					      "zero",    "stacks",     "stacks1", "stack_buf",
-					      "pending", "pair_counts" };
+static const char *const role_names[R_NR] = { "ctl",     "stats",       "outer",        "groups",
+					      "zero",    "stacks",      "stacks1",      "stack_buf",
+					      "pending", "pair_counts", "pending_tasks" };
 
 int bpf_prog__build(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 		    const struct bpf_facts *f, int *btf_id, struct basm *a, struct err *e)
@@ -62,10 +63,17 @@ int bpf_prog__build(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 static int map_names(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 		     struct bpf_map_name *n)
 {
-	const int fds[R_NR] = { m->ctl,           m->stats,     m->outer,
-				m->direct,        m->zero,      m->stacks,
-				m->stacks1,       m->stack_buf, p->pair.pending_fd,
-				p->pair.counts_fd };
+	const int fds[R_NR] = { m->ctl,
+				m->stats,
+				m->outer,
+				m->direct,
+				m->zero,
+				m->stacks,
+				m->stacks1,
+				m->stack_buf,
+				p->pair.pending_fd,
+				p->pair.counts_fd,
+				p->pair.task_store ? p->pair.tasks_fd : -1 };
 	int nr = 0;
 
 	for (int i = 0; i < R_NR; i++)
@@ -88,11 +96,24 @@ static const char *helper_name(int id)
 {
 #define H(x) [BPF_FUNC_##x] = #x
 	static const char *const names[] = {
-		H(map_lookup_elem),     H(map_update_elem),      H(map_delete_elem),
-		H(ktime_get_ns),        H(get_smp_processor_id), H(get_current_pid_tgid),
-		H(get_current_comm),    H(get_stackid),          H(perf_event_output),
-		H(probe_read_user_str), H(probe_read_kernel),    H(get_current_task_btf),
-		H(probe_read_user),     H(ringbuf_output),       H(get_current_cgroup_id),
+		H(map_lookup_elem),
+		H(map_update_elem),
+		H(map_delete_elem),
+		H(ktime_get_ns),
+		H(get_smp_processor_id),
+		H(get_current_pid_tgid),
+		H(get_current_comm),
+		H(get_stackid),
+		H(perf_event_output),
+		H(probe_read_user_str),
+		H(probe_read_kernel),
+		H(get_current_task_btf),
+		H(probe_read_user),
+		H(ringbuf_output),
+		H(get_current_cgroup_id),
+		H(task_storage_get),
+		H(get_stack),
+		H(probe_read_kernel_str),
 	};
 #undef H
 	return id >= 0 && id < (int)(sizeof(names) / sizeof(names[0])) && names[id] ? names[id]
@@ -297,6 +318,7 @@ int bpf_listing__plan(const struct bpf_plan *p, int nr_maps, const struct bpf_fa
 	if (q.pair.role != BPF_PAIR_NONE) {
 		q.pair.pending_fd = LISTING_FD + R_PENDING;
 		q.pair.counts_fd = LISTING_FD + R_COUNTS;
+		q.pair.tasks_fd = LISTING_FD + R_TASKS;
 	}
 	if (q.pair.role == BPF_PAIR_END) {
 		sp = bpf_plan__start(&q);

@@ -12,6 +12,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <string.h>
 #include "bpf/compile_int.h"
 #include "bpf/pairs.h"
 
@@ -118,6 +119,96 @@ static void start_stack(struct cc *c, int done)
 	basm__place(c->a, taken);
 }
 
+/* the task key k names on hook h (bpf/pairs.h (4)), or BPF_PAIR_NO_TASK */
+static int key_task(enum bpf_hook h, const struct bpf_tp_btf *tb, const struct bpf_val *k)
+{
+	if (k->nr_ops)
+		return BPF_PAIR_NO_TASK;
+	if (k->col == BCOL_TID &&
+	    (h == BPF_HOOK_TP_BTF || h == BPF_HOOK_SYS_ENTER || h == BPF_HOOK_SYS_EXIT))
+		return BPF_PAIR_CURRENT;
+	if (k->col != BCOL_FIELD || h != BPF_HOOK_TP_BTF)
+		return BPF_PAIR_NO_TASK;
+	for (int i = 0; i < tb->nr; i++)
+		if (tb->f[i].rec_off == k->off && !strcmp(tb->f[i].member, "pid"))
+			return tb->f[i].arg;
+	return BPF_PAIR_NO_TASK;
+}
+
+void bpf_pair__pick_tasks(struct bpf_plan *p)
+{
+	struct bpf_pair *pp = &p->pair;
+
+	pp->start_task = key_task(pp->start_hook, &pp->start_tp_btf, &pp->start_key);
+	pp->end_task = key_task(p->hook, &p->tp_btf, &pp->end_key);
+	pp->task_store = pp->role != BPF_PAIR_NONE && !pp->pending_rows &&
+			 pp->start_task != BPF_PAIR_NO_TASK && pp->end_task != BPF_PAIR_NO_TASK;
+}
+
+/* r0 = the pending start in the storage of the task (bpf/pairs.h (4)), created when create;
+ * NULL: none (r0-r5) */
+static void task_slot(struct cc *c, int task, bool create)
+{
+	if (task == BPF_PAIR_CURRENT) {
+		emit(c, bi_call(BPF_FUNC_get_current_task_btf));
+		emit(c, bi_mov64_reg(BPF_REG_2, BPF_REG_0));
+	} else {
+		basm__note(c->a, false, "argument %d: the key's task", task);
+		emit(c, bi_ldx(BPF_DW, BPF_REG_2, BPF_REG_6, (int16_t)(8 * task)));
+	}
+	basm__ld_map(c->a, BPF_REG_1, c->p->pair.tasks_fd);
+	emit(c, bi_mov64_imm(BPF_REG_3, 0));
+	emit(c, bi_mov64_imm(BPF_REG_4, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0));
+	emit(c, bi_call(BPF_FUNC_task_storage_get));
+}
+
+/* the start at fp+p+PA_TIME into its task's storage, its fields first, its time last; on to
+ * stored (or, over a pending one, replaced) or dropped; key 0: on past it, to the hash */
+static void task_start(struct cc *c, int stored, int dropped)
+{
+	const struct bpf_pair *pp = &c->p->pair;
+	int p = c->pair, hash = basm__label(c->a), fresh = basm__label(c->a);
+
+	emit(c, bi_ldx(BPF_DW, BPF_REG_1, FP, (int16_t)(p + PA_KEY)));
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_1, 0, hash);
+	task_slot(c, pp->start_task, true);
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, dropped);
+	emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_0, 0)); /* the pending start's time */
+	for (int i = 8; i < BPF_PAIR_VALUE(pp); i += 8) {
+		emit(c, bi_ldx(BPF_DW, BPF_REG_2, FP, (int16_t)(p + PA_TIME + i)));
+		emit(c, bi_stx(BPF_DW, BPF_REG_0, BPF_REG_2, (int16_t)i));
+	}
+	emit(c, bi_ldx(BPF_DW, BPF_REG_2, FP, (int16_t)(p + PA_TIME)));
+	emit(c, bi_stx(BPF_DW, BPF_REG_0, BPF_REG_2, 0));
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_1, 0, fresh);
+	bump(c, BPF_PAIR_REPLACED);
+	basm__place(c->a, fresh);
+	basm__ja(c->a, stored);
+	basm__place(c->a, hash);
+}
+
+/* the end's pending start from its task's storage into the area, consumed (its time 0); on
+ * to got, or unmatched; key 0: on past it, to the hash */
+static void task_end(struct cc *c, int unmatched, int got)
+{
+	const struct bpf_pair *pp = &c->p->pair;
+	int p = c->pair, hash = basm__label(c->a);
+
+	emit(c, bi_ldx(BPF_DW, BPF_REG_1, FP, (int16_t)(p + PA_KEY)));
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_1, 0, hash);
+	task_slot(c, pp->end_task, false);
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, unmatched);
+	emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
+	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_1, 0, unmatched);
+	for (int i = 0; i < BPF_PAIR_VALUE(pp); i += 8) {
+		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_0, (int16_t)i));
+		emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_TIME + i)));
+	}
+	emit(c, bi_st(BPF_DW, BPF_REG_0, 0, 0));
+	basm__ja(c->a, got);
+	basm__place(c->a, hash);
+}
+
 /* pending[START_KEY] = { now, start value, pid_tgid, comm } */
 void bpf_pair__start(struct cc *c)
 {
@@ -155,6 +246,8 @@ void bpf_pair__start(struct cc *c)
 		comm_to(c, p + PA_COMM(pp));
 	emit(c, bi_call(BPF_FUNC_ktime_get_ns));
 	emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)(p + PA_TIME)));
+	if (pp->task_store)
+		task_start(c, stored, dropped);
 	basm__ld_map(c->a, BPF_REG_1, pp->pending_fd);
 	fp_ptr(c, BPF_REG_2, p + PA_KEY);
 	fp_ptr(c, BPF_REG_3, p + PA_TIME);
@@ -200,7 +293,7 @@ static void end_pending(struct cc *c)
 void bpf_pair__end(struct cc *c)
 {
 	const struct bpf_pair *pp = &c->p->pair;
-	int p = c->pair, found;
+	int p = c->pair, found, unmatched, got;
 
 	if (pp->pending_rows) {
 		end_pending(c);
@@ -211,14 +304,19 @@ void bpf_pair__end(struct cc *c)
 		c->out = basm__label(c->a);
 	}
 	found = basm__label(c->a);
+	unmatched = basm__label(c->a);
+	got = basm__label(c->a);
 	emit(c, bi_call(BPF_FUNC_ktime_get_ns));
 	emit(c, bi_mov64_reg(BPF_REG_8, BPF_REG_0));
 	bpf_cc__load_val(c, &pp->end_key, BPF_REG_1, BPF_REG_2);
 	emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_KEY)));
+	if (pp->task_store)
+		task_end(c, unmatched, got);
 	basm__ld_map(c->a, BPF_REG_1, pp->pending_fd);
 	fp_ptr(c, BPF_REG_2, p + PA_KEY);
 	emit(c, bi_call(BPF_FUNC_map_lookup_elem));
 	basm__jmp_imm(c->a, BPF_JNE, BPF_REG_0, 0, found);
+	basm__place(c->a, unmatched);
 	bump(c, BPF_PAIR_UNMATCHED);
 	basm__ja(c->a, c->out);
 	basm__place(c->a, found);
@@ -226,12 +324,13 @@ void bpf_pair__end(struct cc *c)
 		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_0, (int16_t)i));
 		emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_TIME + i)));
 	}
-	emit(c, bi_ldx(BPF_DW, BPF_REG_1, FP, (int16_t)(p + PA_TIME)));
-	emit(c, bi_alu64_reg(BPF_SUB, BPF_REG_8, BPF_REG_1));
-	emit(c, bi_stx(BPF_DW, FP, BPF_REG_8, (int16_t)(p + PA_TIME)));
 	basm__ld_map(c->a, BPF_REG_1, pp->pending_fd);
 	fp_ptr(c, BPF_REG_2, p + PA_KEY);
 	emit(c, bi_call(BPF_FUNC_map_delete_elem));
+	basm__place(c->a, got);
+	emit(c, bi_ldx(BPF_DW, BPF_REG_1, FP, (int16_t)(p + PA_TIME)));
+	emit(c, bi_alu64_reg(BPF_SUB, BPF_REG_8, BPF_REG_1));
+	emit(c, bi_stx(BPF_DW, FP, BPF_REG_8, (int16_t)(p + PA_TIME)));
 	bump(c, BPF_PAIR_PAIRS);
 }
 

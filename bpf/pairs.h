@@ -27,6 +27,14 @@
  *     own row). Values below 128 have a bucket each (exact); above, [2^k, 2^(k+1)) is cut into
  *     64 buckets of width 2^(k-6), read as their middle: within 1/128 (0.78 %) of any value
  *     in them, so a percentile interpolated between two ranks is too.
+ * (4) Task storage: when both keys name a task (a sched:* pid field of a tp_btf argument:
+ *     prev_pid, next_pid, pid; or _tid, the current task) and the statement reads no
+ *     pending() rows, a start is kept in the task's own storage (BPF_MAP_TYPE_TASK_STORAGE):
+ *     written in place (its fields, then its time), read and consumed (time 0) by the end,
+ *     without the hash's allocation, locks and deletes. It ends with the task, as the task's
+ *     pairs do. Key 0, the idle tasks (one per CPU, one key), stays in the hash, so that
+ *     its starts and ends pair as on the ring. A start the storage cannot take (the kernel
+ *     refuses to allocate, or it is busy on this CPU) is dropped and counted, as in (1).
  */
 #ifndef PERF_SQL_BPF_PAIRS_H
 #define PERF_SQL_BPF_PAIRS_H
@@ -34,6 +42,9 @@
 #include "bpf/plan.h"
 
 #define BPF_PAIRS_MAX_PENDING (1 << 15) /* pending starts, or --max-groups when larger */
+
+/* (4): the tasks the start and end keys of p name, and whether the starts go to task storage */
+void bpf_pair__pick_tasks(struct bpf_plan *p);
 /* the pending value: time, start value (16 bytes, BPF_MAX_STR of a __data_loc text, or the
  * start's stack key, bpf/plan.h (5)),
  * pid_tgid, comm[16] */

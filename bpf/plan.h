@@ -234,7 +234,15 @@ struct bpf_pair {
 	char start_hook_why[128];       /* a sched:* start on its tracepoint: why not tp_btf */
 	int max_pending;                /* starts waiting for their end */
 	int pending_fd, counts_fd;      /* maps, set by bpf/table.c */
+	/* the pending starts in task storage (bpf/pairs.h (4)): each key names a task, the
+	 * start's in start_task, the end's in end_task (BPF_PAIR_CURRENT, or the index of a
+	 * tp_btf argument); key 0 (the idle tasks) stays in the hash */
+	bool task_store;
+	int start_task, end_task;
+	int tasks_fd; /* set by bpf/table.c */
 };
+#define BPF_PAIR_CURRENT (-1)
+#define BPF_PAIR_NO_TASK (-2)
 
 struct bpf_plan {
 	/* what the SQL asked */

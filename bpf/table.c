@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/perf_event.h>
 #include "bpf/compile.h"
@@ -32,6 +33,31 @@ static int new_map(enum bpf_map_type type, const char *name, uint32_t key_size, 
 	if (inner >= 0)
 		o.inner_map_fd = (uint32_t)inner;
 	return bpf_map_create(type, name, key_size, value_size, n, &o);
+}
+
+/* pairs()' task storage (bpf/pairs.h (4)) of value_size bytes: the kernel wants its BTF, an
+ * int key (a task's fd from user space) and the value's type (u64s); -1 with errno */
+static int task_map(uint32_t value_size)
+{
+	struct btf *btf = btf__new_empty();
+	int k, u, v, fd = -1, err = ENOMEM;
+
+	if (!btf)
+		return -1;
+	k = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	u = btf__add_int(btf, "u64", 8, 0);
+	v = k > 0 && u > 0 ? btf__add_array(btf, k, u, value_size / 8) : -1;
+	if (v > 0 && !btf__load_into_kernel(btf)) {
+		LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_NO_PREALLOC,
+			    .btf_fd = (uint32_t)btf__fd(btf), .btf_key_type_id = (uint32_t)k,
+			    .btf_value_type_id = (uint32_t)v);
+
+		fd = bpf_map_create(BPF_MAP_TYPE_TASK_STORAGE, "psql_tasks", 4, value_size, 0, &o);
+	}
+	err = errno;
+	btf__free(btf); /* the map keeps its own reference */
+	errno = err;
+	return fd;
 }
 
 int bpf_table__set_ctl(struct bpf_table *t, bool on)
@@ -90,8 +116,13 @@ static int create_maps(struct bpf_table *t, int nr_maps, struct err *e)
 		if (t->pending_fd < 0 || t->counts_fd < 0)
 			return err_set(e, -errno, "cannot create the pairs' BPF maps: %s",
 				       strerror(errno));
+		if (p->pair.task_store &&
+		    (t->tasks_fd = task_map((uint32_t)BPF_PAIR_VALUE(&p->pair))) < 0)
+			return err_set(e, -errno, "cannot create the pairs' BPF task storage: %s",
+				       strerror(errno));
 		t->plan.pair.pending_fd = t->pending_fd;
 		t->plan.pair.counts_fd = t->counts_fd;
+		t->plan.pair.tasks_fd = t->tasks_fd;
 	}
 	if ((t->ctl_fd < 0 || t->stats_fd < 0) && errno == EPERM)
 		return err_set(e, -errno, "not permitted to create BPF maps (CAP_BPF, or root)");
@@ -298,7 +329,7 @@ struct bpf_table *bpf_table__new(const struct bpf_plan *p, struct source *src, b
 		return NULL;
 	}
 	t->ctl_fd = t->stats_fd = t->zero_fd = t->outer_fd = t->prog_fd = t->perf_fd = -1;
-	t->start_prog_fd = t->start_perf_fd = t->pending_fd = t->counts_fd = -1;
+	t->start_prog_fd = t->start_perf_fd = t->pending_fd = t->counts_fd = t->tasks_fd = -1;
 	t->pair_stat = -1;
 	t->map_fd[0] = t->map_fd[1] = t->stacks_fd = t->stacks1_fd = t->stack_buf_fd = -1;
 	t->plan = *p;
@@ -338,7 +369,7 @@ void bpf_table__free(struct bpf_table *t)
 	int *fds[] = { &t->start_perf_fd, &t->perf_fd,    &t->start_prog_fd, &t->prog_fd,
 		       &t->outer_fd,      &t->map_fd[0],  &t->map_fd[1],     &t->zero_fd,
 		       &t->stats_fd,      &t->ctl_fd,     &t->pending_fd,    &t->counts_fd,
-		       &t->stacks_fd,     &t->stacks1_fd, &t->stack_buf_fd };
+		       &t->stacks_fd,     &t->stacks1_fd, &t->stack_buf_fd,  &t->tasks_fd };
 
 	if (!t)
 		return;

@@ -97,8 +97,8 @@ struct bpf_table {
 	int start_prog_fd, start_perf_fd, start_nr_insns, start_btf_id;
 	uint32_t start_prog_id;
 	struct source *start_src;
-	int pending_fd, counts_fd;
-	uint64_t *counts_seen;   /* per possible CPU, BPF_PAIR_NR_COUNTS each */
+	int pending_fd, counts_fd, tasks_fd; /* tasks_fd: task storage (bpf/pairs.h (4)) */
+	uint64_t *counts_seen;               /* per possible CPU, BPF_PAIR_NR_COUNTS each */
 	uint64_t misses_seen[2]; /* the start's and the (end's) program's recursion_misses (4) */
 	int pair_stat;
 	/* pending(): the starts waiting at the window's end, 8 + BPF_PAIR_VALUE bytes each (the

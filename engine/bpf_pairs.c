@@ -397,21 +397,27 @@ static void pair_notes(struct session *s, const struct bpf_stmt *b, const struct
 		hook_text(b->start_src->ev, pp, where, sizeof(where));
 		bpf_session__note(s, b->start_src,
 				  "%spairs() starts in the kernel: BPF program%s of %d insns on %s "
-				  "stores (time, start value) by key in a hash of up to %d pending "
-				  "starts, which %s's program pairs%s",
-				  before, id, nr_insns, where, pp->max_pending, b->src->ev->name,
+				  "stores (time, start value) %s%d%s, which %s's program pairs%s",
+				  before, id, nr_insns, where,
+				  pp->task_store ? "in the key's task's storage (key 0, the idle "
+						   "tasks: in a hash of up to "
+						 : "by key in a hash of up to ",
+				  pp->max_pending, pp->task_store ? ")" : " pending starts",
+				  b->src->ev->name,
 				  p->tree_fd >= 0 ? "; both programs count only the tasks in the "
 						    "map of tasks (target, below)"
 						  : "");
 	}
 	bpf_session__note(
 		s, b->src,
-		"%s; pairs() %s: looks the key up in the pending starts (hash, up to "
-		"%d; a start finding it full is dropped, counted lost), deletes it, "
-		"aggregates latency = end - start%s%s",
+		"%s; pairs() %s: looks the key up in the pending starts (%s%d; a start "
+		"finding it full is dropped, counted lost), %s, aggregates latency = end - "
+		"start%s%s",
 		end_note,
 		pp->role == BPF_PAIR_BOTH ? "ended and started by this one program" : "ended here",
-		pp->max_pending,
+		pp->task_store ? "the key's task's storage; key 0, the idle tasks, a hash of up to "
+			       : "hash, up to ",
+		pp->max_pending, pp->task_store ? "consumes it" : "deletes it",
 		pp->start_member ? "; is_target(key, start_time): a start whose key is not "
 				   "in the map of tasks as it fires is not stored"
 				 : "",

@@ -26,6 +26,7 @@
 #include <linux/perf_event.h>
 #include "bpf/hook.h"
 #include "bpf/listing.h"
+#include "bpf/pairs.h"
 #include "bpf/source.h"
 #include "bpf/table.h"
 #include "core/field.h"
@@ -228,6 +229,7 @@ static void pair_hooks(struct bpf_stmt *b)
 	snprintf(pp->start_hook_why, sizeof(pp->start_hook_why), "%s", sp.hook_why);
 	if (pp->role == BPF_PAIR_BOTH && sp.hook != b->plan.hook)
 		b->plan.hook = pp->start_hook = BPF_HOOK_TP;
+	bpf_pair__pick_tasks(&b->plan);
 }
 
 /* --explain: the table's path */

@@ -11,7 +11,7 @@ if ! printf '%s\n' "$plan" | grep -q "pairs() starts in the kernel"; then
 		skip "no BPF here: $(printf '%s\n' "$plan" | grep path | head -1)"
 	fail "pairs() not in the kernel: $plan"
 fi
-printf '%s\n' "$plan" | grep -q "on tp_btf/sys_enter stores (time, start value) by key in a hash of up to" ||
+printf '%s\n' "$plan" | grep -q "on tp_btf/sys_enter stores (time, start value) in the key's task's storage (key 0, the idle tasks: in a hash of up to" ||
 	fail "explain: the start program and the pending map: $plan"
 printf '%s\n' "$plan" | grep -q "on tp_btf/sys_exit.*looks the key up in the pending starts" ||
 	fail "explain: the end program: $plan"

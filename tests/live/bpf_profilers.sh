@@ -151,9 +151,10 @@ both_p . kmemprof limit=100000 -- cat /proc/self/status /proc/self/maps /proc/se
 # itself between CPUs 0 and 1 20 times (taskset: the migrations are the workload, not a way
 # around one; neither perf-sql nor any other workload here is pinned); it is migrated when it wakes, which the ring misses on an idle CPU here
 # (docs/reliability.md): two unpinned busy loops keep every CPU busy, so both paths see every
-# migration
-"$WL/burn" 60 & BURN1=$!
-"$WL/burn" 60 & BURN2=$!
+# migration. They last as long as the test may (run.sh's timeout), killed after offcpu: a run
+# slowed past their end once left offcpu's sleeps on idle CPUs (19 of 20 in the kernel)
+"$WL/burn" 300 & BURN1=$!
+"$WL/burn" 300 & BURN2=$!
 BG+=($BURN1 $BURN2)
 # oncpu: pairs() whose bare start_value (the task's name) follows max(latency) (the held
 # process's rows: named sh until its exec, as its longest run may be). Under the busy loops:
