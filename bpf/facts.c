@@ -148,9 +148,13 @@ struct bpf_facts *bpf_facts__open(const char *path, struct err *e)
 }
 
 /* what bpf/regs.c and bpf/sched_btf.c ask (scripts/kernel-facts.sh asks the same) */
-static const char *const wanted_types[] = { "sys_enter",    "sys_exit",     "sched_switch",
-					    "sched_wakeup", "sched_waking", "sched_wakeup_new",
-					    "kmalloc",      "kfree" };
+static const char *const wanted_types[] = {
+	"sys_enter",         "sys_exit",         "sched_switch",   "sched_wakeup",
+	"sched_waking",      "sched_wakeup_new", "kmalloc",        "kfree",
+	"irq_handler_entry", "irq_handler_exit", "softirq_entry",  "softirq_exit",
+	"softirq_raise",     "signal_generate",  "signal_deliver", "page_fault_user",
+	"page_fault_kernel",
+};
 static const struct {
 	const char *type, *member;
 } wanted_members[] = {

@@ -45,6 +45,31 @@ static const struct sched_field {
 	{ "sched_switch", "next_comm", 2, "comm" },
 	{ "sched_switch", "next_pid", 2, "pid" },
 	{ "sched_switch", "next_prio", 2, "prio" },
+	/* irq (include/trace/events/irq.h): TP_PROTO(int irq, struct irqaction *action) for
+	 * irq_handler_entry (its name is a __data_loc text: the tracepoint), (int irq, struct
+	 * irqaction *action, int ret) for irq_handler_exit, (unsigned int vec_nr) for softirq_* */
+	{ "irq_handler_entry", "irq", 0, "" },
+	{ "irq_handler_exit", "irq", 0, "" },
+	{ "irq_handler_exit", "ret", 2, "" },
+	{ "softirq_entry", "vec", 0, "" },
+	{ "softirq_exit", "vec", 0, "" },
+	{ "softirq_raise", "vec", 0, "" },
+	/* signal (include/trace/events/signal.h): TP_PROTO(int sig, struct kernel_siginfo *info,
+	 * struct task_struct *task, int group, int result) for signal_generate (errno and code
+	 * come from info, special values included: the tracepoint), (int sig, ...) for
+	 * signal_deliver */
+	{ "signal_generate", "sig", 0, "" },
+	{ "signal_generate", "comm", 2, "comm" },
+	{ "signal_generate", "pid", 2, "pid" },
+	{ "signal_generate", "group", 3, "" },
+	{ "signal_generate", "result", 4, "" },
+	{ "signal_deliver", "sig", 0, "" },
+	/* x86's exceptions (arch/x86/include/asm/trace/exceptions.h): TP_PROTO(unsigned long
+	 * address, struct pt_regs *regs, unsigned long error_code); ip is regs->ip */
+	{ "page_fault_user", "address", 0, "" },
+	{ "page_fault_user", "error_code", 2, "" },
+	{ "page_fault_kernel", "address", 0, "" },
+	{ "page_fault_kernel", "error_code", 2, "" },
 #define WAKEUP(tp)                                                                                 \
 	{ tp, "comm", 0, "comm" }, { tp, "pid", 0, "pid" }, { tp, "prio", 0, "prio" },             \
 	{                                                                                          \
@@ -112,6 +137,17 @@ static bool add_field(const struct tp_event *ev, struct bpf_plan *p, struct bpf_
 	return true;
 }
 
+/* the systems whose tracepoints sched_fields[] names (a name alone could be another's) */
+static bool raw_system(const char *system)
+{
+	static const char *const systems[] = { "sched", "kmem", "irq", "signal", "exceptions" };
+
+	for (size_t i = 0; i < sizeof(systems) / sizeof(systems[0]); i++)
+		if (!strcmp(system, systems[i]))
+			return true;
+	return false;
+}
+
 void bpf_sched_btf__pick(const struct tp_event *ev, struct bpf_plan *p)
 {
 	const struct bpf_val *v[BPF_MAX_VALS];
@@ -119,8 +155,7 @@ void bpf_sched_btf__pick(const struct tp_event *ev, struct bpf_plan *p)
 	int n = bpf_plan__values(p, v);
 
 	p->hook_why[0] = '\0';
-	if ((strcmp(ev->system, "sched") && strcmp(ev->system, "kmem")) ||
-	    !sched_field(ev->name, NULL))
+	if (!raw_system(ev->system) || !sched_field(ev->name, NULL))
 		return;
 	if (bpf_plan__has_stack(p)) {
 		snprintf(p->hook_why, sizeof(p->hook_why),

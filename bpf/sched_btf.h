@@ -13,8 +13,10 @@
  *     prio (p->prio), target_cpu (task_cpu(p): thread_info.cpu) of sched_wakeup*; prev_* and
  *     next_* of sched_switch, prev_state computed as __trace_sched_switch_state() does (from
  *     preempt, the prev_state argument and prev->exit_state: bpf/hook.c) where the format
- *     prints the encoding it computes. The fields are matched by name and must sit at the
- *     record offsets the plan reads.
+ *     prints the encoding it computes. So do the irq, signal, kmem and x86 exceptions
+ *     tracepoints whose fields are their arguments (irq, ret, vec, sig, group, result,
+ *     address, error_code; signal_generate's comm and pid from its task). The fields are
+ *     matched by name and must sit at the record offsets the plan reads.
  * (3) A stack key keeps the tracepoint: a raw tracepoint's program sees its own call's chain.
  * (4) bpf_sched_btf__offs() (bpf/compile.h) finds each member in the kernel's BTF and checks
  *     its size is the field's; any doubt (no BTF, a member missing or of another size,

@@ -77,7 +77,9 @@ members = {"pt_regs": ["di", "si", "dx", "r10", "r8", "r9", "orig_ax"],
            "task_struct": ["thread_info", "comm", "pid", "prio", "cpu", "exit_state"],
            "thread_info": ["status", "cpu"]}
 for tp in ["sys_enter", "sys_exit", "sched_switch", "sched_wakeup", "sched_wakeup_new",
-           "sched_waking", "kmalloc", "kfree"]:
+           "sched_waking", "kmalloc", "kfree", "irq_handler_entry", "irq_handler_exit",
+           "softirq_entry", "softirq_exit", "softirq_raise", "signal_generate",
+           "signal_deliver", "page_fault_user", "page_fault_kernel"]:
     t = by_name.get(("TYPEDEF", "btf_trace_" + tp))
     if t:
         print("btf_type typedef btf_trace_%s %d" % (tp, t["id"]))

@@ -1,2 +1,2 @@
--- a key: a field of a classic tracepoint program (irq), read at its format offset
-SELECT irq, count(*) FROM irq_handler_entry GROUP BY irq;
+-- a key: a field of a classic tracepoint program (net_dev_xmit: no raw argument holds it), read at its format offset
+SELECT rc, count(*) FROM net_dev_xmit GROUP BY rc;

@@ -187,6 +187,33 @@ at_once "select count(*) from sched_switch where prev_pid = HELD and prev_state 
 # one), counted by name, both paths the same
 at_once "select next_comm, count(*) >= 2000, count(*) = count(next_prio)
 	 from sched_switch where next_comm = 'pingpong' group by 1" "pingpong,1,1" "$WL/pingpong" -c 0 1000
+# irq:softirq_entry and irq_handler_exit on tp_btf, their fields the raw tracepoint's arguments
+# (bpf/sched_btf.c): over one second of busy CPUs, both paths at once, system-wide (no task
+# names these events), every vector a softirq number and TIMER (1) among them, every handler's
+# return an irqreturn_t (0 to 2). Which rare vectors or irqs each path's second holds may
+# differ (they start apart), so the check is the values', not the counts'
+for t in softirq_entry irq_handler_exit; do
+	p=$("$PERF_SQL" -a --explain "select count(*) from $t group by $([ $t = softirq_entry ] && echo vec || echo ret)")
+	printf '%s\n' "$p" | grep -q "aggregated in the kernel: .* on tp_btf/$t " || fail "$t: not tp_btf: $p"
+done
+"$PERF_SQL" -a --csv -d 1s "select vec from softirq_entry group by vec;
+	select ret from irq_handler_exit group by ret" > "$dir/vk" 2> "$dir/vk.err" &
+vk=$!
+"$PERF_SQL" -a --csv -d 1s --no-bpf -m 1024 "select vec from softirq_entry group by vec;
+	select ret from irq_handler_exit group by ret" > "$dir/vr" 2> "$dir/vr.err" ||
+	fail "softirq_entry on the ring: $(cat "$dir/vr.err")"
+wait $vk || fail "softirq_entry in the kernel: $(cat "$dir/vk.err")"
+for f in vk vr; do
+	v=$(tr -d '\r' < "$dir/$f" | grep -vx 'vec\|ret' | tr '\n' ' ')
+	vecs=$(tr -d '\r' < "$dir/$f" | sed -n '/^vec$/,/^ret$/p' | grep -vx 'vec\|ret')
+	rets=$(tr -d '\r' < "$dir/$f" | sed -n '/^ret$/,$p' | grep -vx ret)
+	printf '%s\n' $vecs | grep -qx 1 || fail "$f: no TIMER softirq in a busy second: $v"
+	printf '%s\n' $vecs | awk '$1 < 0 || $1 > 9 { bad = 1 } END { exit bad }' ||
+		fail "$f: a vector out of 0..9: $v"
+	printf '%s\n' $rets | awk '$1 < 0 || $1 > 2 { bad = 1 } END { exit bad }' ||
+		fail "$f: a handler's return out of 0..2: $v"
+done
+echo "ok: softirq_entry's vectors and irq_handler_exit's returns on tp_btf, both paths: $(tr -d '\r' < "$dir/vk" | tr '\n' ' ')"
 idle_cpus
 # the plan: tp_btf when only members are read, and prev_state, computed
 p=$("$PERF_SQL" -a --explain "select next_comm, count(*) from sched_switch group by next_comm")

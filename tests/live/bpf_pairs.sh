@@ -16,6 +16,12 @@ printf '%s\n' "$plan" | grep -q "on tp_btf/sys_enter stores (time, start value) 
 printf '%s\n' "$plan" | grep -q "on tp_btf/sys_exit.*looks the key up in the pending starts" ||
 	fail "explain: the end program: $plan"
 echo "ok: --explain shows the start program, the pending map and the end program"
+# a kernel without task storage: the hash keeps every start (bpf/table.c), and says so
+plan=$(PERF_SQL_TEST_NO_TASK_STORAGE=1 "$PERF_SQL" --explain "select count(*) from $P") || fail "explain"
+printf '%s\n' "$plan" | grep -q "on tp_btf/sys_enter stores (time, start value) by key in a hash of up to" ||
+	fail "explain without task storage: $plan"
+n=$(PERF_SQL_TEST_NO_TASK_STORAGE=1 "$PERF_SQL" "select count(*) from $P where key = workload_pid() and start_value = 1" -- "$WL/writes" 300 7 | tail -1 | tr -d ' ')
+eq "$n" 300 "without task storage: the workload's writes paired in the hash"
 p=$("$PERF_SQL" --no-bpf --explain "select count(*) from $P")
 [ "$(printf '%s\n' "$p" | grep -c 'path         perf ring: --no-bpf')" = 2 ] || fail "--no-bpf: $p"
 echo "ok: --no-bpf keeps both tables on the ring"

@@ -9,7 +9,9 @@
 # between the two stamps of one event moves a max or a min by its length (15.9 against 36.0 us).
 . "$(dirname "$0")/lib.sh"; need_root
 dir=$(mktemp -d) || fail "mktemp"
-trap 'kill "${BG[@]}" 2>/dev/null; rm -rf "$dir"' EXIT
+# (hold, lib.sh, starts BG anew: the busy loops are killed by name too, or a failure after
+# one would leave them holding run.sh's pipe open until they end)
+trap 'kill "${BG[@]}" ${BURN1:-} ${BURN2:-} 2>/dev/null; rm -rf "$dir"' EXIT
 p=$("$PERF_SQL" --explain wakeups 2>&1) || fail "explain wakeups: $p"
 if ! printf '%s\n' "$p" | grep -q "aggregated in the kernel"; then
 	printf '%s\n' "$p" | grep -q "perf ring: not permitted\|perf ring: cannot create BPF maps" &&
@@ -216,13 +218,17 @@ k=$(rows k '^sleeper;.*;do_nanosleep;')
 r=$(rows r '^sleeper;.*;do_nanosleep;')
 [ "$(printf '%s\n' "$k" | wc -l)" = 1 ] && [ "$(printf '%s\n' "$r" | wc -l)" = 1 ] ||
 	fail "offcpu: one line of the sleeper's sleeps on each path: kernel '$k', ring '$r'"
-# exact, but for what the kernel said it lost (a pair whose start or end it skipped)
+# the switches exactly the ring's in the same run (close: all but the times), and the 20
+# sleeps but for what the kernel said it lost (a pair whose start or end it skipped) and for
+# one switch in that this kernel delivered to no tracer, BPF or ring, busy CPUs or not (about
+# 1 in 500 here, twice in a day's runs of this test: docs/reliability.md), which both paths
+# then miss alike
 sk=$(skipped k)
-n=$(printf '%s' "$k" | cut -d, -f2)
-[ "$n" -le 20 ] && [ "$n" -ge $((20 - sk)) ] ||
-	fail "offcpu: the kernel's sleeps: $k (it said it lost $sk): $(grep warning "$dir/k/query.err")"
 close "$(printf '%s' "$k" | sed -E 's/ ([0-9]+),/,\1,/')" \
-	"$(printf '%s' "$r" | sed -E 's/ ([0-9]+),/,\1,/')" "2,4" offcpu "$(skipped k)"
+	"$(printf '%s' "$r" | sed -E 's/ ([0-9]+),/,\1,/')" "2,4" offcpu "$sk"
+n=$(printf '%s' "$k" | cut -d, -f2)
+[ "$n" -le 20 ] && [ "$n" -ge $((20 - sk - 1)) ] ||
+	fail "offcpu: the kernel's sleeps: $k (it said it lost $sk): $(grep warning "$dir/k/query.err")"
 echo "ok: offcpu, kernel and ring: the sleeper's 20 sleeps on one stack: $(printf '%s' "$k" | cut -c1-60)... $(printf '%s' "$k" | sed -E 's/.* //')"
 
 kill $BURN1 $BURN2 2>/dev/null
