@@ -18,6 +18,7 @@
 #include <string.h>
 #include "bpf/facts.h"
 #include "bpf/listing.h"
+#include "bpf/pairs.h"
 #include "bpf/source.h"
 #include "bpf/table.h"
 #include "engine/bpf_plan_int.h"
@@ -52,6 +53,8 @@ void bpf_pick__to_tracepoint(struct bpf_plan *p, const char *why)
 	p->hook = p->pair.start_hook = BPF_HOOK_TP;
 	snprintf(p->hook_why, sizeof(p->hook_why), "%.120s", why);
 	snprintf(p->pair.start_hook_why, sizeof(p->pair.start_hook_why), "%.120s", why);
+	if (p->pair.role != BPF_PAIR_NONE) /* no task pointers on the tracepoint: the hash */
+		bpf_pair__pick_tasks(p);
 }
 
 bool bpf_pick__tp_btf(const struct bpf_plan *p)
