@@ -52,6 +52,15 @@ void bpf_hook__pick(const struct tp_event *ev, struct bpf_plan *p)
 		p->hook = enter ? BPF_HOOK_SYS_ENTER : BPF_HOOK_SYS_EXIT;
 }
 
+bool bpf_hook__counts(const struct tp_event *ev)
+{
+	struct bpf_plan p = { .nr_keys = 0 };
+
+	bpf_hook__pick(ev, &p);
+	return p.hook == BPF_HOOK_SYS_ENTER || p.hook == BPF_HOOK_SYS_EXIT ||
+	       (p.hook == BPF_HOOK_TP_BTF && !strcmp(ev->name, "sched_switch"));
+}
+
 /*
  * A field of a system call's record where the kernel takes it from (bpf/syscall.h (2)): the
  * number, sys_enter's argument i, sys_exit's return value. The context is (struct pt_regs

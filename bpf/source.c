@@ -220,12 +220,15 @@ static void bpf_disable(struct session *s) { switch_all(s, false); }
 
 static void bpf_drain(struct session *s) {}
 
+/* the tables switched off (the session's end) wait for their programs' last runs once
+ * between them: one grace period covers every program (bpf/table.h (1b)) */
 static void bpf_read(struct session *s)
 {
 	struct bpf_session *b = s->bpf;
+	bool waited = false;
 
 	for (int i = 0; b && i < b->nr_tables; i++)
-		bpf_table__read(b->tables[i]);
+		bpf_table__read(b->tables[i], &waited);
 }
 
 static void bpf_close(struct session *s)

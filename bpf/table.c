@@ -572,9 +572,11 @@ static void read_full(struct bpf_table *t)
 	free(full);
 }
 
-void bpf_table__read(struct bpf_table *t)
+void bpf_table__read(struct bpf_table *t, bool *waited)
 {
-	int old = t->cur, zero = 0, ret;
+	int old = t->cur, zero = 0, ret = 0;
+	/* switched off with one map: a wait another table made after the switch-off covers it */
+	bool off = !t->enabled && t->nr_maps == 1;
 
 	if (t->window != t->src->s->nr_windows) { /* a new window: its own groups */
 		t->window = t->src->s->nr_windows;
@@ -586,8 +588,12 @@ void bpf_table__read(struct bpf_table *t)
 		t->read_failed = true, t->read_errno = -ret;
 	if (t->nr_maps == 2)
 		t->cur = 1 - t->cur;
-	/* returns once no program run can still be using the old map (see bpf/table.h) */
-	ret = bpf_map_update_elem(t->outer_fd, &zero, &t->map_fd[t->cur], BPF_ANY);
+	/* returns once no program run can still be using the old map (see bpf/table.h (1)) */
+	if (!off || !*waited)
+		ret = bpf_map_update_elem(t->outer_fd, &zero, &t->map_fd[t->cur], BPF_ANY) ? -errno
+											   : 0;
+	if (!ret && off)
+		*waited = true;
 	if (!ret)
 		ret = drain_map(t, t->map_fd[old]);
 	if (ret) {

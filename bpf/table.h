@@ -4,7 +4,7 @@
  *
  *   t = bpf_table__new(&plan, src, true, &e);     maps, compile, load, attach (switched off)
  *   bpf_table__enable(t, true);                    collecting
- *   bpf_table__read(t);                            end of a window: t->rows, src->received[]
+ *   bpf_table__read(t, &waited);                   end of a window: t->rows, src->received[]
  *   bpf_table__free(t);                            closes every fd: the program detaches
  *
  * (1) Windows: two per-CPU hashes; the program finds the current one through a one-slot
@@ -14,6 +14,9 @@
  *     and emptied (lookup-and-delete batches) with no writer left: every event is in
  *     exactly one window. Without -i there is one map, which the program names directly;
  *     the end (switched off first) waits the same way, by an update of the array of maps.
+ * (1b) That wait is a grace period of the whole kernel, so one covers every table switched
+ *     off before it: at the session's end the one-map tables wait once between them (the
+ *     `waited` of bpf_table__read), not once each (20 count(*) tables: 20 waits of ~12 ms).
  * (2) A group the map has no room for is not aggregated: the event is counted per CPU in
  *     the stats map and reported as lost.
  * (2b) The front end's tick (the status line) reads too, within a window: each read's groups
@@ -124,7 +127,8 @@ int bpf_table__set_ctl(struct bpf_table *t, bool on);
  * The window's end: switch maps, read the old one into rows; this window's events and
  * map-full losses per CPU into the source's received[] and lost[] (and its totals).
  */
-void bpf_table__read(struct bpf_table *t);
+/* waited: set once a switched-off one-map table has waited for its programs (1b) */
+void bpf_table__read(struct bpf_table *t, bool *waited);
 /*
  * The frames of stack key part key (bpf/plan.h (5)) as a perf sample's callchain has them:
  * PERF_CONTEXT_KERNEL and the kernel chain, PERF_CONTEXT_USER and the user chain (a chain

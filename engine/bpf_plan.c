@@ -36,6 +36,7 @@
 #include <string.h>
 #include <strings.h>
 #include "bpf/compile.h"
+#include "bpf/hook.h"
 #include "core/field.h"
 #include "core/session.h"
 #include "engine/bpf_plan.h"
@@ -368,7 +369,7 @@ void bpf_stmt__analyze(struct bpf_stmt *b, struct query *q, struct session *s, s
 	if (read_stmt(&a, module)) {
 		b->ok = true;
 		b->count_only = !b->plan.nr_keys && !b->plan.nr_aggs && b->plan.where_root < 0 &&
-				!a.pending;
+				!a.pending && !bpf_hook__counts(a.ev); /* bpf/hook.h (4) */
 		b->plan.tp_id = a.ev->id;
 		b->plan.nr_cpu_ids = s->nr_cpu_ids;
 		if (!a.pending)
