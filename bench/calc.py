@@ -314,14 +314,18 @@ def report_startup(R):
         row("start-up+tear-down sched_switch -- true, median of %d" % n,
             val(m * 1e3 if m else None, fmt, " ms"), name, val(p * 1e3 if p else None, fmt, " ms"),
             "lower", R.skip(t.replace("-nobpf", ""), "start"))
-    m20, m1 = R.med("start20", "perf-sql-20", "wall"), R.med("start20", "perf-sql-1", "wall")
-    if m20 is not None:
+    for suffix, how in (("", "ring, counting (--no-bpf)"),
+                        ("-bpf", "perf-sql's path: tp_btf programs")):
+        m20 = R.med("start20", "perf-sql-20" + suffix, "wall")
+        m1 = R.med("start20", "perf-sql-1" + suffix, "wall")
+        if m20 is None:
+            continue
         per = " (1 table %s, %s per added table; target <= 5 ms)" % (
             fmt(m1 * 1e3 if m1 else None, " ms"),
             fmt((m20 - m1) / 19 * 1e3 if m1 is not None else None, " ms"))
         p = R.med("start20", "perf-stat-20", "wall")
-        row("start-up+tear-down 20 tracepoint tables -- true (ring, counting), median of %d"
-            % R.count("start20", "perf-sql-20", "wall"),
+        row("start-up+tear-down 20 tracepoint tables -- true (%s), median of %d"
+            % (how, R.count("start20", "perf-sql-20" + suffix, "wall")),
             ("%s%s" % (fmt(m20 * 1e3, " ms"), per), m20 * 1e3), "perf-stat -e (same 20)",
             val(p * 1e3 if p else None, fmt, " ms"), "lower", R.skip("perf-stat", "start"))
     for t in ("perf-stat", "perf-record"):

@@ -14,9 +14,11 @@
 #  pp     pingpong -c 0 N (both tasks on CPU 0) traced on sched:sched_switch: round trips/s.
 #  count  slow1 counted, not sampled: perf-sql "select count(*)" (counting mode: no column read)
 #         against perf stat -e syscalls:sys_enter_getppid -a.
-#  start  (4) wall time of `TOOL ... sched_switch -- true`, median of 10; and its peak RSS;
-#         (4b) 20 tracepoint tables counted over `-- true` (perf-sql --no-bpf, 20 count(*)
-#         statements, against perf stat -e of the same 20) and 1 of them: the cost per table.
+#  start  (4) wall time of `TOOL ... sched_switch -- true`, median of 10 (perf-sql's own path:
+#         count(*) alone of sched_switch is a tp_btf program's), and its peak RSS; (4b) 20
+#         tracepoint tables counted over `-- true` (20 count(*) statements, against perf stat -e
+#         of the same 20) and 1 of them: the cost per table, with --no-bpf (counting mode, as
+#         perf stat) and on perf-sql's own path (tp_btf programs: bpf/hook.h (4)).
 #  win    (5) peak RSS over a 1,000,000-event window (`-- getppid_loop 1000000`, per task);
 #         (6) the GROUP BY comm query: perf-sql's group-by run minus its count(_cpu) run, against
 #         `perf report --sort comm --stdio` and `perf script` timed on perf record's file.
@@ -115,11 +117,14 @@ section_start20() {
 	done
 	log "start-up + tear-down, 20 tracepoint tables, x10"
 	for ((i = 0; i < 10; i++)); do
-		for t in perf-sql-20 perf-sql-1 perf-stat-20; do
+		for t in perf-sql-20 perf-sql-1 perf-sql-20-bpf perf-sql-1-bpf perf-stat-20; do
 			[ "$t" = perf-stat-20 ] && [ "$HAVE_PERF" = 0 ] && continue
 			case $t in
 			perf-sql-20) cmd=("$PERF_SQL" --no-bpf "$sql" -- true) ;;
 			perf-sql-1) cmd=("$PERF_SQL" --no-bpf "select count(*) from sys_enter_read" -- true) ;;
+			# perf-sql's own path: a system call's count(*) is a tp_btf program's (bpf/hook.h (4))
+			perf-sql-20-bpf) cmd=("$PERF_SQL" "$sql" -- true) ;;
+			perf-sql-1-bpf) cmd=("$PERF_SQL" "select count(*) from sys_enter_read" -- true) ;;
 			perf-stat-20) cmd=(perf stat -e "$evs" -o /dev/null -- true) ;;
 			esac
 			run_timed "${cmd[@]}"

@@ -14,8 +14,9 @@ before=$(state)
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 out=$dir/out err=$dir/err
 
-# nr_perf_fds PID: perf event fds the process holds
-nr_perf_fds() { ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'perf_event'; }
+# nr_perf_fds PID: perf event fds and BPF links the process holds (its events: a system
+# call's count(*) is a tp_btf program's, bpf/hook.h (4))
+nr_perf_fds() { ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'perf_event\|bpf_link'; }
 
 # (1) signals: a filtered query (the kernel gets a filter) and a uprobe (a probe is created)
 for sig in TERM HUP INT; do
