@@ -40,7 +40,7 @@ static int new_map(enum bpf_map_type type, const char *name, uint32_t key_size, 
 static int task_map(uint32_t value_size)
 {
 	struct btf *btf = btf__new_empty();
-	int k, u, v, fd = -1, err = ENOMEM;
+	int k, u, v, fd = -1, err;
 
 	if (!btf)
 		return -1;
