@@ -15,6 +15,7 @@
 #include <linux/btf.h>
 #include "bpf/facts.h"
 #include "bpf/kernel_btf.h"
+#include "bpf/sched_btf.h"
 #include "bpf/table.h"
 #include "core/err.h"
 #include "core/tracefs.h"
@@ -147,14 +148,9 @@ struct bpf_facts *bpf_facts__open(const char *path, struct err *e)
 	return f;
 }
 
-/* what bpf/regs.c and bpf/sched_btf.c ask (scripts/kernel-facts.sh asks the same) */
-static const char *const wanted_types[] = {
-	"sys_enter",         "sys_exit",         "sched_switch",   "sched_wakeup",
-	"sched_waking",      "sched_wakeup_new", "kmalloc",        "kfree",
-	"irq_handler_entry", "irq_handler_exit", "softirq_entry",  "softirq_exit",
-	"softirq_raise",     "signal_generate",  "signal_deliver", "page_fault_user",
-	"page_fault_kernel",
-};
+/* what bpf/regs.c and bpf/sched_btf.c ask (scripts/kernel-facts.sh asks the same): the raw
+ * tracepoints of the system calls, then bpf_sched_btf__names()' */
+static const char *const wanted_types[] = { "sys_enter", "sys_exit" };
 static const struct {
 	const char *type, *member;
 } wanted_members[] = {
@@ -177,14 +173,16 @@ static const struct {
 
 int bpf_facts__write(const struct bpf_facts *f, int nr_cpu_ids, FILE *out)
 {
+	const char *types[64] = { wanted_types[0], wanted_types[1] };
+	int nr_types = 2 + bpf_sched_btf__names(types + 2, 62);
 	char name[64];
 	int id, off, size;
 
 	fprintf(out, "# kernel facts for perf-sql's BPF compiler (bpf/facts.h), from %s\n",
 		f->origin);
 	fprintf(out, "nr_cpu_ids %d\nperf_event_max_stack %d\n", nr_cpu_ids, f->max_stack);
-	for (size_t i = 0; i < sizeof(wanted_types) / sizeof(wanted_types[0]); i++) {
-		snprintf(name, sizeof(name), "btf_trace_%s", wanted_types[i]);
+	for (int i = 0; i < nr_types; i++) {
+		snprintf(name, sizeof(name), "btf_trace_%s", types[i]);
 		if ((id = bpf_facts__type_id(f, name, BTF_KIND_TYPEDEF)) > 0)
 			fprintf(out, "btf_type typedef %s %d\n", name, id);
 	}

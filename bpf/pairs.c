@@ -187,6 +187,15 @@ static void task_start(struct cc *c, int stored, int dropped)
 	basm__place(c->a, hash);
 }
 
+/* the pending value at r0 (the hash's or the task's) into the pair's area (r1) */
+static void pending_to_area(struct cc *c)
+{
+	for (int i = 0; i < BPF_PAIR_VALUE(&c->p->pair); i += 8) {
+		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_0, (int16_t)i));
+		emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(c->pair + PA_TIME + i)));
+	}
+}
+
 /* the end's pending start from its task's storage into the area, consumed (its time 0); on
  * to got, or unmatched; key 0: on past it, to the hash */
 static void task_end(struct cc *c, int unmatched, int got)
@@ -200,10 +209,7 @@ static void task_end(struct cc *c, int unmatched, int got)
 	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_0, 0, unmatched);
 	emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_0, 0));
 	basm__jmp_imm(c->a, BPF_JEQ, BPF_REG_1, 0, unmatched);
-	for (int i = 0; i < BPF_PAIR_VALUE(pp); i += 8) {
-		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_0, (int16_t)i));
-		emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_TIME + i)));
-	}
+	pending_to_area(c);
 	emit(c, bi_st(BPF_DW, BPF_REG_0, 0, 0));
 	basm__ja(c->a, got);
 	basm__place(c->a, hash);
@@ -320,10 +326,7 @@ void bpf_pair__end(struct cc *c)
 	bump(c, BPF_PAIR_UNMATCHED);
 	basm__ja(c->a, c->out);
 	basm__place(c->a, found);
-	for (int i = 0; i < BPF_PAIR_VALUE(pp); i += 8) {
-		emit(c, bi_ldx(BPF_DW, BPF_REG_1, BPF_REG_0, (int16_t)i));
-		emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_TIME + i)));
-	}
+	pending_to_area(c);
 	basm__ld_map(c->a, BPF_REG_1, pp->pending_fd);
 	fp_ptr(c, BPF_REG_2, p + PA_KEY);
 	emit(c, bi_call(BPF_FUNC_map_delete_elem));

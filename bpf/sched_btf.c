@@ -137,6 +137,16 @@ static bool add_field(const struct tp_event *ev, struct bpf_plan *p, struct bpf_
 	return true;
 }
 
+int bpf_sched_btf__names(const char **names, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < NR_SCHED_FIELDS && n < max; i++)
+		if (!i || strcmp(sched_fields[i].tp, sched_fields[i - 1].tp))
+			names[n++] = sched_fields[i].tp;
+	return n;
+}
+
 /* the systems whose tracepoints sched_fields[] names (a name alone could be another's) */
 static bool raw_system(const char *system)
 {

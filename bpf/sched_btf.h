@@ -31,4 +31,7 @@ struct tp_event;
 /* Sets p->hook to BPF_HOOK_TP_BTF and fills p->tp_btf when ev is one of (2) and every field p
  * reads is a member; else leaves p->hook and, for a sched:* table, says why in p->hook_why. */
 void bpf_sched_btf__pick(const struct tp_event *ev, struct bpf_plan *p);
+/* The raw tracepoints (2) names, each once, into names (at most max); how many
+ * (bpf/facts.c writes their BTF ids). */
+int bpf_sched_btf__names(const char **names, int max);
 #endif

@@ -11,7 +11,7 @@
 dir=$(mktemp -d) || fail "mktemp"
 # (hold, lib.sh, starts BG anew: the busy loops are killed by name too, or a failure after
 # one would leave them holding run.sh's pipe open until they end)
-trap 'kill "${BG[@]}" ${BURN1:-} ${BURN2:-} 2>/dev/null; rm -rf "$dir"' EXIT
+trap 'kill "${BG[@]}" 2>/dev/null; idle_cpus; rm -rf "$dir"' EXIT
 p=$("$PERF_SQL" --explain wakeups 2>&1) || fail "explain wakeups: $p"
 if ! printf '%s\n' "$p" | grep -q "aggregated in the kernel"; then
 	printf '%s\n' "$p" | grep -q "perf ring: not permitted\|perf ring: cannot create BPF maps" &&
@@ -152,12 +152,10 @@ both_p . kmemprof limit=100000 -- cat /proc/self/status /proc/self/maps /proc/se
 # sched-migrate: bare comm, a __data_loc char[] field of sched_migrate_task. A shell moves
 # itself between CPUs 0 and 1 20 times (taskset: the migrations are the workload, not a way
 # around one; neither perf-sql nor any other workload here is pinned); it is migrated when it wakes, which the ring misses on an idle CPU here
-# (docs/reliability.md): two unpinned busy loops keep every CPU busy, so both paths see every
-# migration. They last as long as the test may (run.sh's timeout), killed after offcpu: a run
-# slowed past their end once left offcpu's sleeps on idle CPUs (19 of 20 in the kernel)
-"$WL/burn" 300 & BURN1=$!
-"$WL/burn" 300 & BURN2=$!
-BG+=($BURN1 $BURN2)
+# (docs/reliability.md): unpinned busy loops keep every CPU busy (lib.sh busy_cpus), so both
+# paths see every migration, until offcpu's end (and the EXIT trap's idle_cpus: BG, which hold
+# starts anew, is for what release waits for)
+busy_cpus
 # oncpu: pairs() whose bare start_value (the task's name) follows max(latency) (the held
 # process's rows: named sh until its exec, as its longest run may be). Under the busy loops:
 # on an idle CPU the ring missed one switch of the 3,002 in one run, saying nothing (the
@@ -231,8 +229,7 @@ n=$(printf '%s' "$k" | cut -d, -f2)
 	fail "offcpu: the kernel's sleeps: $k (it said it lost $sk): $(grep warning "$dir/k/query.err")"
 echo "ok: offcpu, kernel and ring: the sleeper's 20 sleeps on one stack: $(printf '%s' "$k" | cut -c1-60)... $(printf '%s' "$k" | sed -E 's/.* //')"
 
-kill $BURN1 $BURN2 2>/dev/null
-wait $BURN1 $BURN2 2>/dev/null
+idle_cpus
 
 # irq's shape: pairs() whose start value is a __data_loc text (irq's name), grouped by it. Hard
 # interrupts come when devices want, never a known number, so the shape is checked on a

@@ -14,17 +14,14 @@ before=$(state)
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 out=$dir/out err=$dir/err
 
-# nr_perf_fds PID: perf event fds and BPF links the process holds (its events: a system
-# call's count(*) is a tp_btf program's, bpf/hook.h (4))
-nr_perf_fds() { ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'perf_event\|bpf_link'; }
 
 # (1) signals: a filtered query (the kernel gets a filter) and a uprobe (a probe is created)
 for sig in TERM HUP INT; do
 	"$PERF_SQL" --csv "select count(*) from sched_switch where prev_pid = 4194000;
 		select count(*) from sys_enter_getppid" >"$out" 2>"$err" &
 	pid=$!
-	for _ in $(seq 50); do [ "$(nr_perf_fds $pid)" -gt 0 ] && break; sleep 0.1; done
-	fds=$(nr_perf_fds $pid)
+	for _ in $(seq 50); do [ "$(event_fds $pid)" -gt 0 ] && break; sleep 0.1; done
+	fds=$(event_fds $pid)
 	[ "$fds" -gt 0 ] || fail "SIG$sig: perf-sql never opened its events: $(cat "$err")"
 	sleep 0.5
 	kill -"$sig" $pid
@@ -39,7 +36,7 @@ done
 "$PERF_SQL" --csv --uprobe target_fn@"$WL/uprobe_target" "select count(*) from uprobe_target_fn" \
 	-- "$WL/uprobe_target" 100000000 >"$out" 2>"$err" &
 pid=$!
-for _ in $(seq 50); do [ "$(nr_perf_fds $pid)" -gt 0 ] && break; sleep 0.1; done
+for _ in $(seq 50); do [ "$(event_fds $pid)" -gt 0 ] && break; sleep 0.1; done
 sleep 0.5
 child=$(pgrep -P $pid) || fail "perf-sql $pid has no workload child"
 kill -TERM $pid

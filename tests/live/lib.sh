@@ -28,11 +28,13 @@ wait_plan() {
 	done
 	grep -q '^table ' "$2" || fail "perf-sql did not start: $(cat "$2")"
 }
-# wait_perf_fds PID: until process PID holds perf event fds or BPF links (it has opened its
-# events: a count(*) of sched_switch is a tp_btf program's, bpf/hook.h (4)), or fail
+# event_fds PID: the perf event fds and BPF links process PID holds (its events: a count(*) of
+# sched_switch is a tp_btf program's, bpf/hook.h (4))
+event_fds() { ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'perf_event\|bpf_link'; }
+# wait_perf_fds PID: until process PID holds event fds (it has opened its events), or fail
 wait_perf_fds() {
 	for _ in $(seq 600); do
-		ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'perf_event\|bpf_link' && return 0
+		[ "$(event_fds "$1")" -gt 0 ] && return 0
 		kill -0 "$1" 2>/dev/null || break
 		sleep 0.05
 	done
