@@ -85,18 +85,22 @@ base=$(median < "$T/h.base")
 bpf=$(added "$T/h.bpf"); bt=$(added "$T/h.bt")
 echo "bpf log2_hist of write sizes, $N writes (untraced $base ns/write): ns added per write: perf-sql BPF $bpf  bpftrace $bt  ratio $(ratio "$bpf" "$bt")"
 
-# (3) start-up: the whole run over "true"
+# (3) start-up: the whole run over "true" (a run that fails is no time: said, and left out;
+# bpftrace -c needs the program's path, `command -v true` names the shell's builtin)
 wall() {
 	local s e
 	s=$EPOCHREALTIME
-	"$@" > /dev/null 2>&1
+	if ! "$@" > "$T/wall.out" 2>&1; then
+		echo "bench: start-up: $1 failed: $(head -c 300 "$T/wall.out")" >&2
+		return
+	fi
 	e=$EPOCHREALTIME
 	awk -v s="$s" -v e="$e" 'BEGIN { printf "%.4f\n", e - s }'
 }
 for ((r = 0; r < 5; r++)); do
 	wall "$PERF_SQL" -a "$SQL_COUNT" -- true >> "$T/s.bpf"
 	wall "$PERF_SQL" -a --no-bpf "$SQL_COUNT" -- true >> "$T/s.ring"
-	[ "$have_bt" = 1 ] && wall bpftrace -e "$BT_COUNT" -c "$(readlink -f "$(command -v true)")" >> "$T/s.bt"
+	[ "$have_bt" = 1 ] && wall bpftrace -e "$BT_COUNT" -c "$(type -P true)" >> "$T/s.bt"
 done
 sb=$(median < "$T/s.bpf"); sr=$(median < "$T/s.ring"); st=$([ -s "$T/s.bt" ] && median < "$T/s.bt" || echo -)
 echo "bpf start-up (wall time over \"true\", median of 5): perf-sql BPF $sb s  bpftrace $st s  ratio $(ratio "$sb" "$st") (target <= 0.25);  perf-sql ring $sr s"
