@@ -22,25 +22,28 @@ struct bpf_session {
 	struct bpf_tree tree; /* the workload's tasks, once a table needs them */
 	bool has_tree;
 	unsigned long long nr_refused_said; /* the tree's refused members, already said */
-	struct bpf_note {
-		const struct source *src;
-		char text[1200];
-		char *sql, *listing; /* --explain: the rewritten statement, the programs */
-	} * notes;
-	int nr_notes;
 };
 
 struct bpf_session *bpf_session__get(struct session *s)
 {
-	int n = (int)(sizeof(s->evsrc) / sizeof(s->evsrc[0]));
+	struct bpf_session *b = session__source_data(s, &bpf_source);
 
-	if (s->bpf)
-		return s->bpf;
-	if (s->nr_evsrc == n || !(s->bpf = calloc(1, sizeof(struct bpf_session))))
+	if (b)
+		return b;
+	if (!(b = calloc(1, sizeof(*b))))
 		return NULL;
-	((struct bpf_session *)s->bpf)->pidfd = -1;
-	s->evsrc[s->nr_evsrc++] = &bpf_source;
-	return s->bpf;
+	b->pidfd = -1;
+	if (session__add_event_source(s, &bpf_source, b)) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+/* the state of s's tables in the kernel, NULL if none */
+static struct bpf_session *bpf_of(const struct session *s)
+{
+	return session__source_data(s, &bpf_source);
 }
 
 int bpf_session__add(struct session *s, struct bpf_table *t)
@@ -58,7 +61,7 @@ int bpf_session__add(struct session *s, struct bpf_table *t)
 
 void bpf_session__remove(struct session *s, struct bpf_table *t)
 {
-	struct bpf_session *b = s->bpf;
+	struct bpf_session *b = bpf_of(s);
 
 	for (int i = 0; b && i < b->nr_tables; i++)
 		if (b->tables[i] == t) {
@@ -91,7 +94,7 @@ int bpf_session__tree(struct session *s, bool attach, struct err *e)
 
 unsigned long long bpf_session__tree_refused(struct session *s, int *max_out)
 {
-	struct bpf_session *b = s->bpf;
+	struct bpf_session *b = bpf_of(s);
 	unsigned long long n, new;
 
 	if (!b || !b->has_tree)
@@ -105,81 +108,11 @@ unsigned long long bpf_session__tree_refused(struct session *s, int *max_out)
 
 struct bpf_table *bpf_session__table(const struct session *s, const struct source *src)
 {
-	const struct bpf_session *b = s->bpf;
+	const struct bpf_session *b = bpf_of(s);
 
 	for (int i = 0; b && i < b->nr_tables; i++)
 		if (b->tables[i]->src == src)
 			return b->tables[i];
-	return NULL;
-}
-
-/* src's note, made (empty) on first use; NULL: out of memory */
-static struct bpf_note *note_of(struct session *s, const struct source *src)
-{
-	struct bpf_session *b = bpf_session__get(s);
-	struct bpf_note *n;
-
-	if (!b)
-		return NULL;
-	for (int i = 0; i < b->nr_notes; i++)
-		if (b->notes[i].src == src)
-			return &b->notes[i];
-	n = realloc(b->notes, (size_t)(b->nr_notes + 1) * sizeof(*n));
-	if (!n)
-		return NULL;
-	b->notes = n;
-	n = &b->notes[b->nr_notes++];
-	*n = (struct bpf_note){ .src = src };
-	return n;
-}
-
-void bpf_session__listing(struct session *s, const struct source *src, char *sql, char *listing)
-{
-	struct bpf_note *n = note_of(s, src);
-
-	if (!n) {
-		free(sql);
-		free(listing);
-		return;
-	}
-	free(n->sql);
-	free(n->listing);
-	n->sql = sql;
-	n->listing = listing;
-}
-
-void bpf_session__listing_of(const struct session *s, const struct source *src,
-			     const char **sql_out, const char **listing_out)
-{
-	const struct bpf_session *b = s->bpf;
-
-	*sql_out = *listing_out = NULL;
-	for (int i = 0; b && i < b->nr_notes; i++)
-		if (b->notes[i].src == src) {
-			*sql_out = b->notes[i].sql;
-			*listing_out = b->notes[i].listing;
-		}
-}
-
-void bpf_session__note(struct session *s, const struct source *src, const char *fmt, ...)
-{
-	struct bpf_note *n = note_of(s, src);
-	va_list ap;
-
-	if (!n)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(n->text, sizeof(n->text), fmt, ap);
-	va_end(ap);
-}
-
-const char *bpf_session__note_of(const struct session *s, const struct source *src)
-{
-	const struct bpf_session *b = s->bpf;
-
-	for (int i = 0; b && i < b->nr_notes; i++)
-		if (b->notes[i].src == src)
-			return b->notes[i].text;
 	return NULL;
 }
 
@@ -190,7 +123,7 @@ const char *bpf_session__note_of(const struct session *s, const struct source *s
  */
 static int bpf_open(struct session *s, struct err *e)
 {
-	struct bpf_session *b = s->bpf;
+	struct bpf_session *b = bpf_of(s);
 	struct pollfd *n;
 
 	if (!b || !b->nr_tables || !s->wl.pid || b->pidfd >= 0)
@@ -208,7 +141,7 @@ static int bpf_open(struct session *s, struct err *e)
 
 static void switch_all(struct session *s, bool on)
 {
-	struct bpf_session *b = s->bpf;
+	struct bpf_session *b = bpf_of(s);
 
 	for (int i = 0; b && i < b->nr_tables; i++)
 		bpf_table__enable(b->tables[i], on);
@@ -224,7 +157,7 @@ static void bpf_drain(struct session *s) {}
  * between them: one grace period covers every program (bpf/table.h (1b)) */
 static void bpf_read(struct session *s)
 {
-	struct bpf_session *b = s->bpf;
+	struct bpf_session *b = bpf_of(s);
 	bool waited = false;
 
 	for (int i = 0; b && i < b->nr_tables; i++)
@@ -233,7 +166,7 @@ static void bpf_read(struct session *s)
 
 static void bpf_close(struct session *s)
 {
-	struct bpf_session *b = s->bpf;
+	struct bpf_session *b = bpf_of(s);
 
 	if (!b)
 		return;
@@ -244,13 +177,8 @@ static void bpf_close(struct session *s)
 	if (b->has_tree)
 		bpf_tree__close(&b->tree);
 	free(b->tables);
-	for (int i = 0; i < b->nr_notes; i++) {
-		free(b->notes[i].sql);
-		free(b->notes[i].listing);
-	}
-	free(b->notes);
 	free(b);
-	s->bpf = NULL;
+	session__set_source_data(s, &bpf_source, NULL);
 }
 
 const struct event_source_ops bpf_source = {

@@ -25,17 +25,6 @@ int bpf_session__tree(struct session *s, bool attach, struct err *e);
 unsigned long long bpf_session__tree_refused(struct session *s, int *max_out);
 /* The table feeding src, or NULL. */
 struct bpf_table *bpf_session__table(const struct session *s, const struct source *src);
-/* What --explain says about src's path ("aggregated in the kernel: ...", "ring: ..."). */
-void bpf_session__note(struct session *s, const struct source *src, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-const char *bpf_session__note_of(const struct session *s, const struct source *src);
-/* --explain: the statement over src's groups and its programs' listing (bpf/listing.h), both
- * malloc'd and taken (freed with the session); read back by bpf_session__listing_of (NULL:
- * none). */
-void bpf_session__listing(struct session *s, const struct source *src, char *sql, char *listing);
-void bpf_session__listing_of(const struct session *s, const struct source *src,
-			     const char **sql_out, const char **listing_out);
-
 extern const struct event_source_ops bpf_source;
 /* Runs of program prog_fd the kernel skipped (its recursion_misses: bpf/table.h (4)) since
  * *seen, which is moved on; 0 if unknown. */

@@ -295,11 +295,11 @@ void bpf_table__note_stack_pids(struct bpf_table *t, const uint8_t *key)
 	struct session *s = t->src->s;
 	uint32_t pid;
 
-	for (int i = 0; i < t->plan.nr_keys && s->on_new_stack_pid; i++) {
+	for (int i = 0; i < t->plan.nr_keys && s->stacks; i++) {
 		if (!bpf_val__is_stack(&t->plan.keys[i]))
 			continue;
 		memcpy(&pid, key + t->plan.key_off[i] + 4, 4);
 		if (u32set__add(&s->stack_pids, pid))
-			s->on_new_stack_pid(s->stack_ctx, pid);
+			s->stacks->new_pid(s->stack_ctx, pid);
 	}
 }

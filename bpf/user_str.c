@@ -187,14 +187,17 @@ static void prog_close(struct user_str_prog *p)
 
 static struct user_strs *strs_of(struct session *s)
 {
-	int n = (int)(sizeof(s->evsrc) / sizeof(s->evsrc[0]));
+	struct user_strs *u = session__source_data(s, &user_str_source);
 
-	if (s->user_str)
-		return s->user_str;
-	if (s->nr_evsrc == n || !(s->user_str = calloc(1, sizeof(struct user_strs))))
+	if (u)
+		return u;
+	if (!(u = calloc(1, sizeof(*u))))
 		return NULL;
-	s->evsrc[s->nr_evsrc++] = &user_str_source;
-	return s->user_str;
+	if (session__add_event_source(s, &user_str_source, u)) {
+		free(u);
+		return NULL;
+	}
+	return u;
 }
 
 /* p's program in a, its listing (bpf/listing.h) into p->listing when asked */
@@ -285,7 +288,7 @@ int user_str__load(struct session *s, struct source *src, bool attach, struct er
 
 const struct user_str_prog *user_str__of(const struct session *s, const struct source *src)
 {
-	const struct user_strs *u = s->user_str;
+	const struct user_strs *u = session__source_data(s, &user_str_source);
 
 	for (int i = 0; u && i < u->nr; i++)
 		if (u->progs[i].src == src)
@@ -296,7 +299,7 @@ const struct user_str_prog *user_str__of(const struct session *s, const struct s
 /* after the rings opened: each CPU's output event goes in the program's array */
 static int ustr_open(struct session *s, struct err *e)
 {
-	struct user_strs *u = s->user_str;
+	struct user_strs *u = session__source_data(s, &user_str_source);
 
 	for (int i = 0; u && i < u->nr; i++) {
 		struct user_str_prog *p = &u->progs[i];
@@ -319,14 +322,14 @@ static int ustr_open(struct session *s, struct err *e)
 
 static void ustr_close(struct session *s)
 {
-	struct user_strs *u = s->user_str;
+	struct user_strs *u = session__source_data(s, &user_str_source);
 
 	for (int i = 0; u && i < u->nr; i++)
 		prog_close(&u->progs[i]);
 	if (u)
 		free(u->progs);
 	free(u);
-	s->user_str = NULL;
+	session__set_source_data(s, &user_str_source, NULL);
 }
 
 static void ustr_nothing(struct session *s) {}

@@ -353,17 +353,18 @@ static void set_filters(struct session *s)
 		    !(ret = evsel__set_filter(src->evsel, src->filter)))
 			continue;
 		src->filter_rejected = true;
-		source__note(src,
-			     "the kernel refused the filter (%s): the WHERE filter is applied in "
-			     "user space",
-			     strerror(-ret));
+		plan_note__add(src, PLAN_FILTER,
+			       "the kernel refused the filter (%s): the WHERE filter is applied in "
+			       "user space",
+			       strerror(-ret));
 		src->filter[0] = '\0';
 		target__self_filter(s, src, self_f, sizeof(self_f));
 		if (self_f[0] && (ret = evsel__set_filter(src->evsel, self_f)))
-			source__note(src,
-				     "the kernel refused \"%s\" too (%s): perf-sql's own rows are "
-				     "not left out",
-				     self_f, strerror(-ret));
+			plan_note__add(
+				src, PLAN_FILTER,
+				"the kernel refused \"%s\" too (%s): perf-sql's own rows are "
+				"not left out",
+				self_f, strerror(-ret));
 		else
 			snprintf(src->filter, sizeof(src->filter), "%s", self_f);
 	}

@@ -162,11 +162,10 @@ static int write_maps(struct session *s, struct capture_writer *w)
 	struct buf b = { 0 }, y = { 0 };
 	int ret;
 
-	if (!s->maps_since)
+	if (!s->stacks)
 		return 0;
-	s->maps_since(s->stack_ctx, &s->maps_cursor, add_map, &b);
-	if (s->syms_since)
-		s->syms_since(s->stack_ctx, &s->syms_cursor, add_syms, &y);
+	s->stacks->maps_since(s->stack_ctx, &s->maps_cursor, add_map, &b);
+	s->stacks->syms_since(s->stack_ctx, &s->syms_cursor, add_syms, &y);
 	ret = y.err ? y.err : y.len ? capture__write(w, CAP_SYMS, y.p, y.len) : 0;
 	if (!ret)
 		ret = b.err ? b.err : b.len ? capture__write(w, CAP_MAPS, b.p, b.len) : 0;

@@ -409,7 +409,7 @@ static void apply_maps(struct session *s, const uint8_t *b, size_t len)
 {
 	char path[4096];
 
-	for (size_t off = 0; s->on_mmap && off + 32 <= len;) {
+	for (size_t off = 0; s->stacks && off + 32 <= len;) {
 		uint32_t pid, plen;
 		uint64_t start, end, pgoff;
 
@@ -422,7 +422,7 @@ static void apply_maps(struct session *s, const uint8_t *b, size_t len)
 			return;
 		memcpy(path, b + off + 32, plen);
 		path[plen] = '\0';
-		s->on_mmap(s->stack_ctx, pid, start, end - start, pgoff, plen ? path : NULL);
+		s->stacks->mmap(s->stack_ctx, pid, start, end - start, pgoff, plen ? path : NULL);
 		off += 32 + plen;
 	}
 }
@@ -514,8 +514,8 @@ int session__run_replay(struct session *s, window_fn on_window, void *ctx, struc
 		}
 		if (type == CAP_MAPS)
 			apply_maps(s, data, len);
-		else if (type == CAP_SYMS && s->on_syms)
-			s->on_syms(s->stack_ctx, data, len);
+		else if (type == CAP_SYMS && s->stacks)
+			s->stacks->add_syms(s->stack_ctx, data, len);
 		else if (type == CAP_RECORDS)
 			ret = add_rows(s, r, data, len, e);
 		else if (type == CAP_WINDOW) {

@@ -73,7 +73,7 @@ static struct id_map *find_id(struct session *s, uint64_t id)
  * kernel's frame-pointer chain cut where the CFI says it turns to garbage) */
 static bool unwinds(const struct session *s, const struct source *src)
 {
-	return s->on_user_stack && src->need_stack &&
+	return s->stacks && src->need_stack &&
 	       ((src->sample_type & PERF_SAMPLE_STACK_USER) ||
 		s->opts.call_graph == CALL_GRAPH_AUTO);
 }
@@ -140,10 +140,10 @@ static void handle_sample(struct session *s, const union perf_event *ev, bool he
 		return;
 	}
 	/* a process's mappings are read at its first stack, while it is alive */
-	if (m->src->need_stack && s->on_new_stack_pid && u32set__add(&s->stack_pids, smp.pid))
-		s->on_new_stack_pid(s->stack_ctx, smp.pid);
+	if (m->src->need_stack && s->stacks && u32set__add(&s->stack_pids, smp.pid))
+		s->stacks->new_pid(s->stack_ctx, smp.pid);
 	if (unwinds(s, m->src)) {
-		smp.nr_stack = s->on_user_stack(s->stack_ctx, &smp, chain, sizeof(chain) / 8);
+		smp.nr_stack = s->stacks->user_stack(s->stack_ctx, &smp, chain, sizeof(chain) / 8);
 		smp.stack = chain;
 	}
 	if (!m->src->need_regs) /* taken for unwinding only */
@@ -196,14 +196,14 @@ static void handle_side(struct session *s, const union perf_event *ev)
 			tree__exec(&s->tree, ev->comm.tid, time);
 			tree__set_pid(&s->tree, ev->comm.tid, ev->comm.pid);
 		}
-		if ((ev->header.misc & PERF_RECORD_MISC_COMM_EXEC) && s->on_mmap &&
+		if ((ev->header.misc & PERF_RECORD_MISC_COMM_EXEC) && s->stacks &&
 		    ev->comm.pid == ev->comm.tid) /* a new program: its old mappings are gone */
-			s->on_mmap(s->stack_ctx, ev->comm.pid, 0, 0, 0, NULL);
+			s->stacks->mmap(s->stack_ctx, ev->comm.pid, 0, 0, 0, NULL);
 		break;
 	case PERF_RECORD_MMAP2:
-		if (s->on_mmap)
-			s->on_mmap(s->stack_ctx, ev->mmap2.pid, ev->mmap2.start, ev->mmap2.len,
-				   ev->mmap2.pgoff, ev->mmap2.filename);
+		if (s->stacks)
+			s->stacks->mmap(s->stack_ctx, ev->mmap2.pid, ev->mmap2.start, ev->mmap2.len,
+					ev->mmap2.pgoff, ev->mmap2.filename);
 		break;
 	case PERF_RECORD_FORK:
 		if (s->comms)

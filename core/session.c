@@ -12,6 +12,7 @@
  *     statements, and the window is cleared.
  * (4) Replay (core/replay.c) feeds the same windows from a capture instead.
  */
+#include <assert.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -64,6 +65,7 @@ struct session *session__new(const struct session_opts *opts, struct err *e)
 		return NULL;
 	}
 	s->opts = *opts;
+	s->reading = -1;
 	s->wl.go_fd = s->wl.err_fd = -1; /* no workload: nothing of fd 0 to close */
 	if (s->opts.mmap_pages <= 0)
 		s->opts.mmap_pages = 64;
@@ -107,6 +109,7 @@ static void source__free(struct source *src)
 	free(src->lost_all);
 	free(src->lost_ring);
 	free(src->lost_ring_all);
+	plan_note__free_all(src);
 	free(src);
 }
 
@@ -202,12 +205,61 @@ nomem:
 	return NULL;
 }
 
+int session__add_event_source(struct session *s, const struct event_source_ops *ops, void *data)
+{
+	if (s->nr_evsrc == (int)(sizeof(s->evsrc) / sizeof(s->evsrc[0])))
+		return -ENOSPC;
+	s->evsrc_data[s->nr_evsrc] = data;
+	s->evsrc[s->nr_evsrc++] = ops;
+	return 0;
+}
+
+void *session__source_data(const struct session *s, const struct event_source_ops *ops)
+{
+	for (int i = 0; i < s->nr_evsrc; i++)
+		if (s->evsrc[i] == ops)
+			return s->evsrc_data[i];
+	return NULL;
+}
+
+void session__set_source_data(struct session *s, const struct event_source_ops *ops, void *data)
+{
+	for (int i = 0; i < s->nr_evsrc; i++)
+		if (s->evsrc[i] == ops)
+			s->evsrc_data[i] = data;
+}
+
+/* bit of the statement being prepared in a reader mask (0: none) */
+static uint64_t reading_bit(const struct session *s)
+{
+	assert(s->reading < 64);
+	return s->reading >= 0 ? 1ull << s->reading : 0;
+}
+
 void source__plan(struct source *src, bool raw, bool comm, bool rows)
 {
-	src->nr_plans++;
+	src->scanned_by |= reading_bit(src->s);
 	src->need_raw |= raw || src->tree_filter;
 	src->need_comm |= comm;
 	src->need_rows |= rows;
+}
+
+void source__plan_pairer(struct source *src, bool raw)
+{
+	src->nr_pairers++; /* made once per run (cached), whoever prepares it */
+	src->need_raw |= raw || src->tree_filter;
+	src->need_comm = true; /* comm is a column of every pair: task names are always tracked */
+	src->need_rows = true;
+}
+
+void source__read_by_pairer(struct source *src) { src->paired_by |= reading_bit(src->s); }
+
+void session__reading(struct session *s, int i)
+{
+	if (i == -2)
+		for (int j = 0; j < s->nr_src; j++) /* the pairers stay made */
+			s->src[j]->scanned_by = s->src[j]->paired_by = 0;
+	s->reading = i < 0 ? -1 : i;
 }
 
 void session__row_arg(struct session *s, const char *idx_str, int k)
@@ -266,20 +318,6 @@ void source__dry_scan(struct source *src, const struct kfilter *kf)
 		src->want_all = true;
 		src->want_too_long = true;
 	}
-}
-
-void source__note(struct source *src, const char *fmt, ...)
-{
-	size_t have = strlen(src->filter_note);
-	va_list ap;
-
-	if (have && have + 3 < sizeof(src->filter_note)) {
-		memcpy(src->filter_note + have, "; ", 3);
-		have += 2;
-	}
-	va_start(ap, fmt);
-	vsnprintf(src->filter_note + have, sizeof(src->filter_note) - have, fmt, ap);
-	va_end(ap);
 }
 
 int session__extra_stat(struct session *s, const char *fmt, ...)
@@ -551,8 +589,8 @@ void session__close(struct session *s)
 	u32set__free(&s->targets);
 	tree__free(&s->tree);
 	u32set__free(&s->stack_pids);
-	if (s->stack_ctx_free)
-		s->stack_ctx_free(s->stack_ctx);
+	if (s->stacks)
+		s->stacks->free(s->stack_ctx);
 	catalog__free(s->cat);
 	free(s->tables);
 	if (s->replay_free)

@@ -2,7 +2,8 @@
  * core/session.h - one collection session: the events a query needs, their rings, the window
  * stores, task names, the workload, and the per-window statistics.
  *
- *   planning (prepare)   session__source() per table named, source__plan() per xBestIndex
+ *   planning (prepare)   session__reading() per statement, session__source() per table named,
+ *                        source__plan() per xBestIndex
  *   collecting           session__start(), session__run(on_window) ... session__close()
  */
 #ifndef PERF_SQL_SESSION_H
@@ -16,12 +17,14 @@
 #include "core/comm.h"
 #include "core/err.h"
 #include "core/kfilter.h"
+#include "core/plan_note.h"
 #include "core/tree.h"
 #include "core/u32set.h"
 #include "core/window.h"
 #include "core/workload.h"
 
 struct event_source_ops;
+struct sample;
 struct session;
 struct perf_evsel;
 struct pollfd;
@@ -69,6 +72,33 @@ static inline int uprobe_reg_slot(int reg)
 	return __builtin_popcountll(UPROBE_REGS_MASK & ((1ull << reg) - 1));
 }
 
+/* What core asks of the layer that unwinds and names stacks (symbols/, installed by
+ * vtab/tp_table.c once a table reads stacks), each given the session's stack_ctx. */
+struct stack_names_ops {
+	/* a pid's first stack */
+	void (*new_pid)(void *ctx, uint32_t pid);
+	/* an executable mapping seen by the sideband (filename NULL: pid exec'd, forget its
+	 * maps) */
+	void (*mmap)(void *ctx, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		     const char *filename);
+	/* smp's call chain with its user part unwound from the stack copy (--call-graph
+	 * dwarf/auto) into chain (at most max entries); returns its length */
+	size_t (*user_stack)(void *ctx, const struct sample *smp, uint64_t *chain, size_t max);
+	/* the file mappings learnt since *cursor, in order, each given to fn as mmap takes them
+	 * (for captures: record writes them, replay gives them back) */
+	void (*maps_since)(void *ctx, size_t *cursor,
+			   void (*fn)(void *arg, uint32_t pid, uint64_t start, uint64_t len,
+				      uint64_t pgoff, const char *filename),
+			   void *arg);
+	/* the symbols of the files first mapped since *cursor, one opaque blob each (record
+	 * writes them, so a replay names the functions of a file gone since), and taking them
+	 * back (replay) */
+	void (*syms_since)(void *ctx, size_t *cursor,
+			   void (*fn)(void *arg, const void *blob, size_t len), void *arg);
+	void (*add_syms)(void *ctx, const void *blob, size_t len);
+	void (*free)(void *ctx);
+};
+
 /* The data of one table: one tracepoint opened on every CPU. */
 struct source {
 	struct session *s;
@@ -92,7 +122,11 @@ struct source {
 	 * program on the tracepoint writes the rows, strings included, into this table's ring
 	 * (a BPF output event on every CPU, bpf/user_str.c) instead of the tracepoint */
 	bool want_user_str, user_str;
-	int nr_plans; /* source__plan() calls so far: which statements read it */
+	/* who reads it, as the readers state it while the statements are prepared (s->reading):
+	 * bit i of scanned_by, statement i scans it; of paired_by, a pairs() or pending() of
+	 * statement i reads it; nr_pairers: the pairs() and pending() made over it (once a run) */
+	uint64_t scanned_by, paired_by;
+	int nr_pairers;
 	bool unsupported;
 	uint64_t enabled_ns, running_ns; /* counters: time enabled/running, all CPUs, so far */
 	/* scheduler and signal events that name tasks in fields (the wakee, the task switched
@@ -109,10 +143,10 @@ struct source {
 	bool want_too_long;       /* a scan's filter, or the OR of them all, is over KFILTER_MAX */
 	int nr_scans;             /* scans seen in the dry run */
 	char filter[KFILTER_MAX]; /* the filter actually set ("" for none) */
-	bool filter_rejected;     /* the kernel refused the planned filter (see filter_note) */
-	/* why a filter wanted (the query's, the targets', perf-sql's own) is not in the kernel,
-	 * "" if every one is: set by planning and opening, printed by --explain and -v */
-	char filter_note[512];
+	bool filter_rejected;     /* the kernel refused the planned filter (PLAN_FILTER says) */
+	/* what planning says of it, printed by --explain and -v: its path, why a filter wanted
+	 * (the query's, the targets', perf-sql's own) is not in the kernel, ... (core/plan_note.h) */
+	char *notes[PLAN_NR_NOTES];
 	/* per CPU index: this window's rows and losses (dropped: refused past --max-memory) */
 	uint64_t *received, *lost, *dropped, *filtered; /* filtered: not the workload's */
 	/* per CPU index, cumulative: the kernel's event count at the last read, and ours */
@@ -164,33 +198,16 @@ struct session {
 	struct u32set targets;              /* the same tids, for picking rows in user space */
 	struct tree tree;         /* the workload's (or the targets') tasks: core/tree.h */
 	struct u32set stack_pids; /* pids whose stacks were collected */
-	/* set by the symbols layer: called at a pid's first stack (core stays below it) */
-	void (*on_new_stack_pid)(void *ctx, uint32_t pid);
-	void *stack_ctx;
-	void (*stack_ctx_free)(void *ctx);
-	/* an executable mapping seen by the sideband (filename NULL: pid exec'd, forget its maps) */
-	void (*on_mmap)(void *ctx, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-			const char *filename);
+	/* the layer that names stacks (symbols/), once a table reads them: core stays below it */
+	const struct stack_names_ops *stacks;
+	void *stack_ctx; /* theirs */
 	bool need_mmaps;
-	/* set by the symbols layer: the file mappings learnt since *cursor, in order, each given
-	 * to fn as on_mmap takes them (for captures: record writes them, replay gives them back) */
-	void (*maps_since)(void *ctx, size_t *cursor,
-			   void (*fn)(void *arg, uint32_t pid, uint64_t start, uint64_t len,
-				      uint64_t pgoff, const char *filename),
-			   void *arg);
 	size_t maps_cursor; /* record: the mappings written so far */
-	/* set by the symbols layer: the symbols of the files first mapped since *cursor, one
-	 * opaque blob each (record writes them, so a replay names the functions of a file gone
-	 * since, as the live run did), and taking them back (replay) */
-	void (*syms_since)(void *ctx, size_t *cursor,
-			   void (*fn)(void *arg, const void *blob, size_t len), void *arg);
-	void (*on_syms)(void *ctx, const void *blob, size_t len);
 	size_t syms_cursor; /* record: the files whose symbols are written */
-	/* set by the symbols layer: smp's call chain with its user part unwound from the stack
-	 * copy (--call-graph dwarf/auto) into chain (at most max entries); returns its length */
-	size_t (*on_user_stack)(void *ctx, const struct sample *smp, uint64_t *chain, size_t max);
 	int nr_tids;
-	const struct event_source_ops *evsrc[4]; /* how events arrive (core/event_source.h) */
+	/* how events arrive (core/event_source.h), each with its state (session__source_data) */
+	const struct event_source_ops *evsrc[4];
+	void *evsrc_data[4];
 	int nr_evsrc;
 	struct perf_evlist **evlists; /* one per source (+ the sideband): one ring per CPU each */
 	int nr_evlists;
@@ -212,6 +229,7 @@ struct session {
 	bool started, collecting;
 	bool window_end;  /* the kernel's counts are read for a window's end, not a tick */
 	bool dry_run;     /* planning: statements run once over empty windows */
+	int reading;      /* the statement being prepared (its index in the query), -1: none */
 	bool no_pushdown; /* --no-pushdown (benchmarks): no query filter in the kernel */
 	/* dry run: scan arguments (by the scan's idxStr) whose values come from rows, not from
 	 * constants (engine/pushdown.c): the dry run's empty tables gave them, so never pushed */
@@ -226,10 +244,8 @@ struct session {
 	int64_t clock_offset_ns;    /* wall - perf clock for ts(); 0: this machine's (core/clock.h);
 				      * a replay's: the recording machine's */
 	int nr_windows;
-	uint32_t self;  /* perf-sql's pid: its own samples are left out */
-	void *replay;   /* core/replay.c: rows come from a capture */
-	void *bpf;      /* bpf/source.c: the tables aggregated in the kernel */
-	void *user_str; /* bpf/user_str.c: the programs copying user strings */
+	uint32_t self; /* perf-sql's pid: its own samples are left out */
+	void *replay;  /* core/replay.c: rows come from a capture */
 	void (*replay_free)(void *replay);
 	struct extra_stat extra[32];
 	int nr_extra;
@@ -262,8 +278,22 @@ int session__task_fields(const struct tp_event *ev, const char *out[2]);
 bool session__is_row_arg(const struct session *s, const char *idx_str, int k);
 /* A counting-only source for the counters table (separate from the event's table source). */
 struct source *session__counter(struct session *s, struct tp_event *ev, struct err *e);
-/* Plan: what columns a scan of src reads. Called from xBestIndex; only adds needs. */
+/* An event source of the session's, with its state (data, taken: ops->close frees it and
+ * sets it NULL); 0, or -ENOSPC when the session has room for no more kinds of source. */
+int session__add_event_source(struct session *s, const struct event_source_ops *ops, void *data);
+/* The state of event source ops, NULL if ops is not one of s's (or its state is gone). */
+void *session__source_data(const struct session *s, const struct event_source_ops *ops);
+void session__set_source_data(struct session *s, const struct event_source_ops *ops, void *data);
+/* Plan: what columns a scan of src reads. Called from xBestIndex; only adds needs, and
+ * records that the statement being prepared (s->reading) scans src. */
 void source__plan(struct source *src, bool raw, bool comm, bool rows);
+/* The same for a pairs() or pending() made over src (planned once, whoever reads it). */
+void source__plan_pairer(struct source *src, bool raw);
+/* A pairs() or pending() over src is read by the statement being prepared. */
+void source__read_by_pairer(struct source *src);
+/* Statements prepared from now on are statement i (-1: none); -2: forget what the statements
+ * prepared so far read (they are prepared again). */
+void session__reading(struct session *s, int i);
 /* Whether src will be (or is) opened as a counter: no scan reads a column of it. */
 bool source__counts(const struct source *src);
 /* What else a scan reads: call chains, sample addresses, user registers. */
@@ -280,8 +310,6 @@ static inline bool source__system_wide(const struct source *src)
 }
 /* A dry-run scan of src asked for the kernel filter kf (NULL or empty: it needs every row). */
 void source__dry_scan(struct source *src, const struct kfilter *kf);
-/* Adds a sentence to src->filter_note. */
-void source__note(struct source *src, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The filter each source will get (src->filter), from the dry run; nothing is set yet. */
 void session__plan_filters(struct session *s);
 uint64_t source__sample_type(const struct source *src);

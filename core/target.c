@@ -252,21 +252,22 @@ void target__self_filter(struct session *s, const struct source *src, char *buf,
 static void note_want(struct session *s, struct source *src, bool want)
 {
 	if (src->want_too_long)
-		source__note(src,
-			     "a WHERE filter is too long for one kernel filter (%d bytes): "
-			     "not set in the kernel",
-			     KFILTER_MAX - 1);
+		plan_note__add(src, PLAN_FILTER,
+			       "a WHERE filter is too long for one kernel filter (%d bytes): "
+			       "not set in the kernel",
+			       KFILTER_MAX - 1);
 	if (s->no_pushdown)
-		source__note(src, "--no-pushdown: no WHERE filter in the kernel");
+		plan_note__add(src, PLAN_FILTER, "--no-pushdown: no WHERE filter in the kernel");
 	if (want && src->ev->kind != EV_TRACEPOINT)
-		source__note(src, "not a tracepoint: no kernel filter (the WHERE filter is applied "
-				  "in user space)");
+		plan_note__add(src, PLAN_FILTER,
+			       "not a tracepoint: no kernel filter (the WHERE filter is applied "
+			       "in user space)");
 }
 
 /*
  * Kernel filters: what the dry run asked for (when every scan asked for something), AND
  * "common_pid != self" for system-wide events.
- * Whatever is wanted and not set gets a sentence in filter_note.
+ * Whatever is wanted and not set gets a sentence in its PLAN_FILTER note.
  */
 void session__plan_filters(struct session *s)
 {
@@ -276,7 +277,7 @@ void session__plan_filters(struct session *s)
 		struct source *src = s->src[i];
 		bool want = src->nr_scans && !src->want_all && src->want_filter[0];
 
-		src->filter_note[0] = '\0';
+		plan_note__set(src, PLAN_FILTER, NULL);
 		note_want(s, src, want);
 		target__self_filter(s, src, self_f, sizeof(self_f));
 		if (src->ev->kind != EV_TRACEPOINT) { /* ftrace filters are for tracepoints */
@@ -286,9 +287,9 @@ void session__plan_filters(struct session *s)
 		if (src->user_str) { /* the rows are a BPF program's: perf-sql left out there */
 			src->filter[0] = '\0';
 			if (want)
-				source__note(src,
-					     "the rows come from a BPF program (user strings): "
-					     "the WHERE filter is applied in user space");
+				plan_note__add(src, PLAN_FILTER,
+					       "the rows come from a BPF program (user strings): "
+					       "the WHERE filter is applied in user space");
 			continue;
 		}
 		/* want_filter leaves room for the self filter (see core/kfilter.h) */

@@ -78,7 +78,7 @@ int bpf_offline__list(struct query *q, struct session *s, struct bpf_stmt *b)
 		ret = bpf_listing__plan(&b->plan, nr_maps, f, &l, &e);
 	}
 	if (ret) {
-		bpf_session__note(s, b->src, "perf ring: %s", e.msg);
+		plan_note__set(b->src, PLAN_PATH, "perf ring: %s", e.msg);
 		return ret;
 	}
 	b->nr_start_insns = l.nr_start;
@@ -90,20 +90,21 @@ int bpf_offline__list(struct query *q, struct session *s, struct bpf_stmt *b)
 							    : 127,
 				    stacks, sizeof(stacks));
 	if (b->plan.pair.pending_rows) { /* no groups, nothing rewritten: pair_notes says */
-		bpf_session__note(
-			s, b->src,
-			"in the kernel: BPF program of %d insns on %s (built from %s, not "
-			"loaded: offline)",
-			l.nr_insns, where, l.facts);
-		bpf_session__listing(s, b->src, NULL, l.text);
+		plan_note__set(b->src, PLAN_PATH,
+			       "in the kernel: BPF program of %d insns on %s (built from %s, not "
+			       "loaded: offline)",
+			       l.nr_insns, where, l.facts);
+		plan_note__set(b->src, PLAN_SQL, NULL);
+		plan_note__take(b->src, PLAN_LISTING, l.text);
 		return 0;
 	}
-	bpf_session__note(s, b->src,
-			  "aggregated in the kernel: BPF program of %d insns on %s (built from %s, "
-			  "not loaded: offline), per-CPU hash %s, up to %d groups%s%s%s",
-			  l.nr_insns, where, l.facts, b->desc, b->plan.max_groups, stacks,
-			  nr_maps == 2 ? ", two maps swapped per window" : "",
-			  b->is_part ? "; a sub-SELECT of its statement, compiled alone" : "");
-	bpf_session__listing(s, b->src, strdup(b->sql), l.text);
+	plan_note__set(b->src, PLAN_PATH,
+		       "aggregated in the kernel: BPF program of %d insns on %s (built from %s, "
+		       "not loaded: offline), per-CPU hash %s, up to %d groups%s%s%s",
+		       l.nr_insns, where, l.facts, b->desc, b->plan.max_groups, stacks,
+		       nr_maps == 2 ? ", two maps swapped per window" : "",
+		       b->is_part ? "; a sub-SELECT of its statement, compiled alone" : "");
+	plan_note__take(b->src, PLAN_SQL, strdup(b->sql));
+	plan_note__take(b->src, PLAN_LISTING, l.text);
 	return 0;
 }

@@ -286,15 +286,6 @@ bool bpf_pairs__table(struct an *a)
 
 /* ------------------------------------------------------------------------ which tables */
 
-static int src_index(const struct session *s, const struct source *src)
-{
-	for (int j = 0; j < s->nr_src; j++)
-		if (s->src[j] == src)
-			return j;
-	return -1;
-}
-
-/* why the pair's tables stay on the ring, or NULL */
 /* the pairs() of statement i (itself, or its parts) that read src, as start and end each */
 static int pair_refs(const struct bpf_stmt *parent, const struct bpf_stmt *b,
 		     const struct source *src)
@@ -310,34 +301,28 @@ static int pair_refs(const struct bpf_stmt *parent, const struct bpf_stmt *b,
 	return n;
 }
 
-static const char *pair_reason(struct query *q, struct session *s, const struct bpf_stmt *b, int i,
-			       const int *reads, const struct bpf_stmt *parent)
+/* why the pair's tables stay on the ring, or NULL */
+static const char *pair_reason(const struct bpf_stmt *b, int i, const struct bpf_stmt *parent)
 {
 	const struct source *srcs[2] = { b->start_src, b->src };
-	const int *all = reads + q->nr_stmts * s->nr_src;
 
 	for (int k = 0; k < 2; k++) {
-		int j = src_index(s, srcs[k]);
-
 		if (!strcmp(srcs[k]->ev->system, "lock")) /* fired inside a map's own locks */
 			return "lock:* tracepoints fire inside the locks the BPF maps take: "
 			       "updates "
 			       "would fail there";
-		for (int st = 0; st < q->nr_stmts; st++)
-			if (reads[st * s->nr_src + j]) /* pairs() plans once: the rest is others' */
-				return "read by more than one statement or table (another "
-				       "statement reads its tables)";
-		if (all[j] != pair_refs(parent, b, srcs[k])) /* a pairs() plans its tables once */
+		if (srcs[k]->scanned_by)
+			return "read by more than one statement or table (another "
+			       "statement reads its tables)";
+		if (srcs[k]->nr_pairers != pair_refs(parent, b, srcs[k]))
 			return "read by more than one statement or table (another pairs() "
 			       "reads its tables)";
+		if (srcs[k]->paired_by & ~(1ull << i)) /* the same pairs(): made once */
+			return "read by more than one statement or table (another statement "
+			       "reads pairs() or pending() of its tables)";
 		if (srcs[k]->user_str)
 			return "its rows come from the BPF program that copies user strings";
 	}
-	for (int st = 0; st < q->nr_stmts; st++) /* the same pairs() again plans nothing */
-		if (st != i && (strcasestr(sqlite3_sql(q->stmts[st]), "pairs") ||
-				strcasestr(sqlite3_sql(q->stmts[st]), "pending")))
-			return "read by more than one statement or table (another statement "
-			       "reads pairs() or pending())";
 	return NULL;
 }
 
@@ -366,50 +351,48 @@ static void pair_notes(struct session *s, const struct bpf_stmt *b, const struct
 	const struct bpf_pair *pp = &p->pair;
 	char where[256], end_note[768], id[16] = "";
 
-	snprintf(end_note, sizeof(end_note), "%s", bpf_session__note_of(s, b->src));
+	snprintf(end_note, sizeof(end_note), "%s", plan_note__of(b->src, PLAN_PATH));
 	if (prog_id)
 		snprintf(id, sizeof(id), " %u", prog_id);
 	if (pp->pending_rows) {
 		hook_text(b->start_src->ev, pp, where, sizeof(where));
-		bpf_session__note(
-			s, b->start_src,
-			"pending() starts in the kernel: BPF program%s of %d insns on %s "
-			"stores (time, start values) by key in a hash of up to %d pending "
-			"starts, which %s's program deletes%s",
-			id, nr_insns, where, pp->max_pending, b->src->ev->name,
-			p->tree_fd >= 0 ? "; both programs count only the tasks in the "
-					  "map of tasks (target, below)"
-					: "");
-		bpf_session__note(
-			s, b->src,
-			"%s; pending() ended here: deletes the key's pending start (a start "
-			"finding the hash full is dropped, counted lost); no group: the "
-			"statement reads the starts left in the hash at each window's end",
-			end_note);
+		plan_note__set(b->start_src, PLAN_PATH,
+			       "pending() starts in the kernel: BPF program%s of %d insns on %s "
+			       "stores (time, start values) by key in a hash of up to %d pending "
+			       "starts, which %s's program deletes%s",
+			       id, nr_insns, where, pp->max_pending, b->src->ev->name,
+			       p->tree_fd >= 0 ? "; both programs count only the tasks in the "
+						 "map of tasks (target, below)"
+					       : "");
+		plan_note__set(b->src, PLAN_PATH,
+			       "%s; pending() ended here: deletes the key's pending start (a start "
+			       "finding the hash full is dropped, counted lost); no group: the "
+			       "statement reads the starts left in the hash at each window's end",
+			       end_note);
 		return;
 	}
 	if (pp->role == BPF_PAIR_END) {
-		const char *was = bpf_session__note_of(s, b->start_src);
+		const char *was = plan_note__of(b->start_src, PLAN_PATH);
 		char before[720] = "";
 
 		if (was && strncmp(was, "perf ring", 9)) /* it ends another pairs() too */
 			snprintf(before, sizeof(before), "%.700s%s", was, "; and ");
 		hook_text(b->start_src->ev, pp, where, sizeof(where));
-		bpf_session__note(s, b->start_src,
-				  "%spairs() starts in the kernel: BPF program%s of %d insns on %s "
-				  "stores (time, start value) %s%d%s, which %s's program pairs%s",
-				  before, id, nr_insns, where,
-				  pp->task_store ? "in the key's task's storage (key 0, the idle "
-						   "tasks: in a hash of up to "
-						 : "by key in a hash of up to ",
-				  pp->max_pending, pp->task_store ? ")" : " pending starts",
-				  b->src->ev->name,
-				  p->tree_fd >= 0 ? "; both programs count only the tasks in the "
-						    "map of tasks (target, below)"
-						  : "");
+		plan_note__set(b->start_src, PLAN_PATH,
+			       "%spairs() starts in the kernel: BPF program%s of %d insns on %s "
+			       "stores (time, start value) %s%d%s, which %s's program pairs%s",
+			       before, id, nr_insns, where,
+			       pp->task_store ? "in the key's task's storage (key 0, the idle "
+						"tasks: in a hash of up to "
+					      : "by key in a hash of up to ",
+			       pp->max_pending, pp->task_store ? ")" : " pending starts",
+			       b->src->ev->name,
+			       p->tree_fd >= 0 ? "; both programs count only the tasks in the "
+						 "map of tasks (target, below)"
+					       : "");
 	}
-	bpf_session__note(
-		s, b->src,
+	plan_note__set(
+		b->src, PLAN_PATH,
 		"%s; pairs() %s: looks the key up in the pending starts (%s%d; a start "
 		"finding it full is dropped, counted lost), %s, aggregates latency = end - "
 		"start%s%s",
@@ -428,16 +411,15 @@ static void pair_notes(struct session *s, const struct bpf_stmt *b, const struct
 }
 
 void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int i,
-		     const int *reads, const struct bpf_stmt *parent, const struct query_ops *ops,
-		     void *ctx)
+		     const struct bpf_stmt *parent, const struct query_ops *ops, void *ctx)
 {
-	const char *why = b->ok ? pair_reason(q, s, b, i, reads, parent) : b->why;
+	const char *why = b->ok ? pair_reason(b, i, parent) : b->why;
 	const char *fn = strncmp(b->pair_name, "pending", 7) ? "pairs()" : "pending()";
 	struct bpf_table *t = NULL;
 
 	if (why) {
-		bpf_session__note(s, b->start_src, "perf ring: %s: %s", fn, why);
-		bpf_session__note(s, b->src, "perf ring: %s: %s", fn, why);
+		plan_note__set(b->start_src, PLAN_PATH, "perf ring: %s: %s", fn, why);
+		plan_note__set(b->src, PLAN_PATH, "perf ring: %s: %s", fn, why);
 		return;
 	}
 	/* --max-groups raises it too: the remedy the lost warning names (engine/query.c) */
@@ -446,11 +428,11 @@ void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int
 	if (bpf_pick__to_kernel(q, s, b, i, ops, ctx) ||
 	    (!s->replay && !(t = b->is_part ? b->table : bpf_session__table(s, b->src)))) {
 		char was[768];
-		const char *n = bpf_session__note_of(s, b->src);
+		const char *n = plan_note__of(b->src, PLAN_PATH);
 
 		snprintf(was, sizeof(was), "%s", n && strlen(n) > 11 ? n + 11 : "failed");
-		bpf_session__note(s, b->src, "perf ring: %s: %s", fn, was);
-		bpf_session__note(s, b->start_src, "perf ring: %s: %s", fn, was);
+		plan_note__set(b->src, PLAN_PATH, "perf ring: %s: %s", fn, was);
+		plan_note__set(b->start_src, PLAN_PATH, "perf ring: %s: %s", fn, was);
 		return;
 	}
 	if (!t) { /* offline: listed, not loaded (engine/bpf_offline.c) */

@@ -209,9 +209,9 @@ static void unload(struct query *q, struct session *s, struct bpf_stmt *b, const
 		bpf_groups__register(q->db, p->module, NULL);
 		bpf_table__free(p->table);
 		p->table = NULL;
-		bpf_session__note(s, p->src, "perf ring: %s", why);
+		plan_note__set(p->src, PLAN_PATH, "perf ring: %s", why);
 		if (p->start_src)
-			bpf_session__note(s, p->start_src, "perf ring: %s", why);
+			plan_note__set(p->start_src, PLAN_PATH, "perf ring: %s", why);
 	}
 }
 

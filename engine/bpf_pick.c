@@ -1,12 +1,10 @@
 /*
  * engine/bpf_pick.c - which tables run in the kernel (engine/bpf_plan.h (2), (3)).
  *
- * (1) Which statements read which table: each statement is prepared once more and the
- *     tables it plans (source__plan(), counted in src->nr_plans) are the ones it reads,
- *     whatever its form (joins, views). A table goes to the kernel only if that one
- *     statement's planning is all the planning it had: preparing a statement is
- *     deterministic, so anything else that planned it (a pairs() planned once per run and
- *     cached, a profiler's table) shows as calls the statement does not account for.
+ * (1) Which statements read which table: the readers say so while the statements are
+ *     prepared (core/session.h, source__plan()): a table's scan marks the statement being
+ *     prepared, whatever its form (joins, views, sub-SELECTs); a pairs() or pending() counts
+ *     itself once, when made (cached for the run), and marks each statement that reads it.
  * (2) A table runs in the kernel when exactly one statement reads it, that statement was
  *     read (engine/bpf_plan.c) as a GROUP BY over that table alone, and it is more than
  *     count(*) (counting mode needs no program at all). Under -- CMD, -p, -t or --cgroup the
@@ -51,33 +49,9 @@ static void pick_notice(const struct query_ops *ops, void *ctx, const char *fmt,
 	ops->notice(ctx, line);
 }
 
-/*
- * reads[i * nr_src + j]: the planning calls of source j that preparing statement i makes (-1:
- * it did not prepare again, so it may read anything); the last row: every source's calls so
- * far, all planning included. NULL: out of memory.
- */
-static int *who_reads(struct query *q, struct session *s)
-{
-	int *reads = calloc((size_t)(q->nr_stmts + 1) * (size_t)s->nr_src + 1, sizeof(int));
-	int *all = reads ? reads + q->nr_stmts * s->nr_src : NULL;
-
-	for (int j = 0; reads && j < s->nr_src; j++)
-		all[j] = s->src[j]->nr_plans;
-	for (int i = 0; reads && i < q->nr_stmts; i++) {
-		sqlite3_stmt *st = NULL;
-		int rc;
-
-		for (int j = 0; j < s->nr_src; j++)
-			reads[i * s->nr_src + j] = s->src[j]->nr_plans;
-		rc = sqlite3_prepare_v2(q->db, sqlite3_sql(q->stmts[i]), -1, &st, NULL);
-		sqlite3_finalize(st);
-		for (int j = 0; j < s->nr_src; j++)
-			reads[i * s->nr_src + j] =
-				rc != SQLITE_OK ? -1
-						: s->src[j]->nr_plans - reads[i * s->nr_src + j];
-	}
-	return reads;
-}
+/* statement i scans src (its own FROM, a view's, a sub-SELECT's), as src's scans said while
+ * the statements were prepared (core/session.h) */
+static bool scans(const struct source *src, int i) { return (src->scanned_by >> i) & 1; }
 
 /* -- CMD (without -a), -p, -t, --cgroup: only some tasks count (bpf/tree.h) */
 static bool targets(const struct session *s) { return (s->wl.pid && !s->opts.all) || s->nr_tids; }
@@ -89,41 +63,37 @@ static const char *table_reason(const struct session *s, const struct bpf_stmt *
 
 /* why src stays on the ring, or NULL: it may run in the kernel (statement *which, as *use: the
  * statement or one of its parts); SEVERAL: statements that each may (several()) */
-static const char *ring_reason(struct query *q, struct session *s, struct bpf_stmt *st,
-			       const int *reads, int j, int *which, struct bpf_stmt **use,
-			       char *buf, size_t len)
+static const char *ring_reason(struct query *q, struct session *s, struct bpf_stmt *st, int j,
+			       int *which, struct bpf_stmt **use, char *buf, size_t len)
 {
+	const struct source *src = s->src[j];
 	int n = 0;
 
 	for (int i = 0; i < q->nr_stmts; i++)
-		if (reads[i * s->nr_src + j]) {
+		if (scans(src, i)) {
 			*which = i;
 			n++;
 		}
 	if (n > 1) {
-		int sum = 0;
-		bool each = true;
+		bool each = !src->nr_pairers;
 
 		for (int i = 0; i < q->nr_stmts; i++)
-			if (reads[i * s->nr_src + j]) {
-				sum += reads[i * s->nr_src + j];
-				each = each && st[i].ok && st[i].src == s->src[j] &&
-				       !st[i].start_src && !table_reason(s, &st[i]);
-			}
-		if (each && sum == reads[q->nr_stmts * s->nr_src + j])
+			if (scans(src, i))
+				each = each && st[i].ok && st[i].src == src && !st[i].start_src &&
+				       !table_reason(s, &st[i]);
+		if (each)
 			return SEVERAL;
 		snprintf(buf, len,
 			 "read by %d statements, not each a GROUP BY of it alone the kernel runs",
 			 n);
 		return buf;
 	}
-	if (n == 1 && !st[*which].ok && bpf_parts__of(&st[*which], s->src[j]) &&
-	    !bpf_parts__of(&st[*which], s->src[j])->ok) { /* its sub-SELECT's own reason */
-		snprintf(buf, len, "a sub-SELECT of it: %s",
-			 bpf_parts__of(&st[*which], s->src[j])->why);
+	if (n == 1 && !st[*which].ok && bpf_parts__of(&st[*which], src) &&
+	    !bpf_parts__of(&st[*which], src)->ok) { /* its sub-SELECT's own reason */
+		snprintf(buf, len, "a sub-SELECT of it: %s", bpf_parts__of(&st[*which], src)->why);
 		return buf;
 	}
-	if (n == 0 || reads[*which * s->nr_src + j] != reads[q->nr_stmts * s->nr_src + j])
+	if (n == 0 || src->nr_pairers)
 		return "read by more than one statement or table (pairs(), a profiler's view, ...)";
 	st = &st[*which];
 	if (!st->ok && bpf_parts__of(st, s->src[j]))
@@ -245,25 +215,27 @@ static void note_kernel(struct query *q, struct session *s, struct bpf_table *t,
 		bpf_stack__describe(&t->plan, t->nr_stacks, t->plan.stack_depth, stacks,
 				    sizeof(stacks));
 	if (t->plan.pair.pending_rows) /* no groups: bpf_pairs__pick's note says the rest */
-		bpf_session__note(s, t->src, "in the kernel: BPF program %u of %d insns on %s%s",
-				  t->prog_id, t->nr_insns, where,
-				  t->perf_fd >= 0 ? "" : " (loaded, not attached: --explain)");
+		plan_note__set(t->src, PLAN_PATH,
+			       "in the kernel: BPF program %u of %d insns on %s%s", t->prog_id,
+			       t->nr_insns, where,
+			       t->perf_fd >= 0 ? "" : " (loaded, not attached: --explain)");
 	else
-		bpf_session__note(
-			s, t->src,
-			"aggregated in the kernel: BPF program %u of %d insns on %s%s, "
-			"per-CPU hash %s, up to %d groups%s%s%s",
-			t->prog_id, t->nr_insns, where,
-			t->perf_fd >= 0 || t->nr_pmu_fds ? ""
-							 : " (loaded, not attached: --explain)",
-			b->desc, t->plan.max_groups, stacks,
-			t->nr_maps == 2 ? ", two maps swapped per window" : "",
-			b->is_part ? "; a sub-SELECT of its statement, compiled alone" : "");
-	if (q->plan_only && !bpf_listing__table(t, &l, &e)) /* --explain: what was loaded */
-		bpf_session__listing(s, t->src,
-				     t->plan.pair.pending_rows ? NULL /* run as written */
-							       : strdup(b->sql),
-				     l.text);
+		plan_note__set(t->src, PLAN_PATH,
+			       "aggregated in the kernel: BPF program %u of %d insns on %s%s, "
+			       "per-CPU hash %s, up to %d groups%s%s%s",
+			       t->prog_id, t->nr_insns, where,
+			       t->perf_fd >= 0 || t->nr_pmu_fds
+				       ? ""
+				       : " (loaded, not attached: --explain)",
+			       b->desc, t->plan.max_groups, stacks,
+			       t->nr_maps == 2 ? ", two maps swapped per window" : "",
+			       b->is_part ? "; a sub-SELECT of its statement, compiled alone" : "");
+	if (q->plan_only && !bpf_listing__table(t, &l, &e)) { /* --explain: what was loaded */
+		plan_note__take(t->src, PLAN_SQL,
+				t->plan.pair.pending_rows ? NULL /* run as written */
+							  : strdup(b->sql));
+		plan_note__take(t->src, PLAN_LISTING, l.text);
+	}
 }
 
 /* (3): 0, or -errno when the table stays on the ring (the note says why) */
@@ -286,7 +258,7 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 		b->plan.max_groups *= BPF_DISTINCT_GROUPS;
 	if (targets(s) && !s->replay && /* the workload's or targets' tasks, as inherit follows */
 	    (b->plan.tree_fd = bpf_session__tree(s, !q->plan_only, &e)) < 0) {
-		bpf_session__note(s, src, "perf ring: %s", e.msg);
+		plan_note__set(src, PLAN_PATH, "perf ring: %s", e.msg);
 		if (!q->plan_only)
 			pick_notice(ops, ctx,
 				    "%s: not aggregated in the kernel (%s); the perf ring is used "
@@ -320,8 +292,8 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 				   &e);
 	}
 	if (!t) {
-		bpf_session__note(s, src, "perf ring: %s%s%s", e.msg, log[0] ? "; verifier: " : "",
-				  log);
+		plan_note__set(src, PLAN_PATH, "perf ring: %s%s%s", e.msg,
+			       log[0] ? "; verifier: " : "", log);
 		if (!q->plan_only)
 			pick_notice(ops, ctx,
 				    "%s: not aggregated in the kernel (%s); the perf ring is used "
@@ -337,7 +309,7 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 	snprintf(module, sizeof(module), "%s", b->module);
 	if (b->plan.pair.pending_rows) { /* the statement stays: pending() reads the hash */
 		if (bpf_session__add(s, t)) {
-			bpf_session__note(s, src, "perf ring: out of memory");
+			plan_note__set(src, PLAN_PATH, "perf ring: out of memory");
 			bpf_table__free(t);
 			return -ENOMEM;
 		}
@@ -348,7 +320,7 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 	}
 	if (b->is_part) { /* its statement is prepared once all its parts are in */
 		if (bpf_groups__register(q->db, module, t) != SQLITE_OK || bpf_session__add(s, t)) {
-			bpf_session__note(s, src, "perf ring: out of memory");
+			plan_note__set(src, PLAN_PATH, "perf ring: out of memory");
 			bpf_groups__register(q->db, module, NULL);
 			bpf_table__free(t);
 			return -ENOMEM;
@@ -360,8 +332,8 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 	if (bpf_groups__register(q->db, module, t) != SQLITE_OK ||
 	    sqlite3_prepare_v2(q->db, b->sql, -1, &st, NULL) != SQLITE_OK ||
 	    query__bind_params(q, st) != SQLITE_OK || bpf_session__add(s, t)) {
-		bpf_session__note(s, src, "perf ring: the rewritten statement failed: %s",
-				  sqlite3_errmsg(q->db));
+		plan_note__set(src, PLAN_PATH, "perf ring: the rewritten statement failed: %s",
+			       sqlite3_errmsg(q->db));
 		sqlite3_finalize(st);
 		bpf_groups__register(q->db, module, NULL);
 		bpf_table__free(t);
@@ -381,24 +353,24 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 /* (2b) src (j) read by several statements, each a GROUP BY of it alone: a program and a map
  * each on its tracepoint, the events counted once (the first's); if one cannot be loaded,
  * none is */
-static void several(struct query *q, struct session *s, struct bpf_stmt *st, const int *reads,
-		    int j, const struct query_ops *ops, void *ctx)
+static void several(struct query *q, struct session *s, struct bpf_stmt *st, int j,
+		    const struct query_ops *ops, void *ctx)
 {
 	struct source *src = s->src[j];
 	char first[700] = "", why[700];
 	int n = 0, bad = 0;
 
 	for (int i = 0; i < q->nr_stmts && !bad; i++) {
-		if (!reads[i * s->nr_src + j])
+		if (!scans(src, i))
 			continue;
 		st[i].defer = true;
 		if (bpf_pick__to_kernel(q, s, &st[i], i, ops, ctx)) {
 			bad = 1;
-			snprintf(why, sizeof(why), "%s", bpf_session__note_of(s, src));
+			snprintf(why, sizeof(why), "%s", plan_note__of(src, PLAN_PATH));
 			break;
 		}
 		if (n++ == 0)
-			snprintf(first, sizeof(first), "%s", bpf_session__note_of(s, src));
+			snprintf(first, sizeof(first), "%s", plan_note__of(src, PLAN_PATH));
 		else if (st[i].table)                  /* offline: listed, no table */
 			st[i].table->secondary = true; /* the first counts the events */
 	}
@@ -418,38 +390,33 @@ static void several(struct query *q, struct session *s, struct bpf_stmt *st, con
 		st[i].ready = NULL;
 	}
 	if (bad)
-		bpf_session__note(
-			s, src, "%s (read by %d statements: none is in the kernel)",
-			strncmp(why, "perf ring", 9) ? "perf ring: a program failed" : why, n + 1);
+		plan_note__set(src, PLAN_PATH, "%s (read by %d statements: none is in the kernel)",
+			       strncmp(why, "perf ring", 9) ? "perf ring: a program failed" : why,
+			       n + 1);
 	else
-		bpf_session__note(s, src,
-				  "read by %d statements, a program and a map each; the "
-				  "first's: %s",
-				  n, first);
+		plan_note__set(src, PLAN_PATH,
+			       "read by %d statements, a program and a map each; the "
+			       "first's: %s",
+			       n, first);
 }
 
 int bpf_pick__apply(struct query *q, struct session *s, const struct query_ops *ops, void *ctx)
 {
 	struct bpf_stmt *st;
 	char why[320];
-	int *reads;
-	int ret = 0;
 
 	if (!s->nr_src || (s->replay && !q->plan_only) || q->record_path)
 		return 0; /* a capture's rows are its tables' (with --explain: listed, offline) */
 	if (q->no_bpf || q->no_pushdown) { /* --no-pushdown: nothing of WHERE in the kernel */
 		for (int j = 0; j < s->nr_src; j++)
 			if (!s->src[j]->counter)
-				bpf_session__note(s, s->src[j], "perf ring: %s",
-						  q->no_bpf ? "--no-bpf" : "--no-pushdown");
+				plan_note__set(s->src[j], PLAN_PATH, "perf ring: %s",
+					       q->no_bpf ? "--no-bpf" : "--no-pushdown");
 		return 0;
 	}
 	st = calloc((size_t)q->nr_stmts, sizeof(*st));
-	reads = st ? who_reads(q, s) : NULL;
-	if (!st || !reads) {
-		free(st);
+	if (!st)
 		return -ENOMEM;
-	}
 	for (int i = 0; i < q->nr_stmts; i++) {
 		char module[32];
 
@@ -460,26 +427,25 @@ int bpf_pick__apply(struct query *q, struct session *s, const struct query_ops *
 	}
 	for (int i = 0; i < q->nr_stmts; i++)
 		if (st[i].start_src)
-			bpf_pairs__pick(q, s, &st[i], i, reads, NULL, ops, ctx);
+			bpf_pairs__pick(q, s, &st[i], i, NULL, ops, ctx);
 	for (int i = 0; i < q->nr_stmts; i++) /* pairs() of parts (blktrace's arms) */
 		for (int k = 0; k < st[i].nr_parts; k++)
 			if (st[i].parts[k].st.start_src)
-				bpf_pairs__pick(q, s, &st[i].parts[k].st, i, reads, &st[i], ops,
-						ctx);
+				bpf_pairs__pick(q, s, &st[i].parts[k].st, i, &st[i], ops, ctx);
 	for (int j = 0; j < s->nr_src; j++) {
 		struct bpf_stmt *use = NULL;
 		const char *r;
 		int i = -1;
 
-		r = bpf_session__note_of(s, s->src[j]);
+		r = plan_note__of(s->src[j], PLAN_PATH);
 		if (s->src[j]->counter || (r && (strstr(r, "pairs()") || strstr(r, "pending()"))))
 			/* bpf_pairs__pick's */
 			continue;
-		r = ring_reason(q, s, st, reads, j, &i, &use, why, sizeof(why));
+		r = ring_reason(q, s, st, j, &i, &use, why, sizeof(why));
 		if (r == SEVERAL)
-			several(q, s, st, reads, j, ops, ctx);
+			several(q, s, st, j, ops, ctx);
 		else if (r)
-			bpf_session__note(s, s->src[j], "perf ring: %s", r);
+			plan_note__set(s->src[j], PLAN_PATH, "perf ring: %s", r);
 		else
 			bpf_pick__to_kernel(q, s, use, i, ops, ctx);
 	}
@@ -488,8 +454,7 @@ int bpf_pick__apply(struct query *q, struct session *s, const struct query_ops *
 	for (int i = 0; i < q->nr_stmts; i++)
 		bpf_stmt__free(&st[i]);
 	free(st);
-	free(reads);
-	return ret;
+	return 0;
 }
 
 /* --explain's target line of a table fed by BPF: whose events, perf-sql's left out (p NULL:
@@ -539,7 +504,7 @@ static void explain_who(const struct session *s, const struct source *src, const
 
 bool bpf_pick__explain(const struct session *s, const struct source *src, FILE *f)
 {
-	const char *note = bpf_session__note_of(s, src), *sql, *listing;
+	const char *note = plan_note__of(src, PLAN_PATH), *sql, *listing;
 	const struct bpf_table *t = bpf_session__table(s, src);
 	bool kernel = src->bpf || (note && (!strncmp(note, "aggregated in the kernel", 24) ||
 					    !strncmp(note, "in the kernel", 13) ||
@@ -552,7 +517,8 @@ bool bpf_pick__explain(const struct session *s, const struct source *src, FILE *
 		explain_who(s, src, t ? &t->plan : NULL, f);
 	if ((t || kernel) && src->need_cgroup)
 		query__explain_cgroup(s, true, f);
-	bpf_session__listing_of(s, src, &sql, &listing);
+	sql = plan_note__of(src, PLAN_SQL);
+	listing = plan_note__of(src, PLAN_LISTING);
 	if (s->started || !listing) /* -v: the plan once collecting, no listing */
 		return t || kernel;
 	if (sql)

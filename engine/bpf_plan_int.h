@@ -122,8 +122,7 @@ bool bpf_pick__tp_btf(const struct bpf_plan *p);
 int bpf_offline__list(struct query *q, struct session *s, struct bpf_stmt *b);
 /* engine/bpf_pairs.c: statement i over pairs() to the kernel, when its tables allow */
 void bpf_pairs__pick(struct query *q, struct session *s, struct bpf_stmt *b, int i,
-		     const int *reads, const struct bpf_stmt *parent, const struct query_ops *ops,
-		     void *ctx);
+		     const struct bpf_stmt *parent, const struct query_ops *ops, void *ctx);
 /* engine/bpf_parts.c: statement i's sub-SELECTs that read one table each, analyzed (b->parts);
  * the part of b that reads src, if any; statement i with its parts in the kernel read from
  * their groups (a part that could not be: all of them back on the ring) */

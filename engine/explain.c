@@ -145,8 +145,9 @@ void query__explain(struct session *s, FILE *f)
 			!src->want_all && src->want_filter[0]
 				? src->want_filter
 				: "nothing the kernel can test (or a scan needs every row)");
-		if (src->filter_note[0]) /* a filter wanted and not set: never in silence */
-			fprintf(f, "  filter note  %s\n", src->filter_note);
+		if (plan_note__of(src,
+				  PLAN_FILTER)) /* a filter wanted, not set: never in silence */
+			fprintf(f, "  filter note  %s\n", plan_note__of(src, PLAN_FILTER));
 		if (src->need_cgroup)
 			query__explain_cgroup(s, false, f);
 		fprintf(f, "  user space   SQLite checks every WHERE term again\n");

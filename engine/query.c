@@ -111,14 +111,18 @@ static int prepare_all(struct query *q, struct session *s, struct err *e)
 		return err_set(e, -ENOMEM, "sqlite: %s", sqlite3_errmsg(q->db));
 	while (sql && *sql) {
 		sqlite3_stmt *st = NULL;
-		int rc = sqlite3_prepare_v2(q->db, sql, -1, &st, &tail);
+		int rc;
 
+		session__reading(s, q->nr_stmts); /* the tables say they are read (bpf_pick.c) */
+		rc = sqlite3_prepare_v2(q->db, sql, -1, &st, &tail);
+		session__reading(s, -1);
 		if (rc != SQLITE_OK && q->run_sql) {
 			for (int i = 0; i < q->nr_stmts; i++) /* as written, then */
 				sqlite3_finalize(q->stmts[i]);
 			q->nr_stmts = 0;
 			sqlite3_free(q->run_sql);
 			q->run_sql = NULL;
+			session__reading(s, -2);
 			return prepare_all(q, s, e);
 		}
 		if (rc != SQLITE_OK)

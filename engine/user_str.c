@@ -83,8 +83,8 @@ static int without(struct query *q, struct session *s, struct source *src, const
 			src->ev->full, col, why);
 		return hint ? err_hint(e, "%s", hint) : e->code;
 	}
-	bpf_session__note(s, src, "perf ring of the tracepoint: its NAME_str columns are NULL (%s)",
-			  why);
+	plan_note__set(src, PLAN_PATH,
+		       "perf ring of the tracepoint: its NAME_str columns are NULL (%s)", why);
 	snprintf(line, sizeof(line),
 		 "%s: its NAME_str columns are NULL: user strings need a BPF program (%s)",
 		 src->ev->full, why);
@@ -101,12 +101,12 @@ static void note(struct session *s, struct source *src, unsigned id, int nr_insn
 
 	if (id)
 		snprintf(prog, sizeof(prog), " %u", id);
-	bpf_session__note(s, src,
-			  "perf ring of a BPF output event on every CPU, written by BPF program"
-			  "%s of %d insns on %s (%s), which copies the call's %d user string%s "
-			  "(at most %d bytes each) with the record",
-			  prog, nr_insns, src->ev->full, how, nr_strs, nr_strs == 1 ? "" : "s",
-			  USER_STR_MAX);
+	plan_note__set(src, PLAN_PATH,
+		       "perf ring of a BPF output event on every CPU, written by BPF program"
+		       "%s of %d insns on %s (%s), which copies the call's %d user string%s "
+		       "(at most %d bytes each) with the record",
+		       prog, nr_insns, src->ev->full, how, nr_strs, nr_strs == 1 ? "" : "s",
+		       USER_STR_MAX);
 }
 
 /* a capture or another kernel's facts, --explain: the program built and listed (3) */
@@ -122,7 +122,8 @@ static int offline(struct session *s, struct source *src, struct err *e)
 	source__use_user_str(src);
 	note(s, src, 0, nr_insns, nr_strs < USER_STR_FIELDS ? nr_strs : USER_STR_FIELDS,
 	     "built, not loaded: offline");
-	bpf_session__listing(s, src, NULL, listing);
+	plan_note__set(src, PLAN_SQL, NULL);
+	plan_note__take(src, PLAN_LISTING, listing);
 	return 0;
 }
 
@@ -168,7 +169,7 @@ int user_str_plan__apply(struct query *q, struct session *s, const struct query_
 		note(s, src, p->prog_id, p->nr_insns, p->nr_strs,
 		     q->plan_only ? "loaded, not attached: --explain" : "attached");
 		if (p->listing) /* --explain: what was loaded */
-			bpf_session__listing(s, src, NULL, strdup(p->listing));
+			plan_note__take(src, PLAN_LISTING, strdup(p->listing));
 	}
 	return 0;
 }

@@ -185,10 +185,9 @@ static size_t user_cut(const struct bpf_table *t, uint32_t pid, uint32_t tid, ui
 	struct sample smp = { .pid = pid, .tid = tid, .nr_stack = n, .stack = frames };
 	uint64_t *chain;
 
-	if (!s->on_user_stack || s->opts.call_graph != CALL_GRAPH_AUTO || !n ||
-	    !(chain = malloc(max * 8)))
+	if (!s->stacks || s->opts.call_graph != CALL_GRAPH_AUTO || !n || !(chain = malloc(max * 8)))
 		return n;
-	n = s->on_user_stack(s->stack_ctx, &smp, chain, max);
+	n = s->stacks->user_stack(s->stack_ctx, &smp, chain, max);
 	memcpy(frames, chain, n * 8);
 	free(chain);
 	return n;

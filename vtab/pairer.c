@@ -142,9 +142,8 @@ struct pairer *pairer__get(struct session *s, struct pairer **cache, int *nr, bo
 	raw_s = p->start_key.kind == SPEC_FIELD || p->start_col.kind >= SPEC_FIELD;
 	raw_s |= pending && p->end_col.kind >= SPEC_FIELD; /* pending(): both values the start's */
 	raw_e = p->end_key.kind == SPEC_FIELD || (!pending && p->end_col.kind >= SPEC_FIELD);
-	/* comm is a column of every pair: task names are always tracked */
-	source__plan(p->start, raw_s, true, true);
-	source__plan(p->end, raw_e, true, true);
+	source__plan_pairer(p->start, raw_s);
+	source__plan_pairer(p->end, raw_e);
 	/* pairing needs every row: no other scan's WHERE may become these tables' filter */
 	source__dry_scan(p->start, NULL);
 	source__dry_scan(p->end, NULL);
@@ -193,6 +192,8 @@ int pairer__best_index(struct session *s, struct pairer **cache, int *nr, bool p
 	}
 	if (!(p = pairer__get(s, cache, nr, pending, args, err)))
 		return *err ? SQLITE_ERROR : SQLITE_NOMEM;
+	source__read_by_pairer(p->start);
+	source__read_by_pairer(p->end);
 	for (info->idxNum = 0; cache[info->idxNum] != p; info->idxNum++)
 		;
 	info->estimatedCost = 1000;

@@ -400,6 +400,16 @@ static void add_syms(void *sy, const void *blob, size_t len) { symbols__add_syms
 
 static void free_symbols(void *sy) { symbols__free(sy); }
 
+static const struct stack_names_ops symbols_names = {
+	.new_pid = note_pid,
+	.mmap = add_map,
+	.user_stack = user_stack,
+	.maps_since = maps_since,
+	.syms_since = syms_since,
+	.add_syms = add_syms,
+	.free = free_symbols,
+};
+
 int stack_hooks__install(struct session *s)
 {
 	if (s->stack_ctx)
@@ -407,13 +417,7 @@ int stack_hooks__install(struct session *s)
 	/* stacks are unwound and named by the symbols layer, above core */
 	if (!(s->stack_ctx = symbols__new()))
 		return -ENOMEM;
-	s->on_new_stack_pid = note_pid;
-	s->stack_ctx_free = free_symbols;
-	s->on_mmap = add_map;
-	s->on_user_stack = user_stack;
-	s->maps_since = maps_since;
-	s->syms_since = syms_since;
-	s->on_syms = add_syms;
+	s->stacks = &symbols_names;
 	if (s->replay) /* the capture's pids are not this machine's */
 		symbols__set_offline(s->stack_ctx);
 	return 0;

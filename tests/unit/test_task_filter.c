@@ -108,8 +108,9 @@ static void test_notes(void)
 	T(kf.overflow && !kfilter__str(&kf), "a WHERE filter of 400 values is too long");
 	source__dry_scan(src, &kf);
 	session__plan_filters(s);
-	T(strstr(src->filter_note, "too long for one kernel filter"), "noted: %s",
-	  src->filter_note);
+	T(plan_note__of(src, PLAN_FILTER) &&
+		  strstr(plan_note__of(src, PLAN_FILTER), "too long for one kernel filter"),
+	  "noted: %s", plan_note__of(src, PLAN_FILTER));
 	T(!src->filter[0], "no filter in the kernel: %s", src->filter);
 	session__close(s);
 }
