@@ -147,7 +147,9 @@ int tp_table__best_index(sqlite3_vtab *vt_, sqlite3_index_info *info)
 	info->needToFreeIdxStr = 1;
 	if (info->nOrderBy == 1 && !info->aOrderBy[0].desc && info->aOrderBy[0].iColumn >= 0 &&
 	    vt->cols[info->aOrderBy[0].iColumn].kind == TP_COL_TIME)
-		info->orderByConsumed = 1;
+		info->orderByConsumed = 1; /* the scan's own order */
+	else
+		info->idxNum = tp_group__plan(vt, info); /* GROUP BY: handed over grouped */
 	info->estimatedRows = 1000000 / (argv_idx + 1);
 	info->estimatedCost = 1000000.0 / (argv_idx + 1);
 	return SQLITE_OK;

@@ -193,6 +193,7 @@ static int tp_table_close(sqlite3_vtab_cursor *c_)
 	if (vt->s->dry_run && !c->filtered)
 		source__dry_scan(vt->src, NULL);
 	wscan__done(&c->scan);
+	tp_group__done(&c->group);
 	sqlite3_free(c);
 	return SQLITE_OK;
 }
@@ -218,7 +219,10 @@ static int tp_table_filter(sqlite3_vtab_cursor *c_, int idx_num, const char *idx
 	wscan__done(&c->scan);
 	if (wscan__init(&c->scan, vt->src->win))
 		return SQLITE_NOMEM;
-	c->row = wscan__next(&c->scan);
+	c->grouped = idx_num & 1; /* a GROUP BY's: group by group (vtab/tp_group.c) */
+	if (c->grouped && tp_group__scan(&c->group, vt, &c->scan, idx_num))
+		return SQLITE_NOMEM;
+	c->row = c->grouped ? tp_group__next(&c->group) : wscan__next(&c->scan);
 	return SQLITE_OK;
 }
 
@@ -230,7 +234,7 @@ static int tp_table_next(sqlite3_vtab_cursor *c_)
 	if (c->nr_counted)
 		c->nr_counted--;
 	else
-		c->row = wscan__next(&c->scan);
+		c->row = c->grouped ? tp_group__next(&c->group) : wscan__next(&c->scan);
 	return SQLITE_OK;
 }
 

@@ -49,9 +49,17 @@ struct tp_vtab {
 	struct tp_col cols[];
 };
 
+/* a GROUP BY's rows, grouped (vtab/tp_group.c) */
+struct tp_group {
+	const struct wrow **rows;
+	size_t nr, at;
+};
+
 struct tp_cursor {
 	sqlite3_vtab_cursor base;
 	bool filtered; /* dry run: xFilter reached */
+	bool grouped;  /* rows from group, not scan */
+	struct tp_group group;
 	struct wscan scan;
 	const struct wrow *row;
 	uint64_t nr_counted; /* counting mode: rows left */
@@ -61,6 +69,13 @@ struct tp_cursor {
 /* xBestIndex: the columns used tell the session what to sample; constraints a kernel filter can
  * express are described in idxStr (vtab/tp_table.c) */
 int tp_table__best_index(sqlite3_vtab *vt_, sqlite3_index_info *info);
+/* xBestIndex of a GROUP BY whose terms are columns: the idxNum of a scan that
+ * hands its rows over group by group (orderByConsumed set), 0 if it cannot. */
+int tp_group__plan(const struct tp_vtab *vt, sqlite3_index_info *info);
+/* xFilter of such a scan: every row of sc into t, grouped as idx_num says; 0 or -ENOMEM. */
+int tp_group__scan(struct tp_group *t, struct tp_vtab *vt, struct wscan *sc, int idx_num);
+const struct wrow *tp_group__next(struct tp_group *t);
+void tp_group__done(struct tp_group *t);
 /* In the planning dry run: idxStr and its bound values made the source's kernel filter. */
 void tp_table__dry_scan(struct tp_vtab *vt, const char *idx_str, int argc, sqlite3_value **argv);
 #endif
