@@ -471,6 +471,13 @@ def report_burn(R):
         s = slow(key, b)
         row("slowdown burn, 999 Hz stacks, %s (target <= 2%%)" % what, cell(s("perf-sql")),
             "perf-record -F 999 -g", cell(s("perf-record")), "lower", sk)
+    # the floor: 999 Hz samples with no call chain, what any tool pays for the interrupts
+    s = slow("cpurate", cbase)
+    fl, pg, ps = s("perf-record-nog"), s("perf-record"), s("perf-sql")
+    if fl is not None and pg is not None and ps is not None:
+        print("sampling floor, 999 Hz, no call chain (perf record -F 999), work per CPU s: "
+              "%.3fx (%+.2f%%); above the floor: perf-sql %+.2f%%, perf record -g %+.2f%%"
+              % (fl, 100 * (fl - 1), 100 * (ps - fl), 100 * (pg - fl)))
 
 
 def report_agg(R):

@@ -13,7 +13,8 @@
 #         `perf record -g -F 999 -- burn 5` (whole run), and their marginal rate between that
 #         file and a -F 9999 one (start-up cancelled).
 #  burn   sampling overhead: `burn SECS` on CPU 0 untraced, under perf-sql "select
-#         folded_stack(stack) from cpu_clock(999) ..." and under perf record -F 999 -g. burn runs
+#         folded_stack(stack) from cpu_clock(999) ..." and under perf record -F 999 -g; and
+#         under perf record -F 999 without -g: the floor, what sampling alone costs here. burn runs
 #         for a fixed wall time, so its work is what it got done: bench/burn_rounds.c attaches
 #         with ptrace (no stop until the exit) and reads burn's global `sink` (the sum of its loop
 #         indices, so work x a constant) and its on-CPU ns at the exit. Slowdown = untraced work /
@@ -111,13 +112,15 @@ section_burn() {
 	log "sampling overhead: burn $BURN_SECS on CPU 0 x$REPS: untraced / perf-sql folded_stack" \
 		"at 999 Hz / perf record -F 999 -g"
 	for ((r = 0; r < REPS; r++)); do
-		for t in base perf-sql perf-record; do
+		for t in base perf-sql perf-record perf-record-nog; do
 			case $t in
 			base) cmd=("${wl[@]}") ;;
 			perf-sql) cmd=("$PERF_SQL" --csv "select folded_stack(stack) as folded
 				from cpu_clock(999) where _pid = workload_pid()" -- "${wl[@]}") ;;
 			perf-record) [ "$HAVE_PERF" = 1 ] || continue
 				cmd=(perf record -q -F 999 -g -o "$TMP/burn.data" -- "${wl[@]}") ;;
+			perf-record-nog) [ "$HAVE_PERF" = 1 ] || continue # the floor: no call chain
+				cmd=(perf record -q -F 999 -o "$TMP/burn.data" -- "${wl[@]}") ;;
 			esac
 			rm -f "$TMP/burn.sink"
 			timed "${cmd[@]}"
@@ -129,8 +132,8 @@ section_burn() {
 			read -r sink oncpu < <(sed -n 's/^sink=\([0-9]*\) oncpu_ns=\([0-9]*\)$/\1 \2/p' \
 				"$TMP/burn.sink" 2> /dev/null)
 			if [ "$TRACER_RC" != 0 ] || [ -z "$sink" ]; then
-				[ "$t" = perf-record ] && skip perf-record.burn "perf record exit $TRACER_RC"
-				[ "$t" != perf-record ] && anomaly "burn.$t: exit $TRACER_RC, burn pid ${pid:-not found}:" \
+				[ "${t#perf-record}" != "$t" ] && skip "$t.burn" "perf record exit $TRACER_RC"
+				[ "${t#perf-record}" = "$t" ] && anomaly "burn.$t: exit $TRACER_RC, burn pid ${pid:-not found}:" \
 					"$(cat "$TMP/burn.err" 2> /dev/null | oneline 150) $(oneline 150 < "$TMP/t.err")"
 				continue
 			fi
