@@ -96,7 +96,7 @@ static int put_value(struct tp_vtab *vt, const struct tp_col *c, const struct wr
 			kind = field__int(c->f, r, &v) ? K_INT : K_NULL;
 		else if (field__bytes(c->f, r, &p, &n))
 			kind = c->f->kind == FIELD_STR || c->f->kind == FIELD_DYN_STR ? K_TEXT
-										  : K_BLOB;
+										      : K_BLOB;
 		else
 			kind = K_NULL;
 	}
@@ -170,6 +170,7 @@ struct grouping {
 	size_t nr_g, cap_g;
 	uint32_t *slots; /* group index + 1, 0: empty */
 	size_t nr_slots;
+	long last; /* the previous row's group (a run of one task's rows is common), -1 */
 };
 
 static int grow_slots(struct grouping *gr)
@@ -195,16 +196,19 @@ static int grow_slots(struct grouping *gr)
 /* the group of key (made if new): its index, or -ENOMEM */
 static long group_of(struct grouping *gr, int nr_terms, const uint8_t *key, size_t len)
 {
-	uint64_t h = hash_of(key, len);
+	uint64_t h;
 	size_t at;
 	struct group *g;
 
+	if (gr->last >= 0 && gr->g[gr->last].len == len && !memcmp(gr->g[gr->last].key, key, len))
+		return gr->last;
+	h = hash_of(key, len);
 	if ((gr->nr_g + 1) * 2 > gr->nr_slots && grow_slots(gr))
 		return -ENOMEM;
 	for (at = h & (gr->nr_slots - 1); gr->slots[at]; at = (at + 1) & (gr->nr_slots - 1)) {
 		g = &gr->g[gr->slots[at] - 1];
 		if (g->hash == h && g->len == len && !memcmp(g->key, key, len))
-			return (long)gr->slots[at] - 1;
+			return gr->last = (long)gr->slots[at] - 1;
 	}
 	if (gr->nr_g == gr->cap_g) {
 		size_t n = gr->cap_g ? gr->cap_g * 2 : 64;
@@ -216,13 +220,14 @@ static long group_of(struct grouping *gr, int nr_terms, const uint8_t *key, size
 		gr->cap_g = n;
 	}
 	g = &gr->g[gr->nr_g];
-	*g = (struct group){ .hash = h, .len = len, .nr_terms = nr_terms,
-			     .key = malloc(len ? len : 1) };
+	*g = (struct group){
+		.hash = h, .len = len, .nr_terms = nr_terms, .key = malloc(len ? len : 1)
+	};
 	if (!g->key)
 		return -ENOMEM;
 	memcpy(g->key, key, len);
 	gr->slots[at] = (uint32_t)++gr->nr_g;
-	return (long)gr->nr_g - 1;
+	return gr->last = (long)gr->nr_g - 1;
 }
 
 static int group_cmp(const void *a, const void *b)
@@ -233,8 +238,8 @@ static int group_cmp(const void *a, const void *b)
 }
 
 /* rows (nr of them, each of group gid[i]) into out, the groups in their keys' order */
-static int place(struct grouping *gr, const struct wrow **rows,
-		 const uint32_t *gid, size_t nr, const struct wrow **out)
+static int place(struct grouping *gr, const struct wrow **rows, const uint32_t *gid, size_t nr,
+		 const struct wrow **out)
 {
 	struct group **order = malloc((gr->nr_g ? gr->nr_g : 1) * sizeof(*order));
 	size_t at = 0;
@@ -259,7 +264,7 @@ static int place(struct grouping *gr, const struct wrow **rows,
 int tp_group__scan(struct tp_group *t, struct tp_vtab *vt, struct wscan *sc, int idx_num)
 {
 	int nr_terms = (idx_num >> 1) & 3, ret = 0;
-	struct grouping gr = { 0 };
+	struct grouping gr = { .last = -1 };
 	const struct wrow **rows = NULL, *r;
 	uint32_t *gid = NULL;
 	uint8_t *key = NULL;
@@ -284,7 +289,8 @@ int tp_group__scan(struct tp_group *t, struct tp_vtab *vt, struct wscan *sc, int
 			cap = n;
 		}
 		for (int i = 0; i < nr_terms && !ret; i++) {
-			int col = (idx_num >> (3 + i * GROUP_COL_BITS)) & ((1 << GROUP_COL_BITS) - 1);
+			int col =
+				(idx_num >> (3 + i * GROUP_COL_BITS)) & ((1 << GROUP_COL_BITS) - 1);
 
 			ret = put_value(vt, &vt->cols[col], r, &key, &key_cap, &len);
 		}
