@@ -42,12 +42,12 @@ static void agg_sum(struct cc *c, const struct bpf_agg *g, int i)
 	basm__place(c->a, ok);
 }
 
-/* a bare column: the time now, then the value (a text through the scratch buffer) */
+/* a bare column: the time (this run's, bpf_cc__now), then the value (a text through the scratch buffer) */
 static void agg_bare(struct cc *c, const struct bpf_agg *g)
 {
 	int at = g->off + BPF_BARE_VAL;
 
-	emit(c, bi_call(BPF_FUNC_ktime_get_ns));
+	bpf_cc__now(c);
 	emit(c, bi_stx(BPF_DW, BPF_REG_9, BPF_REG_0, (int16_t)g->off));
 	if (!bpf_val__is_str(&g->v)) {
 		bpf_cc__load_val(c, &g->v, BPF_REG_1, BPF_REG_2);

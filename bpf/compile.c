@@ -404,6 +404,14 @@ void bpf_cc__log2(struct cc *c, int v, int out, int t)
 	}
 }
 
+void bpf_cc__now(struct cc *c)
+{
+	if (c->now)
+		emit(c, bi_ldx(BPF_DW, BPF_REG_0, FP, OFF_NOW));
+	else
+		emit(c, bi_call(BPF_FUNC_ktime_get_ns));
+}
+
 int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 		const struct bpf_kernel_offs *k, struct basm *a)
 {
@@ -415,11 +423,12 @@ int bpf_compile(const struct bpf_plan *p, const struct bpf_prog_maps *m,
 	if ((p->hook != BPF_HOOK_TP && !k) ||
 	    (bpf_plan__has_stack(p) && (m->stacks < 0 || m->stack_buf < 0)))
 		return -EINVAL;
-	c.key = OFF_STR - ((p->key_size + 7) & ~7);
+	c.key = OFF_NOW - ((p->key_size + 7) & ~7);
 	c.pair = c.key - BPF_PAIR_AREA;
 	/* the frame: the helpers' slots, the text buffer, the key, the pair's area (bpf/pairs.c),
 	 * all inside the 512 bytes of stack */
-	assert(OFF_STR + BPF_MAX_STR + 8 <= OFF_COMM && c.key + p->key_size <= OFF_STR);
+	assert(OFF_STR + BPF_MAX_STR + 8 <= OFF_COMM && OFF_NOW + 8 <= OFF_STR &&
+	       c.key + p->key_size <= OFF_NOW);
 	assert(c.pair >= -512 && c.pair % 8 == 0);
 	c.out = basm__label(a);
 	have = basm__label(a);

@@ -17,6 +17,7 @@
 #define OFF_TID (-28)     /* u32: the thread, the workload tree's key */
 #define OFF_COMM (-48)    /* char[16] from bpf_get_current_comm() */
 #define OFF_STR (-120)    /* char[BPF_MAX_STR + 8]: a char[N] field, bytes after NUL zeroed */
+#define OFF_NOW (-128)    /* u64 from bpf_ktime_get_ns(), once a run (struct cc's now) */
 
 struct cc {
 	const struct bpf_plan *p;
@@ -28,7 +29,13 @@ struct cc {
 	int pair; /* fp offset of the pair's area (bpf/pairs.c), below the key */
 	int done; /* a program both ending and starting pairs: its real out */
 	bool bad; /* a field the hook cannot read (bpf_compile fails with -EINVAL) */
+	/* the time is at OFF_NOW from here on: a pair's end took it first thing, before any
+	 * branch to what follows (the aggregates, a BOTH program's start), so one instant serves
+	 * them all, as one ring row's _time does */
+	bool now;
 };
+/* r0 = the time: this run's (OFF_NOW) once taken, else bpf_ktime_get_ns() */
+void bpf_cc__now(struct cc *c);
 
 static inline void emit(struct cc *c, struct bpf_insn i) { basm__emit(c->a, i); }
 /* ++stats[cpu] at byte off of the stats value, then return */

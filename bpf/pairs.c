@@ -250,7 +250,7 @@ void bpf_pair__start(struct cc *c)
 	}
 	if (pp->need_comm)
 		comm_to(c, p + PA_COMM(pp));
-	emit(c, bi_call(BPF_FUNC_ktime_get_ns));
+	bpf_cc__now(c); /* a BOTH program's: its end's instant */
 	emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, (int16_t)(p + PA_TIME)));
 	if (pp->task_store)
 		task_start(c, stored, dropped);
@@ -312,8 +312,10 @@ void bpf_pair__end(struct cc *c)
 	found = basm__label(c->a);
 	unmatched = basm__label(c->a);
 	got = basm__label(c->a);
-	emit(c, bi_call(BPF_FUNC_ktime_get_ns));
+	emit(c, bi_call(BPF_FUNC_ktime_get_ns)); /* first thing: what follows reads it */
+	emit(c, bi_stx(BPF_DW, FP, BPF_REG_0, OFF_NOW));
 	emit(c, bi_mov64_reg(BPF_REG_8, BPF_REG_0));
+	c->now = true;
 	bpf_cc__load_val(c, &pp->end_key, BPF_REG_1, BPF_REG_2);
 	emit(c, bi_stx(BPF_DW, FP, BPF_REG_1, (int16_t)(p + PA_KEY)));
 	if (pp->task_store)
