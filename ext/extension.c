@@ -21,7 +21,8 @@
  *     connection has its own state, freed when SQLite destroys perf_sql_version() as the
  *     connection closes, after its last statement (sqlite3_close_v2) is finalized.
  * (4) Every sqlite3_*() call goes through the host's routine table (ext/ext_api.h): the host's
- *     SQLite must be 3.38 or newer (sqlite3_vtab_in(), sqlite3_vtab_rhs_value()).
+ *     SQLite must be 3.38 or newer (sqlite3_vtab_in(), sqlite3_vtab_rhs_value(),
+ *     sqlite3_vtab_distinct()).
  */
 #include <stdlib.h>
 #include <string.h>
