@@ -94,7 +94,7 @@ int bpf_offline__list(struct query *q, struct session *s, struct bpf_stmt *b)
 			       "in the kernel: BPF program of %d insns on %s (built from %s, not "
 			       "loaded: offline)",
 			       l.nr_insns, where, l.facts);
-		plan_note__set(b->src, PLAN_SQL, NULL);
+		plan_note__take(b->src, PLAN_SQL, NULL);
 		plan_note__take(b->src, PLAN_LISTING, l.text);
 		return 0;
 	}

@@ -122,7 +122,7 @@ static int offline(struct session *s, struct source *src, struct err *e)
 	source__use_user_str(src);
 	note(s, src, 0, nr_insns, nr_strs < USER_STR_FIELDS ? nr_strs : USER_STR_FIELDS,
 	     "built, not loaded: offline");
-	plan_note__set(src, PLAN_SQL, NULL);
+	plan_note__take(src, PLAN_SQL, NULL);
 	plan_note__take(src, PLAN_LISTING, listing);
 	return 0;
 }

@@ -45,7 +45,7 @@ static bool groupable(const struct tp_col *c)
 	case TP_COL_TID:
 	case TP_COL_COMM:
 	case TP_COL_PERIOD:
-	case TP_COL_IP: return true;
+	case TP_COL_IP:
 	case TP_COL_FIELD: return true;
 	default: return false;
 	}
