@@ -14,10 +14,18 @@
  *     first pass may read the headers only, stepping over frames (capture__next_of()).
  * (4) The file is made by core/outfile.h's rules (mode 0600, never through a link); a FIFO or
  *     /dev/stdout is written as it is, so a capture can be piped.
+ * (6) Read-ahead (capture__read_ahead(), replay's second pass): the frames of the next blocks,
+ *     up to a byte bound, are read in one go and decompressed on several threads (each block
+ *     is a frame of its own), then handed out in file order as capture__next_of() hands them.
+ *     A read-ahead ends at a window's end (WINDOW), so replay -i holds one window at a time.
+ *     A block read ahead is one whose header and frame read whole and that is not the file's
+ *     last: anything else (the end, a cut, a damaged header, a short read, the last block) is
+ *     left to the one-block path, which says it as it always has.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <lz4frame.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +46,21 @@ struct capture_writer {
 	uint64_t raw, file;
 };
 
+/* (6): a block read ahead: its header, its frame, then its data once decompressed */
+struct ahead {
+	uint64_t off;
+	uint32_t hdr[4];
+	void *frame, *data;
+	size_t frame_cap, len;
+	int ret;
+};
+
 struct capture_reader {
 	FILE *f;
+	struct ahead *ahead;
+	unsigned nr_ahead, next_ahead, threads; /* slots filled, the next to hand out */
+	uint32_t ahead_want;                    /* the block types the slots were read for */
+	size_t ahead_bytes;                     /* how much (raw) one read-ahead may hold */
 	void *frame, *data;
 	size_t frame_cap;
 	uint64_t size;   /* of the file when it was opened */
@@ -298,6 +319,135 @@ static int read_frame(struct capture_reader *r, const uint32_t hdr[4], size_t *l
 	return 0;
 }
 
+#define MAX_AHEAD 64u
+#define MAX_THREADS 4u
+
+static bool wanted(uint32_t want, uint32_t type) { return type < 32 && (want >> type) & 1; }
+
+static void drop_ahead(struct capture_reader *r)
+{
+	for (unsigned i = 0; i < r->nr_ahead; i++) {
+		free(r->ahead[i].data);
+		r->ahead[i].data = NULL;
+	}
+	r->nr_ahead = r->next_ahead = 0;
+}
+
+/* (6): the next blocks' headers and frames, read as long as they read whole; returns how many */
+static unsigned fill_ahead(struct capture_reader *r, uint32_t want)
+{
+	size_t bytes = 0;
+	unsigned n = 0;
+	struct err scratch;
+	int cut;
+
+	while (n < MAX_AHEAD && (!n || bytes < r->ahead_bytes)) {
+		struct ahead *a = &r->ahead[n];
+		uint64_t next;
+
+		if (read_header(r, a->hdr, &cut, &scratch) != 1)
+			break; /* the end, a cut, a damaged header: the one-block path says it */
+		next = r->off + BLOCK_HEADER + a->hdr[2];
+		if (next == r->size)
+			break; /* the last block: damaged, it is a cut (capture__next_of) */
+		if (wanted(want, a->hdr[1])) {
+			if (a->hdr[2] > a->frame_cap) {
+				void *p = realloc(a->frame, a->hdr[2]);
+
+				if (!p)
+					break;
+				a->frame = p;
+				a->frame_cap = a->hdr[2];
+			}
+			if (fread(a->frame, 1, a->hdr[2], r->f) != a->hdr[2])
+				break;
+			bytes += a->hdr[3];
+		}
+		a->off = r->off;
+		a->ret = 0;
+		r->off = next;
+		n++;
+		if (a->hdr[1] == CAP_WINDOW)
+			break; /* a window ends: the next one's blocks are not read with it */
+	}
+	return n;
+}
+
+struct decoder {
+	struct capture_reader *r;
+	unsigned next; /* the next slot to take, shared by the threads */
+};
+
+static void *decode_ahead(void *arg)
+{
+	struct decoder *d = arg;
+	unsigned i;
+
+	while ((i = __atomic_fetch_add(&d->next, 1, __ATOMIC_RELAXED)) < d->r->nr_ahead) {
+		struct ahead *a = &d->r->ahead[i];
+
+		if (!wanted(d->r->ahead_want, a->hdr[1]))
+			continue;
+		a->ret = capture__decode(a->frame, a->hdr[2], &a->data, &a->len);
+		if (!a->ret && a->len != a->hdr[3])
+			a->ret = -EINVAL;
+	}
+	return NULL;
+}
+
+/* (6): read ahead and decompress on up to r->threads threads (this one among them) */
+static void read_ahead(struct capture_reader *r, uint32_t want)
+{
+	struct decoder d = { r, 0 };
+	pthread_t t[MAX_THREADS];
+	unsigned nt = 0;
+
+	drop_ahead(r);
+	r->ahead_want = want;
+	r->nr_ahead = fill_ahead(r, want);
+	while (nt + 1 < r->threads && nt + 1 < r->nr_ahead &&
+	       !pthread_create(&t[nt], NULL, decode_ahead, &d))
+		nt++;
+	decode_ahead(&d);
+	while (nt)
+		pthread_join(t[--nt], NULL);
+}
+
+int capture__read_ahead(struct capture_reader *r, unsigned threads, size_t bytes)
+{
+	if (threads > MAX_THREADS)
+		threads = MAX_THREADS;
+	if (threads > 1 && !r->ahead && !(r->ahead = calloc(MAX_AHEAD, sizeof(*r->ahead))))
+		return -ENOMEM;
+	drop_ahead(r);
+	r->threads = threads;
+	r->ahead_bytes = bytes;
+	return 0;
+}
+
+/* the next block read ahead, handed out as the one-block path hands it out */
+static int next_ahead(struct capture_reader *r, uint32_t *type_out, const void **data_out,
+		      size_t *len_out, struct err *e)
+{
+	struct ahead *a = &r->ahead[r->next_ahead++];
+
+	*type_out = a->hdr[1];
+	*data_out = NULL;
+	*len_out = a->hdr[3];
+	if (a->ret == -ENOMEM)
+		return err_set(e, a->ret, "%s: out of memory", r->name);
+	if (a->ret)
+		return err_set(e, a->ret, "%s: corrupt block at offset %llu", r->name,
+			       (unsigned long long)a->off);
+	if (wanted(r->ahead_want, a->hdr[1])) {
+		r->data = a->data;
+		a->data = NULL;
+		*data_out = r->data;
+		*len_out = a->len;
+	}
+	return 1;
+}
+
 int capture__next_of(struct capture_reader *r, uint32_t want, uint32_t *type_out,
 		     const void **data_out, size_t *len_out, int *cut_out, struct err *e)
 {
@@ -309,6 +459,13 @@ int capture__next_of(struct capture_reader *r, uint32_t want, uint32_t *type_out
 	*cut_out = 0;
 	free(r->data);
 	r->data = NULL;
+	if (r->threads > 1 && (r->next_ahead == r->nr_ahead || r->ahead_want != want)) {
+		if (r->next_ahead < r->nr_ahead) /* another kind of pass: from the next block on */
+			r->off = r->ahead[r->next_ahead].off;
+		read_ahead(r, want);
+	}
+	if (r->next_ahead < r->nr_ahead)
+		return next_ahead(r, type_out, data_out, len_out, e);
 	if ((ret = read_header(r, hdr, cut_out, e)) <= 0)
 		return ret;
 	next = r->off + BLOCK_HEADER + hdr[2];
@@ -318,7 +475,7 @@ int capture__next_of(struct capture_reader *r, uint32_t want, uint32_t *type_out
 	*len_out = hdr[3];
 	/* the last block is read whatever its type: damaged, it is a cut, and the first pass
 	 * (which reads the others' headers only) must know where the whole blocks end */
-	if ((hdr[1] < 32 && (want >> hdr[1]) & 1) || last) {
+	if (wanted(want, hdr[1]) || last) {
 		ret = read_frame(r, hdr, len_out);
 		if (ret == -EINVAL && last)
 			return cut_here(r, cut_out);
@@ -331,7 +488,7 @@ int capture__next_of(struct capture_reader *r, uint32_t want, uint32_t *type_out
 		if (ret)
 			return err_set(e, ret, "%s: corrupt block at offset %llu", r->name,
 				       (unsigned long long)r->off);
-		if (hdr[1] < 32 && (want >> hdr[1]) & 1)
+		if (wanted(want, hdr[1]))
 			*data_out = r->data;
 	}
 	r->off = next;
@@ -348,6 +505,7 @@ void capture__rewind(struct capture_reader *r)
 {
 	free(r->data);
 	r->data = NULL;
+	drop_ahead(r);
 	r->off = HEADER_SIZE;
 }
 
@@ -372,6 +530,10 @@ void capture__free(struct capture_reader *r)
 		return;
 	if (r->f)
 		fclose(r->f);
+	drop_ahead(r);
+	for (unsigned i = 0; r->ahead && i < MAX_AHEAD; i++)
+		free(r->ahead[i].frame);
+	free(r->ahead);
 	free(r->frame);
 	free(r->data);
 	free(r);

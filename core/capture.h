@@ -56,6 +56,13 @@ int capture__next(struct capture_reader *r, uint32_t *type_out, const void **dat
  * *data_out NULL, *len_out their size once decompressed. */
 int capture__next_of(struct capture_reader *r, uint32_t want, uint32_t *type_out,
 		     const void **data_out, size_t *len_out, int *cut_out, struct err *e);
+/*
+ * From the next call of capture__next_of() on, the wanted frames of the blocks ahead, up to
+ * about bytes (raw) at a time, are read together and decompressed on threads threads (this
+ * one among them; at most 4); 1 or 0: one block at a time. The blocks, their data and their
+ * errors are the same either way. 0 or -ENOMEM.
+ */
+int capture__read_ahead(struct capture_reader *r, unsigned threads, size_t bytes);
 /* Back to the first block; a cut found before stays where it was found. */
 void capture__rewind(struct capture_reader *r);
 /* Where the whole blocks of a file cut short end (0: not cut, or not reached yet); the file's

@@ -21,11 +21,16 @@
  * (6) A table whose TABLE block says its rows carry cgroup ids (CAP_TABLE_CGROUP) has rows
  *     each 8 bytes longer, checked so (core/window.c); CGROUPS names the ids, this machine's
  *     hierarchy is never read.
+ * (7) The second pass reads blocks ahead and decompresses them on every CPU (core/capture.c
+ *     (6)), an eighth of --max-memory (at most 8 MiB) at a time and never past a window's end,
+ *     and a query that reads no table (select 1,
+ *     counters only) decompresses no RECORDS block.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "core/cgroup.h"
 #include "core/record.h"
 #include "core/replay.h"
@@ -493,6 +498,26 @@ static int end_window(struct session *s, struct replay *r, window_fn on_window, 
 	return ret;
 }
 
+/* (2): RECORDS blocks are decompressed only when the query reads a table */
+static uint32_t want_of(const struct session *s)
+{
+	for (int i = 0; i < s->nr_src; i++)
+		if (!s->src[i]->counter)
+			return SECOND_PASS;
+	return SECOND_PASS & ~(1u << CAP_RECORDS);
+}
+
+/* (7): the blocks ahead decompressed on every CPU, an eighth of --max-memory (<= 8 MiB) at a
+ * time, within a window */
+static int read_ahead(const struct session *s, struct replay *r)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t bytes = (s->opts.max_memory ? s->opts.max_memory : (size_t)256 << 20) / 8;
+
+	return capture__read_ahead(r->cr, cpus > 1 ? (unsigned)cpus : 1,
+				   bytes < (8u << 20) ? bytes : 8u << 20);
+}
+
 /* (2): the second pass, block by block */
 int session__run_replay(struct session *s, window_fn on_window, void *ctx, struct err *e)
 {
@@ -505,8 +530,10 @@ int session__run_replay(struct session *s, window_fn on_window, void *ctx, struc
 	int ret = 0, cut, failed = 0;
 
 	capture__rewind(r->cr);
+	if ((ret = read_ahead(s, r)) < 0)
+		return err_set(e, ret, "out of memory");
 	while (!session_stop && !failed &&
-	       (ret = capture__next_of(r->cr, SECOND_PASS, &type, &data, &len, &cut, e)) == 1) {
+	       (ret = capture__next_of(r->cr, want_of(s), &type, &data, &len, &cut, e)) == 1) {
 		ret = 0;
 		if (s->opts.tick && now_ns(CLOCK_MONOTONIC) >= next_tick) {
 			session__tick(s);
@@ -516,7 +543,7 @@ int session__run_replay(struct session *s, window_fn on_window, void *ctx, struc
 			apply_maps(s, data, len);
 		else if (type == CAP_SYMS && s->stacks)
 			s->stacks->add_syms(s->stack_ctx, data, len);
-		else if (type == CAP_RECORDS)
+		else if (type == CAP_RECORDS && data) /* none when no table is read (7) */
 			ret = add_rows(s, r, data, len, e);
 		else if (type == CAP_WINDOW) {
 			apply_window(s, r, data, len, first);

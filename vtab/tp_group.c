@@ -15,7 +15,9 @@
  *     groups are then handed over in their keys' order, as SQLite's sorter would give them, so
  *     a GROUP BY without ORDER BY prints as before; each group's rows keep the scan's (time)
  *     order. Memory: 16 bytes a row and one key per group, against the sorter's copy of every
- *     row.
+ *     row (one group: 12, its rows kept in scan order as they are).
+ * (4) The keys stay with the groups' ends: xColumn of a _comm term gives the row's group's key
+ *     (tp_group__column()), so a row's task name is looked up once, not again for SQLite.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -237,15 +239,23 @@ static int group_cmp(const void *a, const void *b)
 	return key_cmp(x->key, y->key, x->nr_terms);
 }
 
-/* rows (nr of them, each of group gid[i]) into out, the groups in their keys' order */
-static int place(struct grouping *gr, const struct wrow **rows, const uint32_t *gid, size_t nr,
-		 const struct wrow **out)
+/* rows (nr of them, each of group gid[i]) into t, the groups in their keys' order, and the
+ * keys with where each group's rows end (the keys move to t); one group: the rows as they are */
+static int place(struct grouping *gr, const struct wrow ***rows, const uint32_t *gid, size_t nr,
+		 struct tp_group *t)
 {
-	struct group **order = malloc((gr->nr_g ? gr->nr_g : 1) * sizeof(*order));
+	struct group **order = malloc(gr->nr_g * sizeof(*order));
 	size_t at = 0;
 
-	if (!order)
+	t->keys = malloc(gr->nr_g * sizeof(*t->keys));
+	t->ends = malloc(gr->nr_g * sizeof(*t->ends));
+	t->rows = gr->nr_g == 1 ? *rows : malloc(nr * sizeof(*t->rows));
+	if (!order || !t->keys || !t->ends || !t->rows) {
+		free(order);
 		return -ENOMEM;
+	}
+	if (gr->nr_g == 1)
+		*rows = NULL; /* t has them */
 	for (size_t i = 0; i < gr->nr_g; i++)
 		order[i] = &gr->g[i];
 	qsort(order, gr->nr_g, sizeof(*order), group_cmp);
@@ -254,9 +264,13 @@ static int place(struct grouping *gr, const struct wrow **rows, const uint32_t *
 
 		order[i]->nr = at;
 		at += n;
+		t->ends[i] = at;
+		t->keys[i] = order[i]->key;
+		order[i]->key = NULL;
 	}
-	for (size_t i = 0; i < nr; i++)
-		out[gr->g[gid[i]].nr++] = rows[i];
+	t->nr_keys = gr->nr_g;
+	for (size_t i = 0; gr->nr_g > 1 && i < nr; i++)
+		t->rows[gr->g[gid[i]].nr++] = (*rows)[i];
 	free(order);
 	return 0;
 }
@@ -271,6 +285,14 @@ int tp_group__scan(struct tp_group *t, struct tp_vtab *vt, struct wscan *sc, int
 	size_t nr = 0, cap = 0, key_cap = 0;
 
 	tp_group__done(t);
+	for (int i = 0; i < nr_terms; i++) {
+		int col = (idx_num >> (3 + i * GROUP_COL_BITS)) & ((1 << GROUP_COL_BITS) - 1);
+
+		if (vt->cols[col].kind == TP_COL_COMM) {
+			t->comm_col = col;
+			t->comm_term = i;
+		}
+	}
 	while (!ret && (r = wscan__next(sc))) {
 		size_t len = 0;
 		long g;
@@ -302,8 +324,7 @@ int tp_group__scan(struct tp_group *t, struct tp_vtab *vt, struct wscan *sc, int
 		rows[nr] = r;
 		gid[nr++] = (uint32_t)g;
 	}
-	t->rows = !ret && nr ? malloc(nr * sizeof(*t->rows)) : NULL;
-	if (!ret && nr && (!t->rows || place(&gr, rows, gid, nr, t->rows)))
+	if (!ret && nr && place(&gr, &rows, gid, nr, t))
 		ret = -ENOMEM;
 	t->nr = ret ? 0 : nr;
 	for (size_t i = 0; i < gr.nr_g; i++)
@@ -318,11 +339,44 @@ int tp_group__scan(struct tp_group *t, struct tp_vtab *vt, struct wscan *sc, int
 
 const struct wrow *tp_group__next(struct tp_group *t)
 {
-	return t->at < t->nr ? t->rows[t->at++] : NULL;
+	if (t->at >= t->nr)
+		return NULL;
+	while (t->key_at < t->nr_keys && t->ends[t->key_at] <= t->at)
+		t->key_at++;
+	return t->rows[t->at++];
+}
+
+bool tp_group__column(const struct tp_group *t, int col, sqlite3_context *ctx)
+{
+	const uint8_t *k;
+	uint32_t n;
+
+	if (col != t->comm_col || t->key_at >= t->nr_keys)
+		return false;
+	k = t->keys[t->key_at];
+	for (int i = 0; i < t->comm_term; i++) { /* the terms before it */
+		if (*k == K_NULL) {
+			k++;
+		} else if (*k == K_INT) {
+			k += 9;
+		} else {
+			memcpy(&n, k + 1, 4);
+			k += 5 + n;
+		}
+	}
+	if (*k == K_TEXT) {
+		memcpy(&n, k + 1, 4);
+		sqlite3_result_text(ctx, (const char *)k + 5, (int)n, SQLITE_TRANSIENT);
+	}
+	return true;
 }
 
 void tp_group__done(struct tp_group *t)
 {
+	for (size_t i = 0; i < t->nr_keys; i++)
+		free(t->keys[i]);
+	free(t->keys);
+	free(t->ends);
 	free(t->rows);
-	*t = (struct tp_group){ 0 };
+	*t = (struct tp_group){ .comm_col = -1 };
 }

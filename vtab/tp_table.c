@@ -323,6 +323,8 @@ static int tp_table_column(sqlite3_vtab_cursor *c_, sqlite3_context *ctx, int co
 	case TP_COL_TID: sqlite3_result_int64(ctx, r->tid); break;
 	case TP_COL_PERIOD: sqlite3_result_int64(ctx, (sqlite3_int64)r->period); break;
 	case TP_COL_COMM:
+		if (c->grouped && tp_group__column(&c->group, col, ctx))
+			break; /* its group's key */
 		comm = session__comm(vt->s, r->tid, r->time);
 		if (comm)
 			sqlite3_result_text(ctx, comm, -1, SQLITE_TRANSIENT);

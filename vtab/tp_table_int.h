@@ -53,6 +53,9 @@ struct tp_vtab {
 struct tp_group {
 	const struct wrow **rows;
 	size_t nr, at;
+	uint8_t **keys; /* the groups' keys in their order, each group's rows ending at ends[] */
+	size_t *ends, nr_keys, key_at;
+	int comm_col, comm_term; /* a comm term of the key (-1: none), given from the key */
 };
 
 struct tp_cursor {
@@ -75,6 +78,9 @@ int tp_group__plan(const struct tp_vtab *vt, sqlite3_index_info *info);
 /* xFilter of such a scan: every row of sc into t, grouped as idx_num says; 0 or -ENOMEM. */
 int tp_group__scan(struct tp_group *t, struct tp_vtab *vt, struct wscan *sc, int idx_num);
 const struct wrow *tp_group__next(struct tp_group *t);
+/* xColumn of the row tp_group__next() gave last, from its group's key where it holds the
+ * column (comm: no second lookup per row); false: the caller gives it from the row. */
+bool tp_group__column(const struct tp_group *t, int col, sqlite3_context *ctx);
 void tp_group__done(struct tp_group *t);
 /* In the planning dry run: idxStr and its bound values made the source's kernel filter. */
 void tp_table__dry_scan(struct tp_vtab *vt, const char *idx_str, int argc, sqlite3_value **argv);

@@ -8,6 +8,8 @@
  *     TABLE and COMMS only, stepping over the others, then, rewound, a second of every block:
  *     each block the first pass returned, the second returns with the same type, unless it
  *     finds a corrupt frame the first stepped over; a cut is found at the same offset.
+ * (5) A third pass reads ahead on two threads (capture__read_ahead()): the same blocks, types,
+ *     lengths and end as the second, one block at a time.
  * (4) A table whose rows carry a cgroup id (bit 8 of the table index here, CAP_TABLE_CGROUP
  *     in a capture): every row the checks let through has room for it after its body.
  */
@@ -25,7 +27,8 @@
 int FUZZ_ENTRY(const uint8_t *data, size_t size)
 {
 	int fd = memfd_create("capture", MFD_CLOEXEC), cut, ret = -1, blocks = 0, nr_first = 0;
-	uint32_t types[1000];
+	uint32_t types[1000], second[1000];
+	size_t lens[1000];
 	uint64_t first_cut = 0;
 	struct window *w = window__new(4, NULL);
 	struct capture_reader *r;
@@ -54,6 +57,10 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 		size_t rows = 0;
 
 		FUZZ_ASSERT(blocks > nr_first || types[blocks - 1] == type);
+		if (blocks <= 1000) {
+			second[blocks - 1] = type;
+			lens[blocks - 1] = len;
+		}
 		if (type != CAP_RECORDS || len < 8)
 			continue;
 		memcpy(hdr, block, 8);
@@ -77,6 +84,17 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 	}
 	if (r && ret == 0) /* the same end: what the first pass found as a cut, the second too */
 		FUZZ_ASSERT(capture__cut_at(r, NULL) == first_cut);
+	if (r && blocks <= 1000) { /* (5) */
+		int ahead = 0, ret2;
+
+		capture__rewind(r);
+		FUZZ_ASSERT(capture__read_ahead(r, 2, 1 << 16) == 0);
+		while ((ret2 = capture__next(r, &type, &block, &len, &cut, &e)) == 1) {
+			FUZZ_ASSERT(ahead < blocks && second[ahead] == type && lens[ahead] == len);
+			ahead++;
+		}
+		FUZZ_ASSERT(ret2 == ret && ahead == blocks);
+	}
 	capture__free(r);
 out:
 	window__free(w);

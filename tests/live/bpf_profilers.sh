@@ -202,18 +202,20 @@ between "$(printf '%s' "$ROWS" | cut -d, -f4)" 195 206 "task-state state=S: the 
 # offcpu: pairs() whose start value is the switch out's stack (a key of the kernel's groups,
 # taken by the start's program), a CTE compiled alone, regrouped by stack_text(): the sleeper's
 # 20 sleeps of 10 ms on one stack through do_nanosleep, on both paths at once (system-wide:
-# the sleeper's line picked by its name); the folded line's frames and the switches exact, its
+# the sleeper's line picked by its name, a copy's named for this test alone, as other tests
+# running beside it run sleepers too); the folded line's frames and the switches exact, its
 # microseconds (the line's last number) and max_us within 25 %
 rm -rf "$dir/k" "$dir/r" "$dir/go"
-hold "$dir" "$WL/sleeper" 20 10
+cp "$WL/sleeper" "$dir/offsleeper" || fail "cp sleeper"
+hold "$dir" "$dir/offsleeper" 20 10
 set -- -- tail -s 0.02 --pid="$HELD" -f /dev/null
 start k -a offcpu than=1ms limit=-1 "$@"
 grep -q "path         aggregated in the kernel" "$dir/k/query.err" ||
 	fail "offcpu: not in the kernel: $(grep path "$dir/k/query.err")"
 start r -a --no-bpf -m 1024 offcpu than=1ms limit=-1 "$@"
 release "$dir"
-k=$(rows k '^sleeper;.*;do_nanosleep;')
-r=$(rows r '^sleeper;.*;do_nanosleep;')
+k=$(rows k '^offsleeper;.*;do_nanosleep;')
+r=$(rows r '^offsleeper;.*;do_nanosleep;')
 [ "$(printf '%s\n' "$k" | wc -l)" = 1 ] && [ "$(printf '%s\n' "$r" | wc -l)" = 1 ] ||
 	fail "offcpu: one line of the sleeper's sleeps on each path: kernel '$k', ring '$r'"
 # the switches exactly the ring's in the same run (close: all but the times), and the 20
