@@ -251,6 +251,8 @@ static int place(struct grouping *gr, const struct wrow ***rows, const uint32_t 
 	t->ends = malloc(gr->nr_g * sizeof(*t->ends));
 	t->rows = gr->nr_g == 1 ? *rows : malloc(nr * sizeof(*t->rows));
 	if (!order || !t->keys || !t->ends || !t->rows) {
+		if (gr->nr_g == 1)
+			t->rows = NULL; /* still the caller's */
 		free(order);
 		return -ENOMEM;
 	}

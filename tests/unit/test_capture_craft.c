@@ -8,7 +8,7 @@
  * (3) field decoding itself never reads outside the row, whatever the field says (rows sized
  *     exactly, so ASan sees a byte too far);
  * (4) a cut file reads up to its last whole block and says so; a damaged header or frame with
- *     more after it is an error naming the offset;
+ *     more after it is an error naming the offset, read a block at a time or ahead;
  * (5) rows past --max-memory are counted lost per window, received + lost = recorded;
  * (6) a MAPS block naming a FIFO does not block the replay;
  * (7) every format of this machine's tracefs passes the strict check a capture's gets (so a
@@ -331,6 +331,10 @@ static void test_cut_and_corrupt(void)
 		  sn.windows == 1,
 	  "damaged frame mid-file after 1 window:\n  got:  %s (%d)\n  want: %s", e.msg, sn.windows,
 	  want);
+	/* the same without -i: read ahead with the blocks around it, the same line (core/capture.c
+	 * (6)) */
+	T(replay(at("badframe.cap"), 0, 0, &sn, &e) == -EINVAL && !strcmp(e.msg, want),
+	  "damaged frame mid-file, one result:\n  got:  %s\n  want: %s", e.msg, want);
 	/* the last block damaged: a cut */
 	copy_cut(good, at("badlast.cap"), -1, "\xff\xff\xff\xff", offs[8] + 24);
 	T(!replay(at("badlast.cap"), 0, 1, &sn, &e) && sn.windows == 3, "damaged last block");
