@@ -65,7 +65,16 @@ for _ in $(seq 200); do
 done
 [ "$(perf_fds "$SERVE_PID")" -ge $((fds + 2 * $(nproc))) ] ||
 	fail "the two off-CPU collections did not open their events: $(perf_fds "$SERVE_PID") perf fds, $fds before"
-sleep 0.3 # their programs attached and enabled
+# and their programs attached (loading offcpu's takes a while on a loaded machine: a fixed
+# pause after the fds missed the first sleep in a CI run), then enabled right after
+command -v bpftool > /dev/null || fail "bpftool is not installed (make setup installs it)"
+attached() { bpftool perf list 2> /dev/null | grep -c "^pid $SERVE_PID .*tracepoint  *sched_switch"; }
+for _ in $(seq 400); do
+	[ "$(attached)" -ge 2 ] && break
+	sleep 0.05
+done
+[ "$(attached)" -ge 2 ] || fail "the two off-CPU collections attached no program: $(bpftool perf list 2>&1 | head -5)"
+sleep 0.3 # enabled
 "$WL/sleeper" 20 10 & spid=$! # its pid picks its samples: other tests may run sleepers too
 wait "$spid" || fail "sleeper"
 
