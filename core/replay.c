@@ -22,9 +22,8 @@
  *     each 8 bytes longer, checked so (core/window.c); CGROUPS names the ids, this machine's
  *     hierarchy is never read.
  * (7) The second pass reads blocks ahead and decompresses them on every CPU (core/capture.c
- *     (6)), an eighth of --max-memory (at most 8 MiB) at a time and never past a window's end,
- *     and a query that reads no table (select 1,
- *     counters only) decompresses no RECORDS block.
+ *     (6)), an eighth of --max-memory (at most 8 MiB) at a time and never past a window's end;
+ *     a query that reads no table (select 1, counters only) decompresses no RECORDS block.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -512,7 +511,7 @@ static uint32_t want_of(const struct session *s)
 static int read_ahead(const struct session *s, struct replay *r)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t bytes = (s->opts.max_memory ? s->opts.max_memory : (size_t)256 << 20) / 8;
+	size_t bytes = s->budget / 8; /* before any row: all of --max-memory */
 
 	return capture__read_ahead(r->cr, cpus > 1 ? (unsigned)cpus : 1,
 				   bytes < (8u << 20) ? bytes : 8u << 20);
@@ -525,15 +524,16 @@ int session__run_replay(struct session *s, window_fn on_window, void *ctx, struc
 	uint64_t next_tick = 0;
 	bool first = true;
 	const void *data;
-	uint32_t type;
+	uint32_t type, want;
 	size_t len;
 	int ret = 0, cut, failed = 0;
 
 	capture__rewind(r->cr);
 	if ((ret = read_ahead(s, r)) < 0)
 		return err_set(e, ret, "out of memory");
+	want = want_of(s);
 	while (!session_stop && !failed &&
-	       (ret = capture__next_of(r->cr, want_of(s), &type, &data, &len, &cut, e)) == 1) {
+	       (ret = capture__next_of(r->cr, want, &type, &data, &len, &cut, e)) == 1) {
 		ret = 0;
 		if (s->opts.tick && now_ns(CLOCK_MONOTONIC) >= next_tick) {
 			session__tick(s);
