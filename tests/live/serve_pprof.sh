@@ -127,7 +127,10 @@ eq "$(cat "$d/offp.code")" 200 "/debug/pprof/offp?seconds=3 (--pprof offp offcpu
 pprof -raw -tagfocus=pid="$spid" -focus='^do_nanosleep$' "$d/offp.pb.gz" > "$d/offp.raw"
 grep -qx "off_ns/nanoseconds\[dflt\] switches/count" "$d/offp.raw" || fail "offp's types: $(sed -n 5,6p "$d/offp.raw")"
 
-# the 11 s off-CPU profile: sleeper's 20 sleeps, but for any the kernel said it lost
+# the 11 s off-CPU profile: sleeper's 20 sleeps, but for any the kernel said it lost and for
+# one switch in after a sleep that this kernel delivers to no tracer at all (BPF, ring or
+# bpftrace: about 1 in 1,200, docs/reliability.md "Almost none"), which both collections then
+# miss alike
 wait "${SERVE_KIDS%% *}"
 SERVE_KIDS=
 eq "$(cat "$d/off.code")" 200 "the 11 s off-CPU profile (past --request-deadline 1s and the 10 s idle timeout)"
@@ -138,8 +141,8 @@ grep -qx "off_ns/nanoseconds\[dflt\] switches/count" "$d/off.raw" || fail "types
 sleeps() { awk '/^Samples:/ { s = 1; getline; next } /^Locations/ { s = 0 }
 	s && /^ +[0-9]+ +[0-9]+:/ { v = $2; sub(/:$/, "", v); n += v } END { print n + 0 }' "$1"; }
 n=$(sleeps "$d/off.raw")
-between "$n" $((20 - said)) 20 "sleeps through do_nanosleep (pid $spid), but for the $said the kernel said it lost"
-between "$(sleeps "$d/offp.raw")" $((20 - said)) 20 "offp's sleeps through do_nanosleep (pid $spid)"
+between "$n" $((20 - said - 1)) 20 "sleeps through do_nanosleep (pid $spid), but for the $said the kernel said it lost"
+between "$(sleeps "$d/offp.raw")" $((20 - said - 1)) 20 "offp's sleeps through do_nanosleep (pid $spid)"
 echo "ok: /debug/pprof/offcpu?seconds=11: $n of sleeper's 20 sleeps"
 eq "$(ls "/proc/$SERVE_PID/task" | wc -l)" 3 "serve's threads once no profile is collected (collection, server, watchdog)"
 
