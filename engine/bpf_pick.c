@@ -178,6 +178,23 @@ static int task_vals(const struct tp_event *ev, struct bpf_val v[2])
 	return k;
 }
 
+/* pairs() whose start value is the start's stack that nothing of the plan reads: not taken
+ * (a chain walked at every start for nothing, with no stack map made to keep it) */
+static void drop_unread_stack(struct bpf_plan *p)
+{
+	struct bpf_pair *pp = &p->pair;
+	const struct bpf_val *v[BPF_MAX_VALS];
+	int n = bpf_plan__values(p, v);
+
+	if (!pp->has_start_val || pp->start_val.col != BCOL_STACK)
+		return;
+	for (int i = 0; i < n; i++)
+		if (v[i] != &pp->start_val &&
+		    (bpf_val__is_stack(v[i]) || v[i]->col == BCOL_PAIR_SVAL))
+			return;
+	pp->has_start_val = false;
+}
+
 /* pairs(): the start's values on the start table's hook; one table: both sets on its hook */
 static void pair_hooks(struct bpf_stmt *b)
 {
@@ -269,8 +286,10 @@ int bpf_pick__to_kernel(struct query *q, struct session *s, struct bpf_stmt *b, 
 	bpf_hook__pick(src->ev, &b->plan);
 	if (src->ev->kind == EV_UPROBE)
 		pick_uprobe(src->ev, &b->plan);
-	if (b->start_src) /* pairs(): the start's program's hook too */
+	if (b->start_src) { /* pairs(): the start's program's hook too */
+		drop_unread_stack(&b->plan);
 		pair_hooks(b);
+	}
 	if (src->ev->kind == EV_SOFTWARE) { /* the ring drops its own process's samples */
 		pick_pmu(s, src, &b->plan);
 		b->plan.self_tid = 0;

@@ -1,0 +1,2 @@
+-- pairs()'s START_COL 'stack' that the statement never reads (no key, no value): the start's chain is not taken, no stack map is made, and the program stays on tp_btf (before: a program that wrote to a stack map it had no fd for, refused by the verifier, the ring instead)
+SELECT latency / 1000000 AS ms, count(*) FROM pairs('sched_switch', 'prev_pid', 'sched_switch', 'next_pid', 'stack') WHERE latency > 1000000 GROUP BY latency / 1000000;
