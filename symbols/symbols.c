@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "core/test_hook.h"
 #include "symbols/dso.h"
 #include "symbols/symbols.h"
 #include "symbols/symtab.h"
@@ -141,6 +142,8 @@ static struct dso *dso_get(struct symbols *sy, const char *path, uint32_t pid)
 	char real[4200];
 	struct dso *d, **n;
 	struct stat st;
+	const char *hold;
+	int fd;
 
 	for (size_t i = 0; i < sy->nr_dsos; i++)
 		if (!strcmp(sy->dsos[i]->path, path))
@@ -161,7 +164,17 @@ static struct dso *dso_get(struct symbols *sy, const char *path, uint32_t pid)
 		snprintf(real, sizeof(real), "/nonexistent");
 	else if (path[0] == '/' && (sy->offline || access(real, R_OK)))
 		snprintf(real, sizeof(real), "%s", path);
+	/* the file's identity from an fd held over the load: the process may end meanwhile, and
+	 * the CFI, read later through path (symbols/dso.c), must be this file's (a stat after the
+	 * load found /proc/PID/root gone now and then under load: no CFI, garbage frames kept) */
+	fd = dso__open_file(real);
+	if (fd >= 0 && !fstat(fd, &st)) {
+		d->dev = st.st_dev;
+		d->ino = st.st_ino;
+	}
 	d->loaded = elf_syms__load(real, &d->syms, &d->bias) == 0;
+	if ((hold = TEST_HOOK("DSO_LOADED_MS"))) /* tests: the process ends right after the load */
+		usleep((useconds_t)atoi(hold) * 1000);
 	/* the process may end between access() and the load, taking /proc/PID/root with it: then
 	 * the path as it is outside, as for a process already gone (else the file stays nameless) */
 	if (!d->loaded && path[0] == '/' && strcmp(real, path) && access(real, F_OK)) {
@@ -169,10 +182,12 @@ static struct dso *dso_get(struct symbols *sy, const char *path, uint32_t pid)
 		d->loaded = elf_syms__load(real, &d->syms, &d->bias) == 0;
 	}
 	d->real = strdup(real);
-	if (!stat(real, &st)) {
+	if (fd < 0 && !stat(real, &st)) {
 		d->dev = st.st_dev;
 		d->ino = st.st_ino;
 	}
+	if (fd >= 0)
+		close(fd);
 	sy->dsos[sy->nr_dsos++] = d;
 	return d;
 }
